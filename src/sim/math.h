@@ -1,0 +1,37 @@
+#pragma once
+// Common numeric types of the simulation layer (double precision on the CPU;
+// the GPU layer converts to float at its boundary).
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+namespace d2t {
+
+using Vec2 = Eigen::Vector2d;
+using Vec3 = Eigen::Vector3d;
+using Vec4 = Eigen::Vector4d;
+using Vec3i = Eigen::Vector3i;
+using Mat3 = Eigen::Matrix3d;
+using Mat4 = Eigen::Matrix4d;
+using Quat = Eigen::Quaterniond;
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+constexpr double kPi = 3.14159265358979323846;
+
+/// Cross-product matrix: skew(a) * b == a.cross(b).
+inline Mat3 skew(const Vec3& a) {
+  Mat3 m;
+  m << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return m;
+}
+
+/// Axis-aligned box.
+struct Aabb {
+  Vec3 lo = Vec3::Constant(1e300);
+  Vec3 hi = Vec3::Constant(-1e300);
+  void grow(const Vec3& p) { lo = lo.cwiseMin(p); hi = hi.cwiseMax(p); }
+  bool empty() const { return (hi.array() < lo.array()).any(); }
+  Vec3 center() const { return 0.5 * (lo + hi); }
+};
+
+}  // namespace d2t

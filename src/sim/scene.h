@@ -1,0 +1,117 @@
+#pragma once
+// Scene description: what a scene file says, validated, before anything is
+// baked or simulated. Y is up, SI units, quaternions [w, x, y, z].
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/math.h"
+#include "sim/shape.h"
+
+namespace d2t {
+
+/// Skin material. Stiffness and density may vary over the body (regions).
+struct Material {
+  double young = 5e4;        ///< Young's modulus of the skin layer [Pa]
+  double poisson = 0.3;      ///< Poisson ratio [-], in [0, 0.5)
+  double density = 1000;     ///< mass density of skin and core [kg/m^3]
+  double alpha = 0.1;        ///< Rayleigh mass damping D = alpha M + beta K [1/s]
+  double beta = 0.01;        ///< Rayleigh stiffness damping [s]
+  double friction = 0.5;     ///< Coulomb friction coefficient [-]
+  double restitution = 0.2;  ///< coefficient of restitution [-], in [0, 1]
+};
+
+/// A part of the body (in the body frame, at rest) with its own young/poisson/density:
+/// the points x with normal . x > offset. Later regions override earlier ones.
+struct MaterialRegion {
+  Vec3 normal = Vec3::UnitX();  ///< unit normal of the half-space boundary (body frame)
+  double offset = 0;            ///< [m]
+  double young = 5e4;           ///< [Pa]
+  double poisson = 0.3;         ///< [-]
+  double density = 1000;        ///< [kg/m^3]
+  bool contains(const Vec3& x) const { return normal.dot(x) > offset; }
+};
+
+/// One deformable layered body.
+struct BodyDesc {
+  std::string name;
+  ShapePtr shape;              ///< rest skin surface g
+  double coreScale = 0.6;      ///< core = shape scaled toward its centre (when coreShape is null)
+  ShapePtr coreShape;          ///< explicit core surface f (optional)
+  int atlasResolution = 64;    ///< N of the N x N atlas (power of two)
+  Material material;
+  std::vector<MaterialRegion> regions;  ///< heterogeneous material (optional)
+  Vec3 position = Vec3::Zero();          ///< world position of the shape's origin [m]
+  Quat orientation = Quat::Identity();
+  Vec3 velocity = Vec3::Zero();          ///< world linear velocity [m/s]
+  Vec3 angularVelocity = Vec3::Zero();   ///< world angular velocity [rad/s]
+
+  /// Material at a rest point x (body frame), regions applied.
+  Material materialAt(const Vec3& x) const;
+};
+
+/// One keyframe of a scripted collider motion.
+struct Keyframe {
+  double time = 0;                       ///< [s]
+  Vec3 position = Vec3::Zero();          ///< [m]
+  Quat orientation = Quat::Identity();
+};
+
+enum class ColliderType { Plane, HeightField, Mesh };
+
+/// Static, kinematic (scripted / dragged) rigid surfaces.
+struct ColliderDesc {
+  std::string name;
+  ColliderType type = ColliderType::Plane;
+  // plane: points x with normal . x = offset; the solid side is normal . x < offset
+  Vec3 normal = Vec3::UnitY();
+  double offset = 0;            ///< [m]
+  // heightfield: y = height(x, z) over a square of side `size` centred at `position`
+  double size = 10;             ///< [m]
+  double amplitude = 0.1;       ///< ridge height [m]
+  double wavelength = 1.0;      ///< ridge spacing [m]
+  int resolution = 128;         ///< grid cells per side
+  // mesh
+  ShapePtr shape;
+  Vec3 position = Vec3::Zero();
+  Quat orientation = Quat::Identity();
+  bool draggable = false;
+  std::vector<Keyframe> keyframes;  ///< scripted motion (piecewise linear, held at the ends)
+  double friction = 0.5;            ///< [-]
+};
+
+struct SolverSettings {
+  int iterations = 50;        ///< maximum CG iterations per solve
+  double tolerance = 1e-6;    ///< relative residual
+};
+
+struct SimulationSettings {
+  double dt = 0.005;                       ///< time step [s]
+  Vec3 gravity = Vec3(0, -9.81, 0);        ///< [m/s^2]
+  std::string backend = "cpu";             ///< cpu | gpu
+  SolverSettings solver;
+  bool oneSidedContact = true;             ///< lambda >= 0 (no pulling)
+};
+
+struct CameraDesc {
+  Vec3 eye = Vec3(2.5, 1.8, 3.5);
+  Vec3 target = Vec3(0, 0.4, 0);
+  double fovY = 45;  ///< vertical field of view [deg]
+};
+
+struct Scene {
+  std::string file;          ///< path it was loaded from ("" when built in code)
+  std::string description;
+  SimulationSettings simulation;
+  std::vector<BodyDesc> bodies;
+  std::vector<ColliderDesc> colliders;
+  CameraDesc camera;
+};
+
+/// Loads and validates a scene file. Throws InputError
+/// "FILE: /json/path: expected ..., got ..." on any problem.
+Scene loadScene(const std::string& path);
+/// Same from already-parsed JSON (`file` names it in messages, resolves relative paths).
+Scene parseScene(const nlohmann::json& root, const std::string& file);
+
+}  // namespace d2t
