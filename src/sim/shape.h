@@ -56,6 +56,11 @@ class Shape {
 
   /// Radius [m] of a sphere about the origin that contains the shape.
   virtual double boundingRadius() const = 0;
+
+  /// Why this shape cannot be the skin of a deformable body, as a complete
+  /// message (an OBJ mesh names its file and what is wrong); empty when it can
+  /// (Star and Torus topologies).
+  virtual std::string notDeformableReason() const;
 };
 
 using ShapePtr = std::shared_ptr<const Shape>;
@@ -67,5 +72,14 @@ ShapePtr parseShape(JsonReader r);
 
 /// A sphere of the given radius [m] (used by tests and defaults).
 ShapePtr makeSphere(double radius);
+
+/// Closed, outward mesh of a Star shape: a cube sphere of 6 faces with
+/// `resolution` x `resolution` quads each (equal-angle spacing), every vertex
+/// at radius(d) * d. Shared cube edges and corners are single vertices.
+TriMesh starMesh(const Shape& shape, int resolution);
+
+/// Closed, outward mesh of a Torus shape: surfacePoint on a periodic
+/// nu x nv grid of (u, v), two triangles per cell.
+TriMesh torusMesh(const Shape& shape, int nu, int nv);
 
 }  // namespace d2t

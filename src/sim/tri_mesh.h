@@ -34,7 +34,8 @@ struct TriMesh {
   bool isClosed() const;
   /// Area-weighted unit vertex normals (nvert).
   std::vector<Vec3> vertexNormals() const;
-  /// Merges vertices closer than `tol` (returns the number removed).
+  /// Merges vertices closer than `tol` [m] (tol <= 0: identical positions only) and
+  /// removes the triangles that collapse; returns the number of vertices removed.
   int weld(double tol);
 };
 

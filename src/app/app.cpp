@@ -1,0 +1,191 @@
+#include "app/app.h"
+
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "app/metrics.h"
+#include "app/renderer.h"
+#include "app/session.h"
+#include "app/window_loop.h"
+#include "gpu/egl_context.h"
+#include "sim/baked_body.h"
+#include "sim/bake_report.h"
+
+namespace d2t {
+
+namespace fs = std::filesystem;
+
+void writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgb) {
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+  }
+  if (!stbi_write_png(path.c_str(), width, height, 3, rgb.data(), width * 3))
+    throw std::runtime_error(path + ": cannot write the PNG");
+}
+
+int listScenes() {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(sceneDirectory(), ec))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  if (ec) {
+    std::cerr << "d2tsim: " << sceneDirectory() << ": " << ec.message() << "\n";
+    return 1;
+  }
+  std::sort(files.begin(), files.end());
+  std::cout << "Scenes in " << sceneDirectory() << ":\n";
+  for (const fs::path& f : files) {
+    std::string description;
+    try {
+      const nlohmann::json j = readJsonFile(f.string());
+      description = j.value("description", std::string("(no description)"));
+    } catch (const std::exception& e) {
+      description = std::string("(unreadable: ") + e.what() + ")";
+    }
+    std::cout << "  " << f.filename().string();
+    for (size_t pad = f.filename().string().size(); pad < 28; ++pad) std::cout << ' ';
+    std::cout << description << "\n";
+  }
+  return 0;
+}
+
+namespace {
+
+// --bake-report: bake every body of the scene and write one report per body.
+int writeBakeReport(const Scene& scene, const std::string& path) {
+  nlohmann::json bodies = nlohmann::json::array();
+  for (const BodyDesc& d : scene.bodies) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto progress = [&](float f, const char* stage) {
+      std::cerr << "\rbaking " << d.name << ": " << stage << " " << int(100 * f) << "%   " << std::flush;
+    };
+    const std::shared_ptr<const BakedBody> baked = bake(d, progress);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::cerr << "\rbaked " << d.name << " in " << ms << " ms                    \n";
+    bodies.push_back(bakeReport(*baked, d.name, ms));
+  }
+  nlohmann::json j;
+  j["scene"] = scene.file;
+  j["bodies"] = bodies;
+  writeJson(path, j);
+  std::cout << "bake report written to " << path << "\n";
+  return 0;
+}
+
+void printSummary(const Session& s) {
+  const StepLog& log = s.log;
+  const World& w = *s.world;
+  const double stepMs = log.medianStep();
+  std::cout << "\n" << w.steps() << " steps of " << w.settings().dt * 1e3 << " ms ("
+            << w.time() << " s simulated); median step " << stepMs << " ms";
+  if (stepMs > 0) std::cout << " = " << 1000.0 / stepMs << " steps/s";
+  std::cout << "\n  stage medians [ms]:";
+  for (const auto& st : log.stages()) std::cout << " " << st << " " << log.medianStage(st);
+  std::cout << "\n";
+  for (const Body& b : w.bodies()) {
+    std::cout << "  " << b.desc.name << ": com (" << b.state.position.x() << ", "
+              << b.state.position.y() << ", " << b.state.position.z() << ") speed "
+              << b.state.velocity.norm() << " m/s, max penetration "
+              << b.stats.maxPenetration * 1e3 << " mm, resets " << b.stats.resets << "\n";
+  }
+}
+
+// --bench and --metrics, for windowed and headless runs alike
+void writeOutputs(const Session& s, const Options& o, const std::string& renderer) {
+  if (!o.bench.empty()) {
+    s.log.writeCsv(o.bench, s.world->settings().dt);
+    std::cout << "bench written to " << o.bench << "\n";
+  }
+  if (!o.metrics.empty()) {
+    writeJson(o.metrics, runMetrics(*s.world, s.log, renderer, s.world->settings().backend));
+    std::cout << "metrics written to " << o.metrics << "\n";
+  }
+}
+
+int runHeadless(Session& s, const Options& o) {
+  // a GL context is needed for pictures and for the renderer name in --metrics
+  std::unique_ptr<EglContext> gl;
+  std::string renderer = "none";
+  try {
+    gl = EglContext::create();
+    renderer = glRenderer();
+  } catch (const GlError& e) {
+    if (!o.screenshot.empty()) throw;
+    std::cerr << "d2tsim: warning: " << e.what() << " (continuing without rendering)\n";
+  }
+  const int steps = o.frames > 0 ? o.frames : 600;
+  s.world->recordTrajectory(!o.metrics.empty());
+  std::cout << "d2tsim headless: " << s.scenePath << ", " << steps << " steps, renderer "
+            << renderer << "\n";
+  for (int i = 0; i < steps; ++i) s.step();
+  printSummary(s);
+  if (!o.screenshot.empty()) {
+    Renderer r;
+    r.setWorld(*s.world);
+    const CameraDesc& c = s.world->scene().camera;
+    Camera camera(c.eye, c.target, c.fovY);
+    RenderTarget target;
+    target.resize(o.width, o.height);
+    r.render(*s.world, camera, target, ViewOptions{});
+    writePng(o.screenshot, o.width, o.height, target.readRgb());
+    std::cout << "screenshot written to " << o.screenshot << "\n";
+  }
+  writeOutputs(s, o, renderer);
+  return 0;
+}
+
+bool haveDisplay() {
+  const char* x = std::getenv("DISPLAY");
+  const char* w = std::getenv("WAYLAND_DISPLAY");
+  return (x && *x) || (w && *w);
+}
+
+}  // namespace
+
+int runApp(const Options& o) {
+  const std::string scenePath = o.scene.empty() ? defaultScenePath() : o.scene;
+  Session session;
+  try {
+    if (!o.bakeReport.empty()) {
+      Scene scene = loadScene(scenePath);
+      return writeBakeReport(scene, o.bakeReport);
+    }
+    session.load(scenePath, &o);
+  } catch (const InputError& e) {
+    std::cerr << "d2tsim: " << e.what() << "\n";
+    return 1;
+  }
+  try {
+    const bool headless = o.headless || !haveDisplay();
+    if (!headless) {
+      std::string renderer;
+      session.world->recordTrajectory(!o.metrics.empty());
+      const int code = runWindowLoop(session, o, &renderer);
+      if (code != kNoWindow) {
+        writeOutputs(session, o, renderer);
+        return code;
+      }
+      std::cerr << "d2tsim: no window could be opened; running headless\n";
+    } else if (!o.headless) {
+      std::cout << "d2tsim: no display found (DISPLAY/WAYLAND_DISPLAY unset): running headless\n";
+    }
+    return runHeadless(session, o);
+  } catch (const InputError& e) {
+    std::cerr << "d2tsim: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "d2tsim: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace d2t

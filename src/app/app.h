@@ -1,0 +1,23 @@
+#pragma once
+// The d2tsim program: loads a scene, runs the fixed-dt main loop in a window
+// or headless, draws, and writes the requested outputs.
+#include <memory>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/options.h"
+
+namespace d2t {
+
+/// Runs d2tsim with parsed options; returns the process exit code
+/// (0 success, 1 bad input or runtime failure).
+int runApp(const Options& options);
+
+/// Prints the shipped scenes with their descriptions (--list-scenes).
+int listScenes();
+
+/// Writes tightly packed RGB rows (top first) as a PNG; throws std::runtime_error on failure.
+void writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgb);
+
+}  // namespace d2t

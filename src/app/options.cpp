@@ -1,0 +1,51 @@
+#include "app/options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace d2t {
+
+std::string sceneDirectory() {
+  if (const char* env = std::getenv("D2T_SCENE_DIR")) return env;
+  return std::string(D2T_SOURCE_DIR) + "/scenes";
+}
+
+std::string defaultScenePath() { return sceneDirectory() + "/ball_drop.json"; }
+
+std::optional<int> parseOptions(int argc, char** argv, Options* o) {
+  CLI::App app{"d2tsim: real-time soft bodies with dynamic deformation textures (Galoppo et al.)",
+               "d2tsim"};
+  app.add_option("scene", o->scene, "Scene file (default: scenes/ball_drop.json)");
+  app.add_flag("--list-scenes", o->listScenes, "List the shipped scenes with a description and exit");
+  app.add_flag("--headless", o->headless,
+               "Run without a window (EGL; automatic when there is no display)");
+  app.add_option("--frames", o->frames,
+                 "Headless: simulation steps to run (default 600). Window: quit after N frames")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--dt", o->dt, "Time step in seconds (overrides the scene)")
+      ->check(CLI::Range(1e-6, 0.1));
+  app.add_option("--backend", o->backend, "Solver backend (overrides the scene)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  app.add_option("--screenshot", o->screenshot, "Write the last frame to PATH.png");
+  app.add_option("--metrics", o->metrics, "Write a JSON summary of the run to PATH.json");
+  app.add_option("--bench", o->bench, "Write per-step stage timings [ms] to PATH.csv");
+  app.add_option("--bake-report", o->bakeReport,
+                 "Bake the scene's bodies, write a JSON report to PATH.json and exit");
+  app.add_option("--width", o->width, "Image width in pixels")->check(CLI::Range(16, 8192));
+  app.add_option("--height", o->height, "Image height in pixels")->check(CLI::Range(16, 8192));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "d2tsim: " << e.what() << "\n\n" << app.help();
+    return 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace d2t

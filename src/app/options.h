@@ -1,0 +1,31 @@
+#pragma once
+// Command line of d2tsim.
+#include <optional>
+#include <string>
+
+namespace d2t {
+
+struct Options {
+  std::string scene;              ///< scene file ("" = the default scene)
+  bool listScenes = false;
+  bool headless = false;          ///< no window (also when there is no display)
+  int frames = -1;                ///< headless: steps to run (default 600); window: quit after N frames
+  std::optional<double> dt;       ///< overrides the scene's time step [s]
+  std::optional<std::string> backend;  ///< cpu | gpu, overrides the scene
+  std::string screenshot;         ///< PNG of the last frame
+  std::string metrics;            ///< JSON summary of the run
+  std::string bench;              ///< CSV, one row per step, one column per stage [ms]
+  std::string bakeReport;         ///< bake the bodies, write a JSON report, exit
+  int width = 1280, height = 720; ///< window / headless image size [px]
+};
+
+/// Parses argv. Returns an exit code when the program should stop right away
+/// (0 after --help, 2 after a usage error, with the message printed), else nullopt.
+std::optional<int> parseOptions(int argc, char** argv, Options* out);
+
+/// The directory holding the shipped scenes (source tree's scenes/ or $D2T_SCENE_DIR).
+std::string sceneDirectory();
+/// The scene run when none is given.
+std::string defaultScenePath();
+
+}  // namespace d2t

@@ -1,0 +1,171 @@
+#include "app/renderer.h"
+
+#include <algorithm>
+
+namespace d2t {
+
+namespace {
+
+Eigen::Matrix4f poseMatrix(const Vec3& p, const Quat& q) {
+  Eigen::Matrix4f m = Eigen::Matrix4f::Identity();
+  m.block<3, 3>(0, 0) = q.toRotationMatrix().cast<float>();
+  m.block<3, 1>(0, 3) = p.cast<float>();
+  return m;
+}
+
+const Eigen::Vector3f kBodyColors[] = {{0.85f, 0.35f, 0.20f}, {0.25f, 0.55f, 0.85f},
+                                       {0.35f, 0.70f, 0.35f}, {0.85f, 0.70f, 0.25f},
+                                       {0.65f, 0.40f, 0.75f}, {0.30f, 0.75f, 0.75f}};
+
+}  // namespace
+
+GpuMesh::GpuMesh(const TriMesh& mesh) {
+  const std::vector<Vec3> normals = mesh.vertexNormals();
+  std::vector<float> data;
+  data.reserve(mesh.positions.size() * 6);
+  for (size_t i = 0; i < mesh.positions.size(); ++i) {
+    for (int k = 0; k < 3; ++k) data.push_back(float(mesh.positions[i][k]));
+    for (int k = 0; k < 3; ++k) data.push_back(float(normals[i][k]));
+  }
+  std::vector<uint32_t> idx;
+  idx.reserve(mesh.triangles.size() * 3);
+  for (const Vec3i& t : mesh.triangles)
+    for (int k = 0; k < 3; ++k) idx.push_back(uint32_t(t[k]));
+  count_ = GLsizei(idx.size());
+  glGenVertexArrays(1, &vao_);
+  glBindVertexArray(vao_);
+  glGenBuffers(1, &vbo_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(data.size() * sizeof(float)), data.data(), GL_STATIC_DRAW);
+  glGenBuffers(1, &ebo_);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(idx.size() * 4), idx.data(), GL_STATIC_DRAW);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float),
+                        reinterpret_cast<void*>(3 * sizeof(float)));
+  glBindVertexArray(0);
+  checkGl("GpuMesh upload");
+}
+
+GpuMesh::~GpuMesh() {
+  glDeleteBuffers(1, &vbo_);
+  glDeleteBuffers(1, &ebo_);
+  glDeleteVertexArrays(1, &vao_);
+}
+
+void GpuMesh::draw() const {
+  glBindVertexArray(vao_);
+  glDrawElements(GL_TRIANGLES, count_, GL_UNSIGNED_INT, nullptr);
+}
+
+Renderer::Renderer()
+    : meshProgram_("mesh.vert", "mesh.frag"), shadowProgram_("shadow.vert", "shadow.frag") {}
+
+void Renderer::setWorld(const World& world) {
+  bodyMeshes_.clear();
+  colliderMeshes_.clear();
+  for (const Body& b : world.bodies()) bodyMeshes_.push_back(std::make_unique<GpuMesh>(b.surface));
+  for (const Collider& c : world.colliders()) {
+    const bool plane = c.type() == ColliderType::Plane;
+    colliderMeshes_.push_back(std::make_unique<GpuMesh>(plane ? c.worldMesh(400) : c.localMesh()));
+  }
+}
+
+void Renderer::render(const World& world, const Camera& camera, RenderTarget& target,
+                      const ViewOptions& options) {
+  // what to draw this frame, with its model matrix and colour
+  struct Draw {
+    const GpuMesh* mesh;
+    Eigen::Matrix4f model;
+    Eigen::Vector3f color;
+    bool checker;
+  };
+  std::vector<Draw> draws;
+  Aabb bounds;
+  for (size_t i = 0; i < world.bodies().size() && i < bodyMeshes_.size(); ++i) {
+    const Body& b = world.bodies()[i];
+    draws.push_back({bodyMeshes_[i].get(), poseMatrix(b.state.position, b.state.orientation),
+                     kBodyColors[i % 6], false});
+    const double r = b.desc.shape->boundingRadius();
+    bounds.grow(b.state.position - Vec3::Constant(r));
+    bounds.grow(b.state.position + Vec3::Constant(r));
+  }
+  for (size_t i = 0; i < world.colliders().size() && i < colliderMeshes_.size(); ++i) {
+    const Collider& c = world.colliders()[i];
+    const bool plane = c.type() == ColliderType::Plane;
+    const bool field = c.type() == ColliderType::HeightField;
+    const Eigen::Vector3f color = plane ? Eigen::Vector3f(0.78f, 0.78f, 0.76f)
+                                  : field ? Eigen::Vector3f(0.55f, 0.62f, 0.45f)
+                                          : Eigen::Vector3f(0.80f, 0.66f, 0.55f);
+    draws.push_back({colliderMeshes_[i].get(),
+                     plane ? Eigen::Matrix4f(Eigen::Matrix4f::Identity())
+                           : poseMatrix(c.position(), c.orientation()),
+                     color, plane || field});
+    if (!plane) {
+      const Aabb lb = c.localMesh().bounds();
+      const double r = std::min(0.5 * (lb.hi - lb.lo).norm(), 6.0);
+      bounds.grow(c.position() - Vec3::Constant(r));
+      bounds.grow(c.position() + Vec3::Constant(r));
+    }
+  }
+  if (bounds.empty()) bounds.grow(camera.target());
+  bounds.grow(camera.target() - Vec3::Constant(2.0));
+  bounds.grow(camera.target() + Vec3::Constant(2.0));
+
+  // light: from above, slightly to the side; orthographic over the scene bounds
+  const Vec3 lightDir = Vec3(0.45, 1.0, 0.35).normalized();
+  const Vec3 c = bounds.center();
+  const double radius = 0.5 * (bounds.hi - bounds.lo).norm() + 0.5;
+  const Eigen::Matrix4f lightViewProj =
+      orthographic(-radius, radius, -radius, radius, 0.01, 4 * radius) *
+      lookAt(c + 2 * radius * lightDir, c, Vec3::UnitY());
+
+  glEnable(GL_DEPTH_TEST);
+  glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
+  glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+  // pass 1: shadow map
+  shadowMap_.bind();
+  glClear(GL_DEPTH_BUFFER_BIT);
+  if (options.shadows) {
+    shadowProgram_.use();
+    glUniformMatrix4fv(shadowProgram_.uniform("uLightViewProj"), 1, GL_FALSE, lightViewProj.data());
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.5f, 2.0f);
+    for (const Draw& d : draws) {
+      glUniformMatrix4fv(shadowProgram_.uniform("uModel"), 1, GL_FALSE, d.model.data());
+      d.mesh->draw();
+    }
+    glDisable(GL_POLYGON_OFFSET_FILL);
+  }
+  // pass 2: lit scene
+  target.bind();
+  glClearColor(0.62f, 0.70f, 0.80f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  const double aspect = double(target.width()) / std::max(1, target.height());
+  const Eigen::Matrix4f viewProj = camera.projection(aspect) * camera.view();
+  meshProgram_.use();
+  glUniformMatrix4fv(meshProgram_.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
+  glUniformMatrix4fv(meshProgram_.uniform("uLightViewProj"), 1, GL_FALSE, lightViewProj.data());
+  const Eigen::Vector3f l = lightDir.cast<float>(), e = camera.eye().cast<float>();
+  glUniform3fv(meshProgram_.uniform("uLightDir"), 1, l.data());
+  glUniform3fv(meshProgram_.uniform("uEye"), 1, e.data());
+  glUniform1f(meshProgram_.uniform("uShadowTexel"), 1.0f / float(shadowMap_.size()));
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, shadowMap_.texture());
+  glUniform1i(meshProgram_.uniform("uShadowMap"), 0);
+  if (options.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+  for (const Draw& d : draws) {
+    glUniformMatrix4fv(meshProgram_.uniform("uModel"), 1, GL_FALSE, d.model.data());
+    glUniform3fv(meshProgram_.uniform("uColor"), 1, d.color.data());
+    glUniform1i(meshProgram_.uniform("uChecker"), d.checker ? 1 : 0);
+    d.mesh->draw();
+  }
+  glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+  glBindVertexArray(0);
+  checkGl("Renderer::render");
+}
+
+}  // namespace d2t

@@ -1,0 +1,48 @@
+#pragma once
+// Draws the world (bodies, colliders) with one directional light and its
+// shadow into an offscreen RenderTarget. Windowed and headless runs share it.
+#include <memory>
+#include <vector>
+
+#include "app/camera.h"
+#include "gpu/render_target.h"
+#include "gpu/shader.h"
+#include "sim/world.h"
+
+namespace d2t {
+
+/// A triangle mesh in GPU buffers (interleaved position + normal, float).
+class GpuMesh {
+ public:
+  explicit GpuMesh(const TriMesh& mesh);
+  ~GpuMesh();
+  GpuMesh(const GpuMesh&) = delete;
+  GpuMesh& operator=(const GpuMesh&) = delete;
+  void draw() const;
+
+ private:
+  GLuint vao_ = 0, vbo_ = 0, ebo_ = 0;
+  GLsizei count_ = 0;
+};
+
+struct ViewOptions {
+  bool shadows = true;
+  bool wireframe = false;
+};
+
+class Renderer {
+ public:
+  Renderer();
+  /// Uploads the meshes of a (new) world; call after loading a scene.
+  void setWorld(const World& world);
+  /// Renders the current state of `world` (the one given to setWorld) into `target`.
+  void render(const World& world, const Camera& camera, RenderTarget& target,
+              const ViewOptions& options);
+
+ private:
+  ShaderProgram meshProgram_, shadowProgram_;
+  ShadowMap shadowMap_;
+  std::vector<std::unique_ptr<GpuMesh>> bodyMeshes_, colliderMeshes_;
+};
+
+}  // namespace d2t

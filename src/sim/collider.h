@@ -1,0 +1,58 @@
+#pragma once
+// Runtime rigid colliders: planes, height fields and meshes, static or
+// kinematic (scripted by keyframes, or dragged by the user).
+#include <memory>
+
+#include "sim/height_field.h"
+#include "sim/scene.h"
+
+namespace d2t {
+
+/// Result of a point query against a collider.
+struct SurfaceHit {
+  double distance = 0;                 ///< signed distance [m], negative = penetrating
+  Vec3 normal = Vec3::UnitY();         ///< outward unit normal of the collider at the point
+  Vec3 velocity = Vec3::Zero();        ///< velocity of the collider surface at the point [m/s]
+};
+
+class Collider {
+ public:
+  explicit Collider(const ColliderDesc& desc);
+
+  const ColliderDesc& desc() const { return desc_; }
+  const std::string& name() const { return desc_.name; }
+  ColliderType type() const { return desc_.type; }
+
+  /// Pose and velocity at simulation time t from the keyframes (no-op without keyframes
+  /// or while dragged). Velocity is the keyframe path's derivative.
+  void animate(double t);
+  /// Moves the collider to a user-given pose over `dt` (drag): velocity = displacement / dt.
+  void dragTo(const Vec3& position, double dt);
+  void endDrag();
+  bool dragging() const { return dragging_; }
+  void reset();
+
+  const Vec3& position() const { return position_; }
+  const Quat& orientation() const { return orientation_; }
+  const Vec3& velocity() const { return velocity_; }
+  const Vec3& angularVelocity() const { return angularVelocity_; }
+
+  /// Signed distance, normal and surface velocity at world point x.
+  SurfaceHit query(const Vec3& x) const;
+
+  /// World-space surface mesh for drawing (planes: a square of side `extent`).
+  TriMesh worldMesh(double extent = 20) const;
+  /// Local (collider-frame) surface mesh.
+  const TriMesh& localMesh() const { return mesh_; }
+
+ private:
+  ColliderDesc desc_;
+  std::unique_ptr<HeightField> field_;
+  TriMesh mesh_;  // local frame
+  double boundingRadius_ = 0;  // mesh colliders: shape's bounding radius [m]
+  Vec3 position_, velocity_ = Vec3::Zero(), angularVelocity_ = Vec3::Zero();
+  Quat orientation_;
+  bool dragging_ = false;
+};
+
+}  // namespace d2t

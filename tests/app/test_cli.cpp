@@ -1,0 +1,118 @@
+// The d2tsim command line, run as a subprocess: help, usage errors (exit 2),
+// bad scenes (exit 1 with the message), scene listing.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout + stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(D2T_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string tempFile(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "d2t_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST(Cli, HelpListsTheOptions) {
+  const Result r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* opt : {"--list-scenes", "--headless", "--frames", "--dt", "--backend",
+                          "--screenshot", "--metrics", "--bench", "--bake-report"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+}
+
+TEST(Cli, UnknownOptionsAndBadValuesExitWithUsage) {
+  for (const char* args : {"--frobnicate", "--frames -3", "--frames abc", "--dt 5",
+                           "--backend cuda", "a.json b.json"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << "\n" << r.out;
+  }
+}
+
+TEST(Cli, ListScenesShowsEachSceneWithItsDescription) {
+  const Result r = run("--list-scenes");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("ball_drop.json"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("A soft ball"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BadScenesExitWithOneAndTheMessage) {
+  const std::string bad = tempFile("bad_poisson.json", R"({"bodies": [{"shape": {"type": "sphere"},
+      "material": {"poisson": 0.7}}]})");
+  Result r = run(bad + " --headless --frames 2");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find(bad + ": /bodies/0/material/poisson: must be in [0, 0.5), got 0.7"),
+            std::string::npos)
+      << r.out;
+
+  r = run("/nonexistent/scene.json --headless --frames 2");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("/nonexistent/scene.json: scene file not found"), std::string::npos) << r.out;
+
+  const std::string malformed = tempFile("malformed.json", "{ \"bodies\": [ }");
+  r = run(malformed + " --headless --frames 2");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("malformed JSON"), std::string::npos) << r.out;
+
+  const std::string missingObj = tempFile("missing_obj.json", R"({"bodies": [{"shape":
+      {"type": "obj", "path": "no_such_mesh.obj"}}]})");
+  r = run(missingObj + " --headless --frames 2");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("no_such_mesh.obj"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BakeReportOfTheDefaultSceneHoldsTheChecks) {
+  const std::string out = tempFile("bake.json", "");
+  const Result r = run(std::string(D2T_TEST_DATA) + "/../../scenes/ball_drop.json --bake-report " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream f(out);
+  const nlohmann::json j = nlohmann::json::parse(f);
+  ASSERT_EQ(j["bodies"].size(), 1u);
+  const auto& b = j["bodies"][0];
+  // sphere r = 0.5, core scale 0.6, density 1000, 64^2 atlas
+  const double pi = 3.14159265358979;
+  const double layer = 4.0 / 3.0 * pi * 0.125 * (1 - 0.216);
+  EXPECT_EQ(b["atlas_resolution"], 64);
+  EXPECT_EQ(b["patches"], 6);
+  EXPECT_EQ(b["nodes"], 6 * 19 * 19);
+  EXPECT_NEAR(b["skin_volume"].get<double>(), layer, 0.01 * layer);
+  const double mass = b["mass"].get<double>();
+  EXPECT_NEAR(mass, 1000 * (b["skin_volume"].get<double>() + b["core_volume"].get<double>()), 1e-9 * mass);
+  for (int k = 0; k < 3; ++k)
+    EXPECT_NEAR(b["inertia"][k][k].get<double>(), 0.4 * mass * 0.25, 0.02 * 0.4 * mass * 0.25);
+  EXPECT_LT(b["stiffness_symmetry_error"].get<double>(), 1e-12);
+  EXPECT_GT(b["stiffness_min_eigenvalue"].get<double>(), 0.0);
+  EXPECT_EQ(b["incomplete_neighbourhoods"], 0);
+  EXPECT_EQ(b["surface_watertight"], true);
+  EXPECT_GT(b["tets"].get<int>(), 0);
+  EXPECT_TRUE(b.contains("bake_ms"));
+}

@@ -1,0 +1,131 @@
+// Headless runs end to end: the picture shows the body where the simulation
+// says it is, and --metrics / --bench carry the physics of the run.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/camera.h"
+
+using namespace d2t;
+
+namespace {
+
+int runQuiet(const std::string& args) {
+  const std::string cmd = std::string(D2T_BINARY) + " " + args + " > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::filesystem::path outDir() {
+  const auto d = std::filesystem::temp_directory_path() / "d2t_headless_test";
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+std::string scene(const char* name) {
+  return (std::filesystem::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes" / name).string();
+}
+
+}  // namespace
+
+TEST(Headless, BallDropMetricsScreenshotAndBench) {
+  const auto dir = outDir();
+  const std::string png = (dir / "ball.png").string(), metrics = (dir / "ball.json").string(),
+                    bench = (dir / "ball.csv").string();
+  const int w = 320, h = 240;
+  ASSERT_EQ(runQuiet(scene("ball_drop.json") + " --headless --frames 600 --screenshot " + png +
+                     " --metrics " + metrics + " --bench " + bench + " --width " +
+                     std::to_string(w) + " --height " + std::to_string(h)),
+            0);
+
+  // metrics: the ball fell from 1.5 m and rests on the ground at its radius
+  std::ifstream mf(metrics);
+  const nlohmann::json m = nlohmann::json::parse(mf);
+  EXPECT_EQ(m["steps"], 600);
+  EXPECT_DOUBLE_EQ(m["dt"].get<double>(), 0.005);
+  EXPECT_FALSE(m["renderer"].get<std::string>().empty());
+  EXPECT_GT(m["timing_ms"]["step"].get<double>(), 0.0);
+  ASSERT_EQ(m["bodies"].size(), 1u);
+  const auto& b = m["bodies"][0];
+  EXPECT_EQ(b["name"], "ball");
+  EXPECT_NEAR(b["com"][1].get<double>(), 0.5, 0.01);
+  EXPECT_LT(std::abs(b["velocity"][1].get<double>()), 0.05);
+  EXPECT_GT(b["min_height"].get<double>(), -0.01);
+  EXPECT_LT(b["max_penetration"].get<double>(), 0.02);
+  EXPECT_EQ(b["resets"], 0);
+  ASSERT_EQ(b["trajectory"].size(), 600u);
+  // first rows are free fall: y_n = 1.5 - g dt^2 n (n + 1) / 2
+  for (int n = 1; n <= 20; ++n) {
+    const auto& row = b["trajectory"][n - 1];
+    EXPECT_NEAR(row[0].get<double>(), n * 0.005, 1e-12);
+    EXPECT_NEAR(row[2].get<double>(), 1.5 - 9.81 * 0.005 * 0.005 * n * (n + 1) / 2, 1e-9);
+  }
+  for (const char* k : {"nodes", "tets", "velocity", "angular_velocity", "final_max_penetration"})
+    EXPECT_TRUE(b.contains(k)) << k;
+  for (const char* k : {"kinetic", "gravitational", "elastic"}) EXPECT_TRUE(b["energy"].contains(k)) << k;
+
+  // bench: header + one row per step
+  std::ifstream bf(bench);
+  std::string line;
+  int rows = 0;
+  std::getline(bf, line);
+  EXPECT_EQ(line.rfind("step,t,step_ms", 0), 0u) << line;
+  while (std::getline(bf, line)) ++rows;
+  EXPECT_EQ(rows, 600);
+
+  // picture: the ball's colour where its centre projects, sky above, ground below
+  int iw = 0, ih = 0, ch = 0;
+  unsigned char* img = stbi_load(png.c_str(), &iw, &ih, &ch, 3);
+  ASSERT_NE(img, nullptr);
+  ASSERT_EQ(iw, w);
+  ASSERT_EQ(ih, h);
+  const Camera cam(Vec3(2.2, 1.4, 3.2), Vec3(0, 0.5, 0), 45);
+  const Eigen::Vector4f clip = cam.projection(double(w) / h) * cam.view() *
+                               Eigen::Vector4f(float(b["com"][0].get<double>()),
+                                               float(b["com"][1].get<double>()),
+                                               float(b["com"][2].get<double>()), 1.f);
+  const int px = int((clip.x() / clip.w() * 0.5 + 0.5) * w);
+  const int py = int((1 - (clip.y() / clip.w() * 0.5 + 0.5)) * h);
+  auto at = [&](int x, int y) {
+    const unsigned char* p = img + 3 * (y * w + x);
+    return Eigen::Vector3i(p[0], p[1], p[2]);
+  };
+  // the ball is orange-red: red clearly above green and blue around the centre
+  int reddish = 0;
+  for (int dy = -5; dy <= 5; ++dy)
+    for (int dx = -5; dx <= 5; ++dx) {
+      const Eigen::Vector3i c = at(std::clamp(px + dx, 0, w - 1), std::clamp(py + dy, 0, h - 1));
+      if (c[0] > c[1] + 40 && c[0] > c[2] + 40) ++reddish;
+    }
+  EXPECT_GT(reddish, 100) << "ball not at its projected position (" << px << ", " << py << ")";
+  const Eigen::Vector3i sky = at(w / 2, 2);
+  EXPECT_GT(sky[2], sky[0]) << "top row should be sky (blue-ish)";
+  const Eigen::Vector3i floor = at(w / 2, h - 3);
+  EXPECT_LT(std::abs(floor[0] - floor[2]), 40) << "bottom row should be the grey ground";
+  // not a blank image: many distinct colours
+  std::set<int> colours;
+  for (int i = 0; i < w * h; i += 7) colours.insert(img[3 * i] << 16 | img[3 * i + 1] << 8 | img[3 * i + 2]);
+  EXPECT_GT(colours.size(), 50u);
+  stbi_image_free(img);
+}
+
+TEST(Headless, ShippedScenesRunWithoutResets) {
+  for (const auto& e : std::filesystem::directory_iterator(
+           std::filesystem::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes")) {
+    if (e.path().extension() != ".json") continue;
+    const std::string metrics = (outDir() / (e.path().stem().string() + ".json")).string();
+    ASSERT_EQ(runQuiet(e.path().string() + " --headless --frames 200 --metrics " + metrics), 0)
+        << e.path();
+    std::ifstream mf(metrics);
+    const nlohmann::json m = nlohmann::json::parse(mf);
+    for (const auto& b : m["bodies"]) {
+      EXPECT_EQ(b["resets"], 0) << e.path() << " " << b["name"];
+      for (int k = 0; k < 3; ++k) EXPECT_TRUE(std::isfinite(b["com"][k].get<double>()));
+    }
+  }
+}
