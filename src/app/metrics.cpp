@@ -28,14 +28,17 @@ nlohmann::json runMetrics(const World& world, const StepLog& log, const std::str
     o["name"] = b.desc.name;
     o["nodes"] = b.nodes();
     o["tets"] = b.tets();
-    o["mass"] = b.mass;
+    o["mass"] = b.mass();
     o["com"] = vec(b.state.position);
     o["velocity"] = vec(b.state.velocity);
     o["angular_velocity"] = vec(b.state.angularVelocity);
     o["min_height"] = b.stats.minHeight;
     o["max_penetration"] = b.stats.maxPenetration;
     o["final_max_penetration"] = b.stats.finalMaxPenetration;
+    o["max_penetration_detected"] = b.stats.maxPenetrationDetected;
     o["contacts"] = b.stats.contacts;
+    o["cg_iterations"] = b.stats.cgIterations;
+    o["cg_residual"] = b.stats.cgResidual;
     const Energy e = world.energy(b);
     o["energy"] = {{"kinetic", e.kinetic}, {"gravitational", e.gravitational},
                    {"elastic", e.elastic}, {"total", e.total()}};

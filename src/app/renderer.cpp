@@ -19,7 +19,8 @@ const Eigen::Vector3f kBodyColors[] = {{0.85f, 0.35f, 0.20f}, {0.25f, 0.55f, 0.8
 
 }  // namespace
 
-GpuMesh::GpuMesh(const TriMesh& mesh) {
+namespace {
+std::vector<float> interleave(const TriMesh& mesh) {
   const std::vector<Vec3> normals = mesh.vertexNormals();
   std::vector<float> data;
   data.reserve(mesh.positions.size() * 6);
@@ -27,6 +28,20 @@ GpuMesh::GpuMesh(const TriMesh& mesh) {
     for (int k = 0; k < 3; ++k) data.push_back(float(mesh.positions[i][k]));
     for (int k = 0; k < 3; ++k) data.push_back(float(normals[i][k]));
   }
+  return data;
+}
+}  // namespace
+
+void GpuMesh::update(const TriMesh& mesh) {
+  if (mesh.positions.size() != vertices_) return;
+  const std::vector<float> data = interleave(mesh);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(data.size() * sizeof(float)), data.data());
+}
+
+GpuMesh::GpuMesh(const TriMesh& mesh) {
+  const std::vector<float> data = interleave(mesh);
+  vertices_ = mesh.positions.size();
   std::vector<uint32_t> idx;
   idx.reserve(mesh.triangles.size() * 3);
   for (const Vec3i& t : mesh.triangles)
@@ -36,7 +51,7 @@ GpuMesh::GpuMesh(const TriMesh& mesh) {
   glBindVertexArray(vao_);
   glGenBuffers(1, &vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(data.size() * sizeof(float)), data.data(), GL_STATIC_DRAW);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(data.size() * sizeof(float)), data.data(), GL_DYNAMIC_DRAW);
   glGenBuffers(1, &ebo_);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
   glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(idx.size() * 4), idx.data(), GL_STATIC_DRAW);
@@ -60,13 +75,21 @@ void GpuMesh::draw() const {
   glDrawElements(GL_TRIANGLES, count_, GL_UNSIGNED_INT, nullptr);
 }
 
+// the deformed skin in world coordinates (CPU backend: from the solver's state)
+static TriMesh skinMesh(const Body& b) {
+  TriMesh m;
+  m.positions = b.skinPositions();
+  m.triangles = b.model->atlas.triangles;
+  return m;
+}
+
 Renderer::Renderer()
     : meshProgram_("mesh.vert", "mesh.frag"), shadowProgram_("shadow.vert", "shadow.frag") {}
 
 void Renderer::setWorld(const World& world) {
   bodyMeshes_.clear();
   colliderMeshes_.clear();
-  for (const Body& b : world.bodies()) bodyMeshes_.push_back(std::make_unique<GpuMesh>(b.surface));
+  for (const Body& b : world.bodies()) bodyMeshes_.push_back(std::make_unique<GpuMesh>(skinMesh(b)));
   for (const Collider& c : world.colliders()) {
     const bool plane = c.type() == ColliderType::Plane;
     colliderMeshes_.push_back(std::make_unique<GpuMesh>(plane ? c.worldMesh(400) : c.localMesh()));
@@ -83,11 +106,12 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
     bool checker;
   };
   std::vector<Draw> draws;
+  draws.reserve(world.bodies().size() + world.colliders().size());
   Aabb bounds;
   for (size_t i = 0; i < world.bodies().size() && i < bodyMeshes_.size(); ++i) {
     const Body& b = world.bodies()[i];
-    draws.push_back({bodyMeshes_[i].get(), poseMatrix(b.state.position, b.state.orientation),
-                     kBodyColors[i % 6], false});
+    bodyMeshes_[i]->update(skinMesh(b));
+    draws.push_back({bodyMeshes_[i].get(), Eigen::Matrix4f::Identity(), kBodyColors[i % 6], false});
     const double r = b.desc.shape->boundingRadius();
     bounds.grow(b.state.position - Vec3::Constant(r));
     bounds.grow(b.state.position + Vec3::Constant(r));

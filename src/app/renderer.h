@@ -19,10 +19,13 @@ class GpuMesh {
   GpuMesh(const GpuMesh&) = delete;
   GpuMesh& operator=(const GpuMesh&) = delete;
   void draw() const;
+  /// Replaces the vertex positions (same count and triangles); normals are recomputed.
+  void update(const TriMesh& mesh);
 
  private:
   GLuint vao_ = 0, vbo_ = 0, ebo_ = 0;
   GLsizei count_ = 0;
+  size_t vertices_ = 0;
 };
 
 struct ViewOptions {

@@ -6,53 +6,31 @@
 
 namespace d2t {
 
-namespace {
-
-/// A contact of one skin point with one collider, for the impulse solver.
-struct Contact {
-  Vec3 r;          // world offset of the point from the body's com [m]
-  Vec3 n;          // collider normal (pointing out of the collider, into the body)
-  Vec3 vSurface;   // collider surface velocity [m/s]
-  double target;   // required normal relative velocity after the step [m/s]
-  double kNormal;  // effective mass along n [kg]
-  double friction; // Coulomb coefficient
-  double lambda = 0, lambdaT1 = 0, lambdaT2 = 0;  // accumulated impulses [N s]
-  Vec3 t1, t2;     // tangent basis
-};
-
-Vec3 invInertiaApply(const Mat3& invIw, const Vec3& x) { return invIw * x; }
-
-// effective mass of a point impulse along direction d at offset r:
-// 1 / (1/m + d . (I^-1 (r x d)) x r)
-double effectiveMass(double invMass, const Mat3& invIw, const Vec3& r, const Vec3& d) {
-  const Vec3 rd = r.cross(d);
-  return 1.0 / (invMass + rd.dot(invIw * rd));
+Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d) {
+  lastGood = layered.state();
+  thickness.resize(m->nodeCount());
+  for (int i = 0; i < m->nodeCount(); ++i) thickness[i] = (m->restSkin[i] - m->core[i]).norm();
+  refreshState();
 }
 
-}  // namespace
+std::vector<Vec3> Body::skinPositions() const {
+  std::vector<Vec3> x(nodes());
+  for (int i = 0; i < nodes(); ++i) x[i] = layered.nodePosition(i);
+  return x;
+}
+
+void Body::refreshState() {
+  const LayeredState& s = layered.state();
+  state.position = layered.centerOfMass();
+  state.orientation = s.orientation;
+  state.velocity = layered.linearMomentum() / mass();
+  state.angularVelocity = s.orientation * s.angularVelocity;
+}
 
 World::World(const Scene& scene) : scene_(scene) {
   for (const ColliderDesc& c : scene_.colliders) colliders_.emplace_back(c);
-  for (const BodyDesc& d : scene_.bodies) {
-    Body b;
-    b.desc = d;
-    b.model = bake(d);
-    const BakedBody& m = *b.model;
-    // rigid model of stage 1: core + skin nodes as one rigid body about their common com
-    b.mass = m.totalMass;
-    b.inertiaBody = m.totalInertia;
-    b.comOffset = m.comOffset + m.totalCom;  // com in the shape's frame
-    for (const Vec3& g : m.restSkin) b.skinPoints.push_back(g - m.totalCom);
-    b.surface.positions = b.skinPoints;
-    b.surface.triangles = m.atlas.triangles;
-    // the scene's position places the shape's origin; the state tracks the com
-    b.state.orientation = d.orientation;
-    b.state.position = d.position + d.orientation * b.comOffset;
-    b.state.velocity = d.velocity;
-    b.state.angularVelocity = d.angularVelocity;
-    b.initial = b.lastGood = b.state;
-    bodies_.push_back(std::move(b));
-  }
+  bodies_.reserve(scene_.bodies.size());
+  for (const BodyDesc& d : scene_.bodies) bodies_.emplace_back(d, bake(d));
 }
 
 void World::reset() {
@@ -60,8 +38,10 @@ void World::reset() {
   steps_ = 0;
   for (Collider& c : colliders_) c.reset();
   for (Body& b : bodies_) {
-    b.state = b.lastGood = b.initial;
+    b.layered.resetToDesc();
+    b.lastGood = b.layered.state();
     b.stats = BodyStats{};
+    b.refreshState();
   }
 }
 
@@ -73,137 +53,68 @@ std::vector<std::string> World::takeWarnings() {
 
 Energy World::energy(const Body& b) const {
   Energy e;
-  const Mat3 R = b.state.orientation.toRotationMatrix();
-  const Mat3 Iw = R * b.inertiaBody * R.transpose();
-  const Vec3& w = b.state.angularVelocity;
-  e.kinetic = 0.5 * b.mass * b.state.velocity.squaredNorm() + 0.5 * w.dot(Iw * w);
-  e.gravitational = -b.mass * settings().gravity.dot(b.state.position);
+  e.kinetic = b.layered.kineticEnergy();
+  e.gravitational = b.layered.gravitationalEnergy(settings().gravity);
+  e.elastic = b.layered.elasticEnergy();
   return e;
 }
 
+// A state is healthy when it is finite, no node has moved by more than twice its
+// layer thickness against the core (the linear model is meaningless long before),
+// and nothing moves faster than 1 km/s.
 bool World::healthy(const Body& b) const {
-  const BodyState& s = b.state;
-  const bool finite = s.position.allFinite() && s.velocity.allFinite() &&
-                      s.angularVelocity.allFinite() && s.orientation.coeffs().allFinite();
-  return finite && s.velocity.norm() < 1e3 && s.angularVelocity.norm() < 1e4 &&
-         s.position.norm() < 1e6;
+  const LayeredState& s = b.layered.state();
+  if (!s.position.allFinite() || !s.velocity.allFinite() || !s.angularVelocity.allFinite() ||
+      !s.orientation.coeffs().allFinite())
+    return false;
+  if (s.velocity.norm() > 1e3 || s.angularVelocity.norm() > 1e4 || s.position.norm() > 1e6) return false;
+  for (int i = 0; i < b.nodes(); ++i) {
+    if (!s.q[i].allFinite() || !s.qdot[i].allFinite()) return false;
+    if (s.q[i].norm() > 2 * b.thickness[i] || s.qdot[i].norm() > 1e3) return false;
+  }
+  return true;
 }
 
-double World::deepestPenetration(const Body& b, Vec3* normal) const {
-  double deepest = 0;
-  const Mat3 R = b.state.orientation.toRotationMatrix();
-  for (const Vec3& p : b.skinPoints) {
-    const Vec3 x = b.state.position + R * p;
-    for (const Collider& c : colliders_) {
-      const SurfaceHit h = c.query(x);
-      if (-h.distance > deepest) {
-        deepest = -h.distance;
-        if (normal) *normal = h.normal;
-      }
+void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const {
+  const int n = body.nodeCount();
+  const Material& mat = body.desc().material;
+  // broad phase: the body's bounding sphere against mesh colliders
+  const Vec3 centre = body.state().position;
+  double radius = 0;
+  for (int i = 0; i < n; i += std::max(1, n / 256))
+    radius = std::max(radius, (body.nodePosition(i) - centre).norm());
+  radius = 1.5 * radius + 0.1;
+  std::vector<const Collider*> near;
+  for (const Collider& c : colliders_) {
+    if (c.type() == ColliderType::Mesh &&
+        (c.position() - centre).norm() > radius + c.desc().shape->boundingRadius())
+      continue;
+    near.push_back(&c);
+  }
+  if (near.empty()) return;
+  std::vector<NodeContact> found(n);
+  std::vector<char> hit(n, 0);
+#pragma omp parallel for schedule(static) if (n > 8192)
+  for (int i = 0; i < n; ++i) {
+    const Vec3 x = body.nodePosition(i);
+    double deepest = 0;
+    for (const Collider* c : near) {
+      const SurfaceHit h = c->query(x);
+      if (-h.distance <= deepest) continue;  // not penetrating, or a deeper contact known
+      deepest = -h.distance;
+      hit[i] = 1;
+      NodeContact& k = found[i];
+      k.node = i;
+      k.normal = h.normal;
+      k.depth = -h.distance;
+      k.surfaceVelocity = h.velocity;
+      k.friction = std::sqrt(mat.friction * c->desc().friction);
+      k.restitution = mat.restitution;
+      k.stiffnessShare = 1.0;  // a rigid collider takes none of the correction
     }
   }
-  return deepest;
-}
-
-void World::stepBody(Body& b, double dt) {
-  BodyState& s = b.state;
-  const Vec3 g = settings().gravity;
-  const double invMass = 1.0 / b.mass;
-  Mat3 R = s.orientation.toRotationMatrix();
-  const Mat3 invIw = R * b.inertiaBody.inverse() * R.transpose();
-
-  // 1 forces: gravity, and the gyroscopic torque -w x (I w) of an asymmetric core
-  {
-    StageTimer t(profile_, "forces");
-    s.velocity += dt * g;
-    const Mat3 Iw = R * b.inertiaBody * R.transpose();
-    s.angularVelocity += dt * invIw * (-s.angularVelocity.cross(Iw * s.angularVelocity));
-  }
-
-  // 2 detection: skin points whose next position (at the current velocity) would be
-  //   inside a collider become speculative contacts
-  std::vector<Contact> contacts;
-  {
-    StageTimer t(profile_, "collide");
-    const double restThreshold = 2.0 * g.norm() * dt + 0.01;
-    for (const Vec3& p : b.skinPoints) {
-      const Vec3 r = R * p;
-      const Vec3 x = s.position + r;
-      for (const Collider& c : colliders_) {
-        const SurfaceHit h = c.query(x);
-        const Vec3 vRel = s.velocity + s.angularVelocity.cross(r) - h.velocity;
-        const double vn = h.normal.dot(vRel);
-        if (h.distance + dt * std::min(vn, 0.0) >= 1e-4) continue;
-        Contact k;
-        k.r = r;
-        k.n = h.normal;
-        k.vSurface = h.velocity;
-        // a fast approach that reaches the surface within this step bounces with the
-        // restitution; a slow one closes the gap exactly (resting contact)
-        const bool impact = vn < -restThreshold;
-        k.target = impact ? -b.desc.material.restitution * vn : -std::max(h.distance, 0.0) / dt;
-        k.kNormal = effectiveMass(invMass, invIw, r, k.n);
-        k.friction = std::sqrt(b.desc.material.friction * c.desc().friction);
-        k.t1 = (std::abs(k.n.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).cross(k.n).normalized();
-        k.t2 = k.n.cross(k.t1);
-        contacts.push_back(k);
-      }
-    }
-    b.stats.contacts = int(contacts.size());
-  }
-
-  // 3 response: sequential impulses, non-negative normal impulses, Coulomb friction cone
-  {
-    StageTimer t(profile_, "respond");
-    auto apply = [&](const Vec3& r, const Vec3& impulse) {
-      s.velocity += invMass * impulse;
-      s.angularVelocity += invInertiaApply(invIw, r.cross(impulse));
-    };
-    for (int it = 0; it < 30 && !contacts.empty(); ++it) {
-      for (Contact& k : contacts) {
-        const Vec3 vRel = s.velocity + s.angularVelocity.cross(k.r) - k.vSurface;
-        const double dl = k.kNormal * (k.target - k.n.dot(vRel));
-        const double old = k.lambda;
-        k.lambda = std::max(0.0, old + dl);
-        apply(k.r, (k.lambda - old) * k.n);
-        // friction, limited by mu times the normal impulse
-        const double limit = k.friction * k.lambda;
-        for (int a = 0; a < 2; ++a) {
-          const Vec3& tdir = a == 0 ? k.t1 : k.t2;
-          double& lt = a == 0 ? k.lambdaT1 : k.lambdaT2;
-          const Vec3 v2 = s.velocity + s.angularVelocity.cross(k.r) - k.vSurface;
-          const double d = -effectiveMass(invMass, invIw, k.r, tdir) * tdir.dot(v2);
-          const double o = lt;
-          lt = std::clamp(o + d, -limit, limit);
-          apply(k.r, (lt - o) * tdir);
-        }
-      }
-    }
-  }
-
-  // 4 positions: c += dt v, R <- exp(dt [w]x) R
-  {
-    StageTimer t(profile_, "integrate");
-    s.position += dt * s.velocity;
-    const double angle = s.angularVelocity.norm() * dt;
-    if (angle > 0)
-      s.orientation = Quat(Eigen::AngleAxisd(angle, s.angularVelocity.normalized())) * s.orientation;
-    s.orientation.normalize();
-  }
-
-  // 5 position correction: push the body out along the deepest contact's normal
-  {
-    StageTimer t(profile_, "correct");
-    // (speculative contacts keep penetration near zero; correcting below a small slop
-    //  would lift the body without slowing it and feed a rocking motion energy)
-    const double slop = 5e-4;
-    for (int it = 0; it < 4; ++it) {
-      Vec3 n;
-      const double d = deepestPenetration(b, &n);
-      if (d <= slop) break;
-      s.position += (d - slop) * n;
-    }
-  }
+  for (int i = 0; i < n; ++i)
+    if (hit[i]) out->push_back(found[i]);
 }
 
 void World::step() {
@@ -213,38 +124,60 @@ void World::step() {
     StageTimer t(profile_, "colliders");
     for (Collider& c : colliders_) c.animate(time_ + dt);
   }
+  const ContactFinder finder = [this](const LayeredBody& b, std::vector<NodeContact>* out) {
+    findContacts(b, out);
+  };
   for (Body& b : bodies_) {
-    stepBody(b, dt);
+    LayeredSettings& ls = b.layered.settings();
+    ls.cgIterations = settings().solver.iterations;
+    ls.cgTolerance = settings().solver.tolerance;
+    ls.oneSided = settings().oneSidedContact;
+    b.layered.step(dt, settings().gravity, finder, profile_);
     // robustness: a non-finite or runaway state is reported and rolled back
     if (!healthy(b)) {
       std::ostringstream w;
       w << "body '" << b.desc.name << "': numerical blow-up at t = " << time_ + dt
-        << " s (non-finite or runaway velocity); reset to its last good state";
+        << " s (non-finite, runaway velocity or skin displacement beyond twice the layer "
+           "thickness; E = "
+        << b.desc.material.young << " Pa, dt = " << dt << " s); reset to its last good state, at rest";
       warnings_.push_back(w.str());
-      b.state = b.lastGood;  // only healthy states are ever stored there
-      b.state.velocity.setZero();
-      b.state.angularVelocity.setZero();
+      b.layered.state() = b.lastGood;
+      LayeredState& s = b.layered.state();
+      s.velocity.setZero();
+      s.angularVelocity.setZero();
+      std::fill(s.qdot.begin(), s.qdot.end(), Vec3::Zero());
       ++b.stats.resets;
     } else {
-      b.lastGood = b.state;
+      b.lastGood = b.layered.state();
     }
+    b.stats.cgIterations = b.layered.lastStep().cgIterations;
+    b.stats.cgResidual = b.layered.lastStep().cgResidual;
+    b.stats.contacts = b.layered.lastStep().contacts;
+    b.stats.maxPenetrationDetected =
+        std::max(b.stats.maxPenetrationDetected, b.layered.lastStep().maxPenetration);
   }
   time_ += dt;
   ++steps_;
   // statistics seen by --metrics
-  for (Body& b : bodies_) {
-    const Mat3 R = b.state.orientation.toRotationMatrix();
-    double pen = 0;
-    for (const Vec3& p : b.skinPoints) {
-      const Vec3 x = b.state.position + R * p;
-      b.stats.minHeight = std::min(b.stats.minHeight, x.y());
-      for (const Collider& c : colliders_) pen = std::max(pen, -c.query(x).distance);
+  {
+    StageTimer t(profile_, "stats");
+    for (Body& b : bodies_) {
+      b.refreshState();
+      double pen = 0, low = b.stats.minHeight;
+      for (int i = 0; i < b.nodes(); ++i) {
+        const Vec3 x = b.layered.nodePosition(i);
+        low = std::min(low, x.y());
+        for (const Collider& c : colliders_)
+          if (c.type() != ColliderType::Mesh || (c.position() - x).norm() < c.desc().shape->boundingRadius() + 0.1)
+            pen = std::max(pen, -c.query(x).distance);
+      }
+      b.stats.minHeight = low;
+      b.stats.finalMaxPenetration = pen;
+      b.stats.maxPenetration = std::max(b.stats.maxPenetration, pen);
+      if (recordTrajectory_)
+        b.stats.trajectory.push_back({time_, b.state.position.x(), b.state.position.y(),
+                                      b.state.position.z()});
     }
-    b.stats.finalMaxPenetration = pen;
-    b.stats.maxPenetration = std::max(b.stats.maxPenetration, pen);
-    if (recordTrajectory_)
-      b.stats.trajectory.push_back({time_, b.state.position.x(), b.state.position.y(),
-                                    b.state.position.z()});
   }
 }
 

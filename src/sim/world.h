@@ -1,65 +1,66 @@
 #pragma once
-// The simulated world: bodies, colliders, time, and one fixed-dt step.
-//
-// Stage 1 of the project: each body moves as its rigid core carrying an
-// undeformed skin (sample points on the skin surface collide with the
-// colliders by sequential impulses). The layered skin solver (D2T) replaces
-// the body update in a later stage; the world's interface stays.
+// The simulated world: layered bodies, colliders, time, and one fixed-dt step.
+// Each body runs the D2T step of Fig. 3.5 (LayeredBody); the world supplies
+// collision detection against the colliders and catches numerical blow-ups.
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/baked_body.h"
 #include "sim/collider.h"
+#include "sim/layered_body.h"
 #include "sim/profile.h"
 #include "sim/scene.h"
 
 namespace d2t {
 
-/// Kinematic state of a body's core. Body frame origin = centre of mass.
+/// World-frame summary of a body's motion (for panels, metrics, tests).
 struct BodyState {
-  Vec3 position = Vec3::Zero();          ///< world position of the centre of mass [m]
-  Quat orientation = Quat::Identity();   ///< body-to-world rotation
-  Vec3 velocity = Vec3::Zero();          ///< world linear velocity [m/s]
-  Vec3 angularVelocity = Vec3::Zero();   ///< world angular velocity [rad/s]
+  Vec3 position = Vec3::Zero();          ///< centre of mass of core + skin [m]
+  Quat orientation = Quat::Identity();   ///< core orientation (body to world)
+  Vec3 velocity = Vec3::Zero();          ///< velocity of the centre of mass [m/s]
+  Vec3 angularVelocity = Vec3::Zero();   ///< core angular velocity, world frame [rad/s]
 };
 
 /// Energies of one body [J].
 struct Energy {
   double kinetic = 0;
-  double gravitational = 0;  ///< relative to height 0: -m g . x
-  double elastic = 0;
+  double gravitational = 0;  ///< relative to height 0: -sum m g . x
+  double elastic = 0;        ///< 1/2 q^T K q
   double total() const { return kinetic + gravitational + elastic; }
 };
 
 /// What the run has seen of one body (for --metrics and the panels).
 struct BodyStats {
-  double minHeight = 1e300;            ///< lowest world y of any skin point over the run [m]
+  double minHeight = 1e300;            ///< lowest world y of any skin node over the run [m]
   double maxPenetration = 0;           ///< deepest penetration into any collider over the run [m]
   double finalMaxPenetration = 0;      ///< deepest penetration at the last step [m]
+  double maxPenetrationDetected = 0;   ///< deepest penetration found by collision detection
+                                       ///< before the response and correction, over the run [m]
   int resets = 0;                      ///< numerical blow-ups caught
-  int contacts = 0;                    ///< contact points in the last step
+  int contacts = 0;                    ///< colliding nodes in the last step
+  int cgIterations = 0;                ///< CG iterations of the last step
+  double cgResidual = 0;               ///< relative residual of the last CG solve
   std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
 };
 
 struct Body {
+  Body(const BodyDesc& d, BakedBodyPtr m);
   BodyDesc desc;
-  BakedBodyPtr model;              ///< the baked D2T model (atlas, mesh, masses, K_e)
-  // baked quantities of the rigid model
-  double mass = 0;                 ///< [kg]
-  Mat3 inertiaBody = Mat3::Identity();  ///< inertia about the com, body frame [kg m^2]
-  Vec3 comOffset = Vec3::Zero();   ///< com in the shape's frame [m]
-  std::vector<Vec3> skinPoints;    ///< (nnode) rest skin nodes, relative to the com [m]
-  TriMesh surface;                 ///< skin surface (the atlas mesh) for drawing, same frame [m]
-  BodyState state, initial, lastGood;
+  BakedBodyPtr model;      ///< the baked D2T model (atlas, mesh, masses, K_e)
+  LayeredBody layered;     ///< core + skin state and the step
+  LayeredState lastGood;   ///< restored after a numerical blow-up
+  BodyState state;         ///< world summary, refreshed after every step
   BodyStats stats;
+  std::vector<double> thickness;  ///< (nnode) rest skin thickness |g - f| [m] (blow-up bound)
 
-  /// Simulation nodes and tetrahedra of the body's model.
-  int nodes() const { return model ? model->nodeCount() : 0; }
-  int tets() const { return model ? model->tetCount() : 0; }
-
-  /// World position of the shape's origin (what the scene's "position" means).
-  Vec3 shapeOrigin() const { return state.position - state.orientation * comOffset; }
+  int nodes() const { return model->nodeCount(); }
+  int tets() const { return model->tetCount(); }
+  double mass() const { return model->totalMass; }
+  /// World positions of the skin nodes (nnode).
+  std::vector<Vec3> skinPositions() const;
+  void refreshState();
 };
 
 class World {
@@ -88,9 +89,11 @@ class World {
   /// Keep a per-step trajectory in the stats (off by default: it grows with the run).
   void recordTrajectory(bool on) { recordTrajectory_ = on; }
 
+  /// Contacts of a body's skin nodes with the colliders at its current state
+  /// (deepest collider per node).
+  void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const;
+
  private:
-  void stepBody(Body& b, double dt);
-  double deepestPenetration(const Body& b, Vec3* normal) const;
   bool healthy(const Body& b) const;
 
   Scene scene_;

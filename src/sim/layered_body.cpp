@@ -1,0 +1,522 @@
+#include "sim/layered_body.h"
+
+#include <omp.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+
+namespace d2t {
+
+namespace {
+
+// parallel loops only pay off for large atlases (and stall when oversubscribed)
+constexpr int kParallelNodes = 8192;
+
+Mat3 rotation(const Quat& q) { return q.toRotationMatrix(); }
+
+/// exp([w]x dt) applied to q on the right: R <- R exp(dt [w]x), w in the body frame.
+Quat integrateBody(const Quat& q, const Vec3& wBody, double dt) {
+  const double angle = wBody.norm() * dt;
+  if (angle <= 0) return q;
+  Quat r = q * Quat(Eigen::AngleAxisd(angle, wBody.normalized()));
+  r.normalize();
+  return r;
+}
+
+double dot(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+  const int n = int(a.size());
+  double s = 0;
+#pragma omp parallel for reduction(+ : s) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) s += a[i].dot(b[i]);
+  return s;
+}
+
+}  // namespace
+
+LayeredBody::LayeredBody(BakedBodyPtr model, const BodyDesc& desc)
+    : model_(std::move(model)), desc_(desc) {
+  resetToDesc();
+}
+
+void LayeredBody::resetToDesc() {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  state_ = LayeredState{};
+  state_.orientation = desc_.orientation;
+  // the scene places the shape's origin; the body frame sits at comOffset in the shape frame
+  state_.position = desc_.position + desc_.orientation * m.comOffset;
+  state_.angularVelocity = desc_.orientation.conjugate() * desc_.angularVelocity;
+  // the scene's velocity is that of the body's centre of mass: cdot = v - R (w x S_t / m)
+  const Vec3 comBody = m.totalCom;
+  state_.velocity = desc_.velocity - desc_.orientation * state_.angularVelocity.cross(comBody);
+  state_.q.assign(n, Vec3::Zero());
+  state_.qdot.assign(n, Vec3::Zero());
+  y_.assign(n, Vec3::Zero());
+}
+
+// ---- kinematics -------------------------------------------------------------------------------
+
+Vec3 LayeredBody::nodePosition(int i) const {
+  return state_.position + state_.orientation * (model_->restSkin[i] + state_.q[i]);
+}
+
+Vec3 LayeredBody::nodeVelocity(int i) const {
+  const Vec3 u = model_->restSkin[i] + state_.q[i];
+  return state_.velocity + state_.orientation * (state_.angularVelocity.cross(u) + state_.qdot[i]);
+}
+
+Vec3 LayeredBody::centerOfMass() const {
+  const BakedBody& m = *model_;
+  Vec3 s = Vec3::Zero();
+  for (int i = 0; i < m.nodeCount(); ++i) s += m.nodeMass[i] * (m.restSkin[i] + state_.q[i]);
+  return state_.position + state_.orientation * (s / m.totalMass);
+}
+
+// P = m cdot + R (w x S_t + sum m_i qdot_i)
+Vec3 LayeredBody::linearMomentum() const {
+  const BakedBody& m = *model_;
+  Vec3 s = Vec3::Zero(), p = Vec3::Zero();
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    s += m.nodeMass[i] * (m.restSkin[i] + state_.q[i]);
+    p += m.nodeMass[i] * state_.qdot[i];
+  }
+  return m.totalMass * state_.velocity + state_.orientation * (state_.angularVelocity.cross(s) + p);
+}
+
+Vec3 LayeredBody::angularMomentum(const Vec3& about) const {
+  const BakedBody& m = *model_;
+  const Mat3 R = rotation(state_.orientation);
+  // core: spin about its own com (the body origin) + orbital term of the core mass
+  Vec3 l = R * (m.coreInertia * state_.angularVelocity) +
+           m.coreMass * (state_.position - about).cross(state_.velocity);
+  for (int i = 0; i < m.nodeCount(); ++i)
+    l += m.nodeMass[i] * (nodePosition(i) - about).cross(nodeVelocity(i));
+  return l;
+}
+
+double LayeredBody::kineticEnergy() const {
+  const BakedBody& m = *model_;
+  double e = 0.5 * m.coreMass * state_.velocity.squaredNorm() +
+             0.5 * state_.angularVelocity.dot(m.coreInertia * state_.angularVelocity);
+  for (int i = 0; i < m.nodeCount(); ++i) e += 0.5 * m.nodeMass[i] * nodeVelocity(i).squaredNorm();
+  return e;
+}
+
+double LayeredBody::elasticEnergy() const {
+  std::vector<Vec3> kq;
+  multiplyK(state_.q, kq);
+  return 0.5 * dot(state_.q, kq);
+}
+
+double LayeredBody::gravitationalEnergy(const Vec3& g) const {
+  const BakedBody& m = *model_;
+  double e = -m.coreMass * g.dot(state_.position);
+  for (int i = 0; i < m.nodeCount(); ++i) e -= m.nodeMass[i] * g.dot(nodePosition(i));
+  return e;
+}
+
+// ---- sparse products over the 7-slot stencil ---------------------------------------------------
+
+void LayeredBody::multiplyK(const std::vector<Vec3>& x, std::vector<Vec3>& y) const {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  y.resize(n);
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    const Stencil& st = m.atlas.stencil[i];
+    Vec3 s = Vec3::Zero();
+    for (int k = 0; k < kStencilSlots; ++k)
+      if (st[k] >= 0) s += m.stiffness[i][k] * x[st[k]];
+    y[i] = s;
+  }
+}
+
+void LayeredBody::multiplyMt(const std::vector<Vec3>& x, std::vector<Vec3>& y) const {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  y.resize(n);
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    const Stencil& st = m.atlas.stencil[i];
+    Vec3 s = Vec3::Zero();
+    for (int k = 0; k < kStencilSlots; ++k)
+      if (st[k] >= 0) s += mt_[i][k] * x[st[k]];
+    y[i] = s;
+  }
+}
+
+// Preconditioned conjugate gradients on Mt_e x = b (symmetric positive definite),
+// block-Jacobi preconditioner (the inverse 3x3 diagonal blocks), warm start from x.
+int LayeredBody::solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+                         double tolerance, double* residual) const {
+  const int n = int(b.size());
+  x.resize(n, Vec3::Zero());
+  std::vector<Vec3> r(n), z(n), p(n), ap(n);
+  multiplyMt(x, ap);
+  for (int i = 0; i < n; ++i) r[i] = b[i] - ap[i];
+  const double bnorm = std::sqrt(dot(b, b));
+  if (bnorm == 0) {
+    std::fill(x.begin(), x.end(), Vec3::Zero());
+    if (residual) *residual = 0;
+    return 0;
+  }
+  for (int i = 0; i < n; ++i) z[i] = mtDiagInverse_[i] * r[i];
+  p = z;
+  double rz = dot(r, z);
+  double rnorm = std::sqrt(dot(r, r));
+  int it = 0;
+  while (it < maxIterations && rnorm > tolerance * bnorm) {
+    multiplyMt(p, ap);
+    const double pap = dot(p, ap);
+    if (!(pap > 0)) break;  // not positive definite (or breakdown): stop with what we have
+    const double alpha = rz / pap;
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+    for (int i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * ap[i];
+      z[i] = mtDiagInverse_[i] * r[i];
+    }
+    const double rzNew = dot(r, z);
+    const double beta = rzNew / rz;
+    rz = rzNew;
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+    for (int i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
+    rnorm = std::sqrt(dot(r, r));
+    ++it;
+  }
+  if (residual) *residual = rnorm / bnorm;
+  return it;
+}
+
+// Mt_e = (1 + dt alpha) M_e + (dt beta + dt^2) K_e  (eq. 3.6 with D_e = alpha M_e + beta K_e),
+// its inverse diagonal blocks, and the body-frame-constant columns of Y = Mt_e^-1 M_ec.
+void LayeredBody::prepare(double dt) {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const double c1 = 1 + dt * desc_.material.alpha;
+  const double c2 = dt * desc_.material.beta + dt * dt;
+  mt_.resize(n);
+  mtDiagInverse_.resize(n);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < kStencilSlots; ++k) mt_[i][k] = c2 * m.stiffness[i][k];
+    mt_[i][0] += c1 * m.nodeMass[i] * Mat3::Identity();
+    mtDiagInverse_[i] = mt_[i][0].inverse();
+  }
+  // translational columns: Mt_e^-1 [m_i I] (Y_t = W_t R^T), and rotational columns at
+  // rest: Mt_e^-1 [-m_i [ub_i]x]; solved once, to round-off
+  wt_.assign(n, {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()});
+  wr_.assign(n, {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()});
+  std::vector<Vec3> rhs(n), sol(n);
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 e = Vec3::Unit(k);
+    for (int i = 0; i < n; ++i) rhs[i] = m.nodeMass[i] * e;
+    std::fill(sol.begin(), sol.end(), Vec3::Zero());
+    solveMt(rhs, sol, 20 * n + 100, 1e-13, nullptr);
+    for (int i = 0; i < n; ++i) wt_[i][k] = sol[i];
+    for (int i = 0; i < n; ++i) rhs[i] = -m.nodeMass[i] * m.restSkin[i].cross(e);
+    std::fill(sol.begin(), sol.end(), Vec3::Zero());
+    solveMt(rhs, sol, 20 * n + 100, 1e-13, nullptr);
+    for (int i = 0; i < n; ++i) wr_[i][k] = sol[i];
+  }
+  preparedDt_ = dt;
+}
+
+// ---- the step (Fig. 3.5) ----------------------------------------------------------------------
+
+void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContacts, Profile& profile) {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const double mass = m.totalMass;
+  const double alpha = desc_.material.alpha, beta = desc_.material.beta;
+  if (dt != preparedDt_) {
+    StageTimer t(profile, "prepare");
+    prepare(dt);
+  }
+  info_ = LayeredStepInfo{};
+  LayeredState& s = state_;
+  const LayeredState start = s;  // positions at t (step 13 integrates from them)
+  const Vec3 momentumStart = linearMomentum();
+  const bool fixed = settings_.fixedCore;
+  if (fixed) {
+    s.velocity.setZero();
+    s.angularVelocity.setZero();
+  }
+
+  Mat3 R = rotation(s.orientation);
+  const Vec3 gb = R.transpose() * g;  // gravity in the body frame
+  const Vec3& w = s.angularVelocity;
+  std::vector<Vec3> u(n), rhs(n);
+  Vec3 St = Vec3::Zero(), Sa = Vec3::Zero(), Sua = Vec3::Zero();
+  Mat3 Muu = Mat3::Zero();  // sum m_i [u_i]x^T [u_i]x
+
+  // 1 forces (T): Ft_e = F_e - dt K qdot with F_e = Q_e + Qv_e - K q - D qdot.
+  //   The gravity part m_i R^T g is solved exactly through the cached W_t below,
+  //   so rhs holds the rest: -K (q + (beta + dt) qdot) - m_i (alpha qdot_i + a_i),
+  //   a_i = w x (w x u_i) + 2 w x qdot_i  (quadratic velocity vector, B.13).
+  {
+    StageTimer t(profile, "forces");
+    std::vector<Vec3> z(n), kz;
+    for (int i = 0; i < n; ++i) {
+      u[i] = m.restSkin[i] + s.q[i];
+      z[i] = s.q[i] + (beta + dt) * s.qdot[i];
+    }
+    multiplyK(z, kz);
+    for (int i = 0; i < n; ++i) {
+      const double mi = m.nodeMass[i];
+      const Vec3 a = w.cross(w.cross(u[i])) + 2 * w.cross(s.qdot[i]);
+      rhs[i] = -kz[i] - mi * (alpha * s.qdot[i] + a);
+      St += mi * u[i];
+      Sa += mi * a;
+      Sua += mi * u[i].cross(a);
+      const Mat3 ux = skew(u[i]);
+      Muu += mi * ux.transpose() * ux;
+    }
+  }
+
+  // 2 solve (T): Mt_e y = Ft_e and Y = Mt_e^-1 M_ec. y = W_t R^T g + Mt_e^-1 rhs.
+  //   Y_t = W_t R^T exactly (Mt_e is constant in the body frame); Y_r = W_r (rest
+  //   shape) + Mh_e^-1 [-m_i [q_i]x] (the displacement-dependent part, block-diagonal),
+  //   or, with exactCoupling, all six columns by CG every step.
+  std::vector<std::array<Vec3, 6>> Y(n);
+  {
+    StageTimer t(profile, "solve");
+    info_.cgIterations = solveMt(rhs, y_, settings_.cgIterations, settings_.cgTolerance, &info_.cgResidual);
+    if (!fixed) {
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) {
+          Y[i][k] = wt_[i][0] * R(k, 0) + wt_[i][1] * R(k, 1) + wt_[i][2] * R(k, 2);  // (W_t R^T) col k
+          Y[i][3 + k] = wr_[i][k] - m.nodeMass[i] * (mtDiagInverse_[i] * s.q[i].cross(Vec3::Unit(k)));
+        }
+      }
+      if (settings_.exactCoupling) {
+        std::vector<Vec3> col(n), sol(n);
+        for (int k = 0; k < 6; ++k) {
+          for (int i = 0; i < n; ++i) {
+            col[i] = k < 3 ? Vec3(m.nodeMass[i] * R.row(k).transpose())
+                           : Vec3(-m.nodeMass[i] * u[i].cross(Vec3::Unit(k - 3)));
+            sol[i] = Y[i][k];
+          }
+          solveMt(col, sol, 20 * n + 100, std::min(settings_.cgTolerance, 1e-10), nullptr);
+          for (int i = 0; i < n; ++i) Y[i][k] = sol[i];
+        }
+      }
+    }
+  }
+  // y with the exact gravity part
+  std::vector<Vec3> y(n);
+  for (int i = 0; i < n; ++i) y[i] = y_[i] + (wt_[i][0] * gb[0] + wt_[i][1] * gb[1] + wt_[i][2] * gb[2]);
+
+  // 3 core velocities (s): condensed 6x6 system (3.8)
+  //   Mcond = Mt_c - M_ce Y,  dv_c = Mcond^-1 dt (Ft_c - M_ce y)
+  Mat6 Mc = Mat6::Zero();
+  Mc.block<3, 3>(0, 0) = mass * Mat3::Identity();
+  Mc.block<3, 3>(0, 3) = -R * skew(St);
+  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
+  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
+  Vec6 dvc = Vec6::Zero();
+  {
+    StageTimer t(profile, "core");
+    if (!fixed) {
+      Vec6 Fc;
+      Fc.head<3>() = mass * g - R * Sa;
+      Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua;
+      // M_ce x = [R sum m_i x_i ; sum m_i u_i x x_i]
+      Vec3 my = Vec3::Zero(), uy = Vec3::Zero();
+      Mat6 MceY = Mat6::Zero();
+      for (int i = 0; i < n; ++i) {
+        const double mi = m.nodeMass[i];
+        my += mi * y[i];
+        uy += mi * u[i].cross(y[i]);
+        for (int k = 0; k < 6; ++k) {
+          MceY.block<3, 1>(0, k) += mi * Y[i][k];
+          MceY.block<3, 1>(3, k) += mi * u[i].cross(Y[i][k]);
+        }
+      }
+      MceY.topRows<3>() = R * MceY.topRows<3>();
+      Vec6 Mcey;
+      Mcey << R * my, uy;
+      const Mat6 Mcond = Mc - MceY;
+      dvc = Mcond.partialPivLu().solve(dt * (Fc - Mcey));
+    }
+  }
+
+  // 4 skin velocities (T): dv_e = dt y - Y dv_c  (3.9); core velocities
+  {
+    StageTimer t(profile, "velocities");
+    for (int i = 0; i < n; ++i) {
+      Vec3 yd = dt * y[i];
+      if (!fixed)
+        for (int k = 0; k < 6; ++k) yd -= Y[i][k] * dvc[k];
+      s.qdot[i] += yd;
+    }
+    s.velocity += dvc.head<3>();
+    s.angularVelocity += dvc.tail<3>();
+  }
+
+  // 5 positions (T): c += dt cdot, R <- R exp(dt [w]x), q += dt qdot
+  auto integratePositions = [&]() {
+    s.position = start.position + dt * s.velocity;
+    s.orientation = integrateBody(start.orientation, s.angularVelocity, dt);
+    for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
+  };
+  {
+    StageTimer t(profile, "positions");
+    integratePositions();
+    // Internal forces cannot change the total linear momentum; the linearised
+    // scheme with an explicit Q_v does, at O(dt^2). Project it back through the
+    // core's translation (moving c by the same correction over the step).
+    if (!fixed) {
+      const Vec3 target = momentumStart + dt * mass * g;
+      const Vec3 dcdot = (target - linearMomentum()) / mass;
+      s.velocity += dcdot;
+      s.position += dt * dcdot;
+    }
+  }
+
+  if (!findContacts) return;
+
+  // 6-8 collision detection at the predicted state
+  {
+    StageTimer t(profile, "detect");
+    contacts_.clear();
+    findContacts(*this, &contacts_);
+    info_.contacts = int(contacts_.size());
+    for (const NodeContact& c : contacts_) info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
+  }
+
+  if (!contacts_.empty()) {
+    StageTimer t(profile, "respond");
+    R = rotation(s.orientation);
+    const Mat3 Rt = R.transpose();
+    const int nc = int(contacts_.size());
+    // 9 the diagonal term D_k = nb^T Mh_i^-1 nb and the coupling rows U_k (12)
+    std::vector<double> D(nc), b(nc), vn(nc);
+    std::vector<Vec6> U(nc), Jc(nc);
+    std::vector<Vec3> nb(nc), xdot(nc);
+    for (int k = 0; k < nc; ++k) {
+      const NodeContact& c = contacts_[k];
+      const int i = c.node;
+      const double mi = m.nodeMass[i];
+      const Vec3 ui = m.restSkin[i] + s.q[i];
+      nb[k] = Rt * c.normal;
+      const Vec3 hn = mtDiagInverse_[i] * nb[k];
+      D[k] = nb[k].dot(hn);
+      Jc[k] << c.normal, ui.cross(nb[k]);
+      // nb^T Mh^-1 M_ec(i), M_ec(i) = [m_i R^T, -m_i [u_i]x]
+      Vec6 g6;
+      g6 << mi * (R * hn), mi * ui.cross(hn);  // (hn^T m_i R^T)^T = m_i R hn; -(hn^T [u]x)^T = u x hn
+      U[k] = fixed ? Vec6::Zero() : Vec6(Jc[k] - g6);
+      // pre-impact relative normal velocity and the restitution target (8), (13)
+      xdot[k] = nodeVelocity(i) - c.surfaceVelocity;
+      vn[k] = c.normal.dot(xdot[k]);
+      const double threshold = 2 * g.norm() * dt + 1e-3;
+      const double target = vn[k] < -threshold ? -c.restitution * vn[k] : 0.0;
+      b[k] = target - vn[k];
+    }
+    // Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (all nodes: the whole skin rides on the core)
+    Mat6 A = Mc;
+    if (!fixed) {
+      Mat3 Ptt = Mat3::Zero(), Ptr = Mat3::Zero(), Prr = Mat3::Zero();
+      for (int i = 0; i < n; ++i) {
+        const double m2 = m.nodeMass[i] * m.nodeMass[i];
+        const Mat3 ux = skew(m.restSkin[i] + s.q[i]);
+        const Mat3& h = mtDiagInverse_[i];
+        Ptt += m2 * h;
+        Ptr += m2 * h * ux;
+        Prr += m2 * ux * h * ux;
+      }
+      A.block<3, 3>(0, 0) -= R * Ptt * Rt;
+      A.block<3, 3>(0, 3) -= -R * Ptr;
+      A.block<3, 3>(3, 0) -= -(R * Ptr).transpose();
+      A.block<3, 3>(3, 3) -= -Prr;
+    }
+    // 10 lambda by Sherman-Morrison-Woodbury: (D + U A^-1 U^T) l = b
+    //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on the active set;
+    //    one-sided: drop contacts that pull (lambda < 0) and solve again
+    std::vector<char> active(nc, 1);
+    std::vector<double> lambda(nc, 0.0);
+    for (int round = 0; round < 20; ++round) {
+      Mat6 S = A;
+      Vec6 ub = Vec6::Zero();
+      for (int k = 0; k < nc; ++k) {
+        if (!active[k]) continue;
+        S += U[k] * U[k].transpose() / D[k];
+        ub += U[k] * (b[k] / D[k]);
+      }
+      const Vec6 t = fixed ? Vec6::Zero() : Vec6(S.ldlt().solve(ub));
+      bool changed = false;
+      for (int k = 0; k < nc; ++k) lambda[k] = active[k] ? (b[k] - U[k].dot(t)) / D[k] : 0.0;
+      if (!settings_.oneSided) break;
+      for (int k = 0; k < nc; ++k)
+        if (active[k] && lambda[k] < 0) {
+          active[k] = 0;
+          changed = true;
+        }
+      if (!changed) break;
+    }
+    // 11 impulse through 3-4 with Mh_e: dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i),
+    //    dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c) for every node
+    std::vector<Vec3> r(n, Vec3::Zero());
+    Vec6 fc = Vec6::Zero();
+    for (int k = 0; k < nc; ++k) {
+      if (lambda[k] == 0) continue;
+      ++info_.activeContacts;
+      r[contacts_[k].node] += lambda[k] * nb[k];
+      fc += lambda[k] * Jc[k];
+    }
+    Vec6 dv = Vec6::Zero();
+    if (!fixed) {
+      Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
+      for (int k = 0; k < nc; ++k) {
+        const int i = contacts_[k].node;
+        if (lambda[k] == 0) continue;
+        const Vec3 hr = mtDiagInverse_[i] * (lambda[k] * nb[k]);
+        mt += m.nodeMass[i] * hr;
+        mr += m.nodeMass[i] * (m.restSkin[i] + s.q[i]).cross(hr);
+      }
+      Vec6 rhs6;
+      rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
+      dv = A.ldlt().solve(rhs6);
+    }
+    std::vector<Vec3> before(nc);
+    for (int k = 0; k < nc; ++k) before[k] = nodeVelocity(contacts_[k].node);
+    const Vec3 dvt = Rt * dv.head<3>();
+    for (int i = 0; i < n; ++i) {
+      // M_ec(i) dv_c = m_i R^T dv_t - m_i u_i x ... : [u]x dv_r = u x dv_r, so -m_i [u]x dv_r
+      const Vec3 ui = m.restSkin[i] + s.q[i];
+      const Vec3 mec = m.nodeMass[i] * (dvt - ui.cross(dv.tail<3>()));
+      s.qdot[i] += mtDiagInverse_[i] * (r[i] - mec);
+    }
+    s.velocity += dv.head<3>();
+    s.angularVelocity += dv.tail<3>();
+    // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|)
+    for (int k = 0; k < nc; ++k) {
+      if (lambda[k] == 0) continue;
+      const NodeContact& c = contacts_[k];
+      const Vec3 xt = xdot[k] - vn[k] * c.normal;
+      const double speed = xt.norm();
+      if (speed < 1e-12) continue;
+      const double impulse = (nodeVelocity(c.node) - before[k]).norm();
+      const double muHat = std::min(1.0, c.friction * impulse / speed);
+      s.qdot[c.node] += Rt * (-muHat * xt);
+    }
+    // 13 positions from the post-impact velocities
+    integratePositions();
+  }
+
+  // 14-15 constraint correction: detect again, move penetrating nodes out by their share
+  {
+    StageTimer t(profile, "correct");
+    contacts_.clear();
+    findContacts(*this, &contacts_);
+    const Mat3 Rt = rotation(s.orientation).transpose();
+    for (const NodeContact& c : contacts_) {
+      if (c.depth <= 0) continue;
+      s.q[c.node] += Rt * (c.stiffnessShare * c.depth * c.normal);
+      ++info_.corrected;
+    }
+  }
+}
+
+}  // namespace d2t

@@ -1,0 +1,122 @@
+#pragma once
+// The layered body in motion: a rigid core and a deformable skin whose
+// displacements live on the D2T atlas, integrated with the decoupled
+// linearised backward Euler of the DDT paper (sec. 4-5, Fig. 5; dissertation
+// 3.2-3.4, appendices A-B; DESIGN.md sec. 2-7). This is the CPU reference of
+// every stage the GPU solver runs.
+//
+// Generalised coordinates: core position c (world) and orientation R, skin
+// displacements q_i (body frame). Velocities v = [cdot (world); omega (body);
+// qdot (body)]. Node i: u_i = ub_i + q_i (body frame), x_i = c + R u_i.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/baked_body.h"
+#include "sim/profile.h"
+#include "sim/scene.h"
+
+namespace d2t {
+
+/// Mutable state of one layered body.
+struct LayeredState {
+  Vec3 position = Vec3::Zero();          ///< c: world position of the body-frame origin [m]
+  Quat orientation = Quat::Identity();   ///< R: body-to-world rotation
+  Vec3 velocity = Vec3::Zero();          ///< cdot: world linear velocity of the origin [m/s]
+  Vec3 angularVelocity = Vec3::Zero();   ///< omega: angular velocity in the BODY frame [rad/s]
+  std::vector<Vec3> q;                   ///< (nnode) skin displacements, body frame [m]
+  std::vector<Vec3> qdot;                ///< (nnode) skin velocities, body frame [m/s]
+};
+
+/// A colliding skin node, found by collision detection (steps 6-8 / 14).
+struct NodeContact {
+  int node = -1;                    ///< node index
+  Vec3 normal = Vec3::UnitY();      ///< world unit normal, pointing out of the other surface
+  double depth = 0;                 ///< penetration depth [m] (> 0: penetrating)
+  Vec3 surfaceVelocity = Vec3::Zero();  ///< world velocity of the other surface at the contact [m/s]
+  double friction = 0.5;            ///< Coulomb coefficient of the pair [-]
+  double restitution = 0.2;         ///< coefficient of restitution of the pair [-]
+  double stiffnessShare = 1.0;      ///< k_j / (k_i + k_j): this node's share of the position correction
+};
+
+/// Collision detection callback: contacts of the body's skin at its current state.
+using ContactFinder = std::function<void(const class LayeredBody&, std::vector<NodeContact>*)>;
+
+/// Solver settings that a scene or a panel may change.
+struct LayeredSettings {
+  int cgIterations = 50;        ///< maximum CG iterations per solve
+  double cgTolerance = 1e-6;    ///< CG relative residual
+  bool oneSided = true;         ///< contact multipliers lambda >= 0 (no pulling)
+  bool exactCoupling = false;   ///< solve Mt_e Y = M_ec by CG every step instead of the cache
+  bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
+};
+
+/// Statistics of the last step.
+struct LayeredStepInfo {
+  int cgIterations = 0;       ///< CG iterations of the y solve
+  double cgResidual = 0;      ///< final relative residual of the y solve
+  int contacts = 0;           ///< colliding nodes (step 7-8)
+  int activeContacts = 0;     ///< contacts with lambda > 0 after the one-sided iteration
+  int corrected = 0;          ///< nodes moved by the position correction (step 15)
+  double maxPenetration = 0;  ///< deepest penetration before the correction [m]
+};
+
+class LayeredBody {
+ public:
+  LayeredBody(BakedBodyPtr model, const BodyDesc& desc);
+
+  const BakedBody& model() const { return *model_; }
+  const BodyDesc& desc() const { return desc_; }
+  int nodeCount() const { return model_->nodeCount(); }
+
+  LayeredState& state() { return state_; }
+  const LayeredState& state() const { return state_; }
+  /// Puts the body at the scene's initial pose and velocity, skin at rest.
+  void resetToDesc();
+
+  LayeredSettings& settings() { return settings_; }
+  const LayeredSettings& settings() const { return settings_; }
+
+  /// One step of Fig. 3.5 (steps 1-15) with time step dt [s], gravity g [m/s^2]
+  /// and collision detection by `contacts` (may be empty: free flight).
+  void step(double dt, const Vec3& gravity, const ContactFinder& contacts, Profile& profile);
+
+  const LayeredStepInfo& lastStep() const { return info_; }
+
+  // ---- kinematics and invariants (world frame) ----------------------------------------
+  Vec3 nodePosition(int i) const;   ///< x_i = c + R u_i [m]
+  Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
+  double totalMass() const { return model_->totalMass; }
+  Vec3 centerOfMass() const;        ///< of core + skin nodes [m]
+  Vec3 linearMomentum() const;      ///< [kg m/s]
+  Vec3 angularMomentum(const Vec3& about) const;  ///< [kg m^2/s]
+  double kineticEnergy() const;     ///< [J]
+  double elasticEnergy() const;     ///< 1/2 q^T K q [J]
+  double gravitationalEnergy(const Vec3& g) const;  ///< -sum m g . x [J]
+
+  /// y = K_e x through the stencil (3n arrays, node-major).
+  void multiplyK(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
+  /// y = Mt_e x for the current time step.
+  void multiplyMt(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
+
+ private:
+  void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
+  int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+              double tolerance, double* residual) const;
+
+  BakedBodyPtr model_;
+  BodyDesc desc_;
+  LayeredSettings settings_;
+  LayeredState state_;
+  LayeredStepInfo info_;
+
+  double preparedDt_ = -1;
+  std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e
+  std::vector<Mat3> mtDiagInverse_;                  // (nnode) inverse diagonal blocks (Mh_e^-1)
+  std::vector<std::array<Vec3, 3>> wt_;              // (nnode x 3 cols) Mt_e^-1 [m_i I]
+  std::vector<std::array<Vec3, 3>> wr_;              // (nnode x 3 cols) Mt_e^-1 [-m_i [ub_i]x]
+  std::vector<Vec3> y_;                              // (nnode) warm start of the y solve
+  std::vector<NodeContact> contacts_;
+};
+
+}  // namespace d2t
