@@ -12,6 +12,7 @@ namespace {
 
 // parallel loops only pay off for large atlases (and stall when oversubscribed)
 constexpr int kParallelNodes = 8192;
+static_assert(sizeof(Vec3) == 3 * sizeof(double), "node arrays are mapped as flat 3n vectors");
 
 Mat3 rotation(const Quat& q) { return q.toRotationMatrix(); }
 
@@ -152,6 +153,13 @@ int LayeredBody::solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int m
                          double tolerance, double* residual) const {
   const int n = int(b.size());
   x.resize(n, Vec3::Zero());
+  if (direct_) {
+    Eigen::Map<const Eigen::VectorXd> bv(b[0].data(), 3 * n);
+    Eigen::Map<Eigen::VectorXd> xv(x[0].data(), 3 * n);
+    xv = ldlt_->solve(bv);
+    if (residual) *residual = 0;
+    return 0;
+  }
   std::vector<Vec3> r(n), z(n), p(n), ap(n);
   multiplyMt(x, ap);
   for (int i = 0; i < n; ++i) r[i] = b[i] - ap[i];
@@ -203,6 +211,30 @@ void LayeredBody::prepare(double dt) {
     mt_[i][0] += c1 * m.nodeMass[i] * Mat3::Identity();
     mtDiagInverse_[i] = mt_[i][0].inverse();
   }
+  // the direct solver: Mt_e assembled from the stencil blocks and factored once
+  direct_ = settings_.method == SolverMethod::Direct ||
+            (settings_.method == SolverMethod::Auto && n <= kDirectMaxNodes);
+  ldlt_.reset();
+  if (direct_) {
+    std::vector<Eigen::Triplet<double>> t;
+    t.reserve(size_t(n) * kStencilSlots * 9);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < kStencilSlots; ++k) {
+        const int j = m.atlas.stencil[i][k];
+        if (j < 0) continue;
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c)
+            if (mt_[i][k](r, c) != 0) t.emplace_back(3 * i + r, 3 * j + c, mt_[i][k](r, c));
+      }
+    Eigen::SparseMatrix<double> a(3 * n, 3 * n);
+    a.setFromTriplets(t.begin(), t.end());
+    ldlt_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>(a);
+    if (ldlt_->info() != Eigen::Success) {
+      direct_ = false;  // not positive definite in floating point: fall back to CG
+      ldlt_.reset();
+    }
+  }
+  preparedMethod_ = settings_.method;
   // translational columns: Mt_e^-1 [m_i I] (Y_t = W_t R^T), and rotational columns at
   // rest: Mt_e^-1 [-m_i [ub_i]x]; solved once, to round-off
   wt_.assign(n, {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()});
@@ -229,7 +261,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
   const int n = m.nodeCount();
   const double mass = m.totalMass;
   const double alpha = desc_.material.alpha, beta = desc_.material.beta;
-  if (dt != preparedDt_) {
+  if (dt != preparedDt_ || settings_.method != preparedMethod_) {
     StageTimer t(profile, "prepare");
     prepare(dt);
   }
@@ -315,6 +347,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
   Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
   Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
   Vec6 dvc = Vec6::Zero();
+  Mat6 Mcond = Mc;
   {
     StageTimer t(profile, "core");
     if (!fixed) {
@@ -336,7 +369,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       MceY.topRows<3>() = R * MceY.topRows<3>();
       Vec6 Mcey;
       Mcey << R * my, uy;
-      const Mat6 Mcond = Mc - MceY;
+      Mcond = Mc - MceY;
       dvc = Mcond.partialPivLu().solve(dt * (Fc - Mcey));
     }
   }
@@ -407,11 +440,16 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       Vec6 g6;
       g6 << mi * (R * hn), mi * ui.cross(hn);  // (hn^T m_i R^T)^T = m_i R hn; -(hn^T [u]x)^T = u x hn
       U[k] = fixed ? Vec6::Zero() : Vec6(Jc[k] - g6);
-      // pre-impact relative normal velocity and the restitution target (8), (13)
+      // pre-impact relative normal velocity and the restitution target (8), (13).
+      // Restitution acts on the body's impact: the normal speed of the rigidified
+      // body at the node (cdot + R (w x u_i)), not on the skin's own vibration,
+      // which the elastic model already carries (a node-level restitution would
+      // pump the resting skin's jiggle into bounces). Slow approaches stick.
       xdot[k] = nodeVelocity(i) - c.surfaceVelocity;
       vn[k] = c.normal.dot(xdot[k]);
+      const double vRigid = c.normal.dot(s.velocity + R * s.angularVelocity.cross(ui) - c.surfaceVelocity);
       const double threshold = 2 * g.norm() * dt + 1e-3;
-      const double target = vn[k] < -threshold ? -c.restitution * vn[k] : 0.0;
+      const double target = vRigid < -threshold ? -c.restitution * vRigid : 0.0;
       b[k] = target - vn[k];
     }
     // Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (all nodes: the whole skin rides on the core)
@@ -432,67 +470,107 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       A.block<3, 3>(3, 3) -= -Prr;
     }
     // 10 lambda by Sherman-Morrison-Woodbury: (D + U A^-1 U^T) l = b
-    //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on the active set;
-    //    one-sided: drop contacts that pull (lambda < 0) and solve again
-    std::vector<char> active(nc, 1);
-    std::vector<double> lambda(nc, 0.0);
-    for (int round = 0; round < 20; ++round) {
-      Mat6 S = A;
-      Vec6 ub = Vec6::Zero();
-      for (int k = 0; k < nc; ++k) {
-        if (!active[k]) continue;
-        S += U[k] * U[k].transpose() / D[k];
-        ub += U[k] * (b[k] / D[k]);
-      }
-      const Vec6 t = fixed ? Vec6::Zero() : Vec6(S.ldlt().solve(ub));
-      bool changed = false;
-      for (int k = 0; k < nc; ++k) lambda[k] = active[k] ? (b[k] - U[k].dot(t)) / D[k] : 0.0;
-      if (!settings_.oneSided) break;
-      for (int k = 0; k < nc; ++k)
-        if (active[k] && lambda[k] < 0) {
-          active[k] = 0;
-          changed = true;
+    //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on an active set;
+    //    one-sided: contacts whose total multiplier would pull (< 0) leave the set
+    std::vector<double> lambda(nc, 0.0), delta(nc, 0.0), resid(nc);
+    std::vector<char> active(nc);
+    auto smw = [&](const std::vector<double>& rhs) {
+      std::fill(active.begin(), active.end(), 1);
+      for (int round = 0; round < 20; ++round) {
+        Mat6 S = A;
+        Vec6 ub = Vec6::Zero();
+        for (int k = 0; k < nc; ++k) {
+          if (!active[k]) continue;
+          S += U[k] * U[k].transpose() / D[k];
+          ub += U[k] * (rhs[k] / D[k]);
         }
-      if (!changed) break;
-    }
-    // 11 impulse through 3-4 with Mh_e: dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i),
-    //    dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c) for every node
-    std::vector<Vec3> r(n, Vec3::Zero());
-    Vec6 fc = Vec6::Zero();
-    for (int k = 0; k < nc; ++k) {
-      if (lambda[k] == 0) continue;
-      ++info_.activeContacts;
-      r[contacts_[k].node] += lambda[k] * nb[k];
-      fc += lambda[k] * Jc[k];
-    }
-    Vec6 dv = Vec6::Zero();
-    if (!fixed) {
-      Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
-      for (int k = 0; k < nc; ++k) {
-        const int i = contacts_[k].node;
-        if (lambda[k] == 0) continue;
-        const Vec3 hr = mtDiagInverse_[i] * (lambda[k] * nb[k]);
-        mt += m.nodeMass[i] * hr;
-        mr += m.nodeMass[i] * (m.restSkin[i] + s.q[i]).cross(hr);
+        const Vec6 t6 = fixed ? Vec6::Zero() : Vec6(S.ldlt().solve(ub));
+        bool changed = false;
+        for (int k = 0; k < nc; ++k) {
+          delta[k] = active[k] ? (rhs[k] - U[k].dot(t6)) / D[k] : -lambda[k];
+          if (settings_.oneSided && active[k] && lambda[k] + delta[k] < 0) {
+            active[k] = 0;
+            changed = true;
+          }
+        }
+        if (!changed) break;
       }
-      Vec6 rhs6;
-      rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
-      dv = A.ldlt().solve(rhs6);
-    }
+    };
+    // 11 the impulse J^T delta as a velocity change, through steps 3-4:
+    //    approximate (the paper): with Mh_e, dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i),
+    //      dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c) for every node;
+    //    exact: Mt_e y_r = r, dv_c = Mcond^-1 (f_c - M_ce y_r), dqdot = y_r - Y dv_c
     std::vector<Vec3> before(nc);
     for (int k = 0; k < nc; ++k) before[k] = nodeVelocity(contacts_[k].node);
-    const Vec3 dvt = Rt * dv.head<3>();
-    for (int i = 0; i < n; ++i) {
-      // M_ec(i) dv_c = m_i R^T dv_t - m_i u_i x ... : [u]x dv_r = u x dv_r, so -m_i [u]x dv_r
-      const Vec3 ui = m.restSkin[i] + s.q[i];
-      const Vec3 mec = m.nodeMass[i] * (dvt - ui.cross(dv.tail<3>()));
-      s.qdot[i] += mtDiagInverse_[i] * (r[i] - mec);
+    std::vector<Vec3> r(n), yr(n);
+    auto applyImpulse = [&](bool exact) {
+      std::fill(r.begin(), r.end(), Vec3::Zero());
+      Vec6 fc = Vec6::Zero();
+      for (int k = 0; k < nc; ++k) {
+        if (delta[k] == 0) continue;
+        r[contacts_[k].node] += delta[k] * nb[k];
+        fc += delta[k] * Jc[k];
+      }
+      Vec6 dv = Vec6::Zero();
+      if (exact) {
+        std::fill(yr.begin(), yr.end(), Vec3::Zero());
+        solveMt(r, yr, settings_.cgIterations, settings_.cgTolerance, nullptr);
+        if (!fixed) {
+          Vec3 my = Vec3::Zero(), uy = Vec3::Zero();
+          for (int i = 0; i < n; ++i) {
+            my += m.nodeMass[i] * yr[i];
+            uy += m.nodeMass[i] * u[i].cross(yr[i]);
+          }
+          Vec6 rhs6;
+          rhs6 << fc.head<3>() - R * my, fc.tail<3>() - uy;
+          dv = Mcond.partialPivLu().solve(rhs6);
+        }
+        for (int i = 0; i < n; ++i) {
+          Vec3 d = yr[i];
+          if (!fixed)
+            for (int k = 0; k < 6; ++k) d -= Y[i][k] * dv[k];
+          s.qdot[i] += d;
+        }
+      } else {
+        if (!fixed) {
+          Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
+          for (int k = 0; k < nc; ++k) {
+            if (delta[k] == 0) continue;
+            const int i = contacts_[k].node;
+            const Vec3 hr = mtDiagInverse_[i] * (delta[k] * nb[k]);
+            mt += m.nodeMass[i] * hr;
+            mr += m.nodeMass[i] * (m.restSkin[i] + s.q[i]).cross(hr);
+          }
+          Vec6 rhs6;
+          rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
+          dv = A.ldlt().solve(rhs6);
+        }
+        const Vec3 dvt = Rt * dv.head<3>();
+        for (int i = 0; i < n; ++i) {
+          // M_ec(i) dv_c = m_i (R^T dv_t - u_i x dv_r)
+          const Vec3 ui = m.restSkin[i] + s.q[i];
+          const Vec3 mec = m.nodeMass[i] * (dvt - ui.cross(dv.tail<3>()));
+          s.qdot[i] += mtDiagInverse_[i] * (r[i] - mec);
+        }
+      }
+      s.velocity += dv.head<3>();
+      s.angularVelocity += dv.tail<3>();
+    };
+    std::vector<double> target(nc);
+    for (int k = 0; k < nc; ++k) target[k] = b[k] + vn[k];
+    const int iterations = std::max(1, settings_.contactIterations);
+    for (int it = 0; it < iterations; ++it) {
+      for (int k = 0; k < nc; ++k)
+        resid[k] = target[k] - contacts_[k].normal.dot(nodeVelocity(contacts_[k].node) -
+                                                         contacts_[k].surfaceVelocity);
+      smw(resid);
+      for (int k = 0; k < nc; ++k) lambda[k] += delta[k];
+      applyImpulse(iterations > 1);
     }
-    s.velocity += dv.head<3>();
-    s.angularVelocity += dv.tail<3>();
+    for (int k = 0; k < nc; ++k) info_.activeContacts += lambda[k] > 0;
     // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|)
     for (int k = 0; k < nc; ++k) {
-      if (lambda[k] == 0) continue;
+      if (lambda[k] <= 0) continue;
       const NodeContact& c = contacts_[k];
       const Vec3 xt = xdot[k] - vn[k] * c.normal;
       const double speed = xt.norm();

@@ -8,7 +8,10 @@
 // Generalised coordinates: core position c (world) and orientation R, skin
 // displacements q_i (body frame). Velocities v = [cdot (world); omega (body);
 // qdot (body)]. Node i: u_i = ub_i + q_i (body frame), x_i = c + R u_i.
+#include <Eigen/SparseCholesky>
+
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,8 +45,23 @@ struct NodeContact {
 /// Collision detection callback: contacts of the body's skin at its current state.
 using ContactFinder = std::function<void(const class LayeredBody&, std::vector<NodeContact>*)>;
 
+/// How Mt_e x = b is solved.
+enum class SolverMethod {
+  Auto,    ///< direct up to kDirectMaxNodes nodes, CG above (measured: README)
+  CG,      ///< preconditioned conjugate gradients on the stencil (the GPU's method)
+  Direct,  ///< sparse LDL^T, factored when dt or the material changes
+};
+
+/// Largest node count for which SolverMethod::Auto picks the direct solver.
+constexpr int kDirectMaxNodes = 12000;
+
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
+  SolverMethod method = SolverMethod::Auto;
+  /// Contact impulse: 1 = the paper's block-diagonal approximation (5.3); k > 1 =
+  /// k - 1 refinements that apply the impulse through the full implicit Mt and
+  /// correct lambda with the approximation as preconditioner.
+  int contactIterations = 1;
   int cgIterations = 50;        ///< maximum CG iterations per solve
   double cgTolerance = 1e-6;    ///< CG relative residual
   bool oneSided = true;         ///< contact multipliers lambda >= 0 (no pulling)
@@ -116,6 +134,9 @@ class LayeredBody {
   std::vector<std::array<Vec3, 3>> wt_;              // (nnode x 3 cols) Mt_e^-1 [m_i I]
   std::vector<std::array<Vec3, 3>> wr_;              // (nnode x 3 cols) Mt_e^-1 [-m_i [ub_i]x]
   std::vector<Vec3> y_;                              // (nnode) warm start of the y solve
+  bool direct_ = false;                              // this step's method is the direct solver
+  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
+  SolverMethod preparedMethod_ = SolverMethod::Auto;
   std::vector<NodeContact> contacts_;
 };
 

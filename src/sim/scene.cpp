@@ -149,8 +149,10 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
     t.gravity = sim.vec3("gravity", t.gravity);
     t.backend = sim.string("backend", t.backend, {"cpu", "gpu"});
     t.oneSidedContact = sim.boolean("one_sided_contact", t.oneSidedContact);
+    t.contactIterations = sim.integer("contact_iterations", t.contactIterations, 1, 50);
     JsonReader solver(root, file);
     if (sim.optionalObject("solver", &solver)) {
+      t.solver.method = solver.string("method", t.solver.method, {"auto", "cg", "direct"});
       t.solver.iterations = solver.integer("iterations", t.solver.iterations, 1, 10000);
       t.solver.tolerance = solver.number("tolerance", t.solver.tolerance, 0, 1, true, true);
       solver.finish();

@@ -81,8 +81,9 @@ struct ColliderDesc {
 };
 
 struct SolverSettings {
-  int iterations = 50;        ///< maximum CG iterations per solve
-  double tolerance = 1e-6;    ///< relative residual
+  std::string method = "auto";  ///< auto | cg | direct (sparse LDL^T)
+  int iterations = 50;          ///< maximum CG iterations per solve
+  double tolerance = 1e-6;      ///< relative residual
 };
 
 struct SimulationSettings {
@@ -91,6 +92,7 @@ struct SimulationSettings {
   std::string backend = "cpu";             ///< cpu | gpu
   SolverSettings solver;
   bool oneSidedContact = true;             ///< lambda >= 0 (no pulling)
+  int contactIterations = 1;               ///< 1: the paper's contact impulse; more: refined (layered_body.h)
 };
 
 struct CameraDesc {

@@ -132,6 +132,10 @@ void World::step() {
     ls.cgIterations = settings().solver.iterations;
     ls.cgTolerance = settings().solver.tolerance;
     ls.oneSided = settings().oneSidedContact;
+    ls.contactIterations = settings().contactIterations;
+    const std::string& method = settings().solver.method;
+    ls.method = method == "cg" ? SolverMethod::CG : method == "direct" ? SolverMethod::Direct
+                                                                       : SolverMethod::Auto;
     b.layered.step(dt, settings().gravity, finder, profile_);
     // robustness: a non-finite or runaway state is reported and rolled back
     if (!healthy(b)) {
