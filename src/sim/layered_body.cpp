@@ -472,101 +472,60 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     // 10 lambda by Sherman-Morrison-Woodbury: (D + U A^-1 U^T) l = b
     //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on an active set;
     //    one-sided: contacts whose total multiplier would pull (< 0) leave the set
-    std::vector<double> lambda(nc, 0.0), delta(nc, 0.0), resid(nc);
-    std::vector<char> active(nc);
-    auto smw = [&](const std::vector<double>& rhs) {
-      std::fill(active.begin(), active.end(), 1);
-      for (int round = 0; round < 20; ++round) {
-        Mat6 S = A;
-        Vec6 ub = Vec6::Zero();
-        for (int k = 0; k < nc; ++k) {
-          if (!active[k]) continue;
-          S += U[k] * U[k].transpose() / D[k];
-          ub += U[k] * (rhs[k] / D[k]);
-        }
-        const Vec6 t6 = fixed ? Vec6::Zero() : Vec6(S.ldlt().solve(ub));
-        bool changed = false;
-        for (int k = 0; k < nc; ++k) {
-          delta[k] = active[k] ? (rhs[k] - U[k].dot(t6)) / D[k] : -lambda[k];
-          if (settings_.oneSided && active[k] && lambda[k] + delta[k] < 0) {
-            active[k] = 0;
-            changed = true;
-          }
-        }
-        if (!changed) break;
+    std::vector<double> lambda(nc, 0.0);
+    std::vector<char> active(nc, 1);
+    for (int round = 0; round < 20; ++round) {
+      Mat6 S = A;
+      Vec6 ub = Vec6::Zero();
+      for (int k = 0; k < nc; ++k) {
+        if (!active[k]) continue;
+        S += U[k] * U[k].transpose() / D[k];
+        ub += U[k] * (b[k] / D[k]);
       }
-    };
-    // 11 the impulse J^T delta as a velocity change, through steps 3-4:
-    //    approximate (the paper): with Mh_e, dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i),
-    //      dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c) for every node;
-    //    exact: Mt_e y_r = r, dv_c = Mcond^-1 (f_c - M_ce y_r), dqdot = y_r - Y dv_c
+      const Vec6 t6 = fixed ? Vec6::Zero() : Vec6(S.ldlt().solve(ub));
+      bool changed = false;
+      for (int k = 0; k < nc; ++k) {
+        lambda[k] = active[k] ? (b[k] - U[k].dot(t6)) / D[k] : 0.0;
+        if (settings_.oneSided && lambda[k] < 0) {
+          active[k] = 0;
+          lambda[k] = 0;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+    // 11 the impulse J^T lambda as a velocity change through steps 3-4, with Mh_e as the
+    //    multipliers were (so the constraints hold exactly):
+    //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
     std::vector<Vec3> before(nc);
     for (int k = 0; k < nc; ++k) before[k] = nodeVelocity(contacts_[k].node);
-    std::vector<Vec3> r(n), yr(n);
-    auto applyImpulse = [&](bool exact) {
-      std::fill(r.begin(), r.end(), Vec3::Zero());
-      Vec6 fc = Vec6::Zero();
-      for (int k = 0; k < nc; ++k) {
-        if (delta[k] == 0) continue;
-        r[contacts_[k].node] += delta[k] * nb[k];
-        fc += delta[k] * Jc[k];
-      }
-      Vec6 dv = Vec6::Zero();
-      if (exact) {
-        std::fill(yr.begin(), yr.end(), Vec3::Zero());
-        solveMt(r, yr, settings_.cgIterations, settings_.cgTolerance, nullptr);
-        if (!fixed) {
-          Vec3 my = Vec3::Zero(), uy = Vec3::Zero();
-          for (int i = 0; i < n; ++i) {
-            my += m.nodeMass[i] * yr[i];
-            uy += m.nodeMass[i] * u[i].cross(yr[i]);
-          }
-          Vec6 rhs6;
-          rhs6 << fc.head<3>() - R * my, fc.tail<3>() - uy;
-          dv = Mcond.partialPivLu().solve(rhs6);
-        }
-        for (int i = 0; i < n; ++i) {
-          Vec3 d = yr[i];
-          if (!fixed)
-            for (int k = 0; k < 6; ++k) d -= Y[i][k] * dv[k];
-          s.qdot[i] += d;
-        }
-      } else {
-        if (!fixed) {
-          Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
-          for (int k = 0; k < nc; ++k) {
-            if (delta[k] == 0) continue;
-            const int i = contacts_[k].node;
-            const Vec3 hr = mtDiagInverse_[i] * (delta[k] * nb[k]);
-            mt += m.nodeMass[i] * hr;
-            mr += m.nodeMass[i] * (m.restSkin[i] + s.q[i]).cross(hr);
-          }
-          Vec6 rhs6;
-          rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
-          dv = A.ldlt().solve(rhs6);
-        }
-        const Vec3 dvt = Rt * dv.head<3>();
-        for (int i = 0; i < n; ++i) {
-          // M_ec(i) dv_c = m_i (R^T dv_t - u_i x dv_r)
-          const Vec3 ui = m.restSkin[i] + s.q[i];
-          const Vec3 mec = m.nodeMass[i] * (dvt - ui.cross(dv.tail<3>()));
-          s.qdot[i] += mtDiagInverse_[i] * (r[i] - mec);
-        }
-      }
-      s.velocity += dv.head<3>();
-      s.angularVelocity += dv.tail<3>();
-    };
-    std::vector<double> target(nc);
-    for (int k = 0; k < nc; ++k) target[k] = b[k] + vn[k];
-    const int iterations = std::max(1, settings_.contactIterations);
-    for (int it = 0; it < iterations; ++it) {
-      for (int k = 0; k < nc; ++k)
-        resid[k] = target[k] - contacts_[k].normal.dot(nodeVelocity(contacts_[k].node) -
-                                                         contacts_[k].surfaceVelocity);
-      smw(resid);
-      for (int k = 0; k < nc; ++k) lambda[k] += delta[k];
-      applyImpulse(iterations > 1);
+    std::vector<Vec3> r(n, Vec3::Zero());
+    Vec6 fc = Vec6::Zero();
+    Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
+    for (int k = 0; k < nc; ++k) {
+      if (lambda[k] == 0) continue;
+      const int i = contacts_[k].node;
+      r[i] += lambda[k] * nb[k];
+      fc += lambda[k] * Jc[k];
+      const Vec3 hr = mtDiagInverse_[i] * (lambda[k] * nb[k]);
+      mt += m.nodeMass[i] * hr;
+      mr += m.nodeMass[i] * (m.restSkin[i] + s.q[i]).cross(hr);
     }
+    Vec6 dv = Vec6::Zero();
+    if (!fixed) {
+      Vec6 rhs6;
+      rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
+      dv = A.ldlt().solve(rhs6);
+    }
+    const Vec3 dvt = Rt * dv.head<3>();
+    for (int i = 0; i < n; ++i) {
+      // M_ec(i) dv_c = m_i (R^T dv_t - u_i x dv_r)
+      const Vec3 ui = m.restSkin[i] + s.q[i];
+      const Vec3 mec = m.nodeMass[i] * (dvt - ui.cross(dv.tail<3>()));
+      s.qdot[i] += mtDiagInverse_[i] * (r[i] - mec);
+    }
+    s.velocity += dv.head<3>();
+    s.angularVelocity += dv.tail<3>();
     for (int k = 0; k < nc; ++k) info_.activeContacts += lambda[k] > 0;
     // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|)
     for (int k = 0; k < nc; ++k) {

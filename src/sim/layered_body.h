@@ -58,10 +58,7 @@ constexpr int kDirectMaxNodes = 12000;
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
   SolverMethod method = SolverMethod::Auto;
-  /// Contact impulse: 1 = the paper's block-diagonal approximation (5.3); k > 1 =
-  /// k - 1 refinements that apply the impulse through the full implicit Mt and
-  /// correct lambda with the approximation as preconditioner.
-  int contactIterations = 1;
+
   int cgIterations = 50;        ///< maximum CG iterations per solve
   double cgTolerance = 1e-6;    ///< CG relative residual
   bool oneSided = true;         ///< contact multipliers lambda >= 0 (no pulling)

@@ -92,7 +92,6 @@ struct SimulationSettings {
   std::string backend = "cpu";             ///< cpu | gpu
   SolverSettings solver;
   bool oneSidedContact = true;             ///< lambda >= 0 (no pulling)
-  int contactIterations = 1;               ///< 1: the paper's contact impulse; more: refined (layered_body.h)
 };
 
 struct CameraDesc {
