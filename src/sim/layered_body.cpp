@@ -44,6 +44,8 @@ void LayeredBody::resetToDesc() {
   const BakedBody& m = *model_;
   const int n = m.nodeCount();
   state_ = LayeredState{};
+  previousContacts_ = 0;
+
   state_.orientation = desc_.orientation;
   // the scene places the shape's origin; the body frame sits at comOffset in the shape frame
   state_.position = desc_.position + desc_.orientation * m.comOffset;
@@ -388,9 +390,11 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
   }
 
   // 5 positions (T): c += dt cdot, R <- R exp(dt [w]x), q += dt qdot
+  // (a rigid impact during the step adds the motion before the time of impact)
+  Vec3 impactV = Vec3::Zero(), impactW = Vec3::Zero();
   auto integratePositions = [&]() {
-    s.position = start.position + dt * s.velocity;
-    s.orientation = integrateBody(start.orientation, s.angularVelocity, dt);
+    s.position = start.position + dt * (s.velocity + impactV);
+    s.orientation = integrateBody(start.orientation, s.angularVelocity + impactW, dt);
     for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
   };
   {
@@ -410,11 +414,18 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
   if (!findContacts) return;
 
   // 6-8 collision detection at the predicted state
+  bool newEpisode = false;  // contacts begin this step
   {
     StageTimer t(profile, "detect");
     contacts_.clear();
     findContacts(*this, &contacts_);
+    // the finder reports nodes within a margin; only penetrating ones collide here
+    contacts_.erase(std::remove_if(contacts_.begin(), contacts_.end(),
+                                   [](const NodeContact& c) { return c.depth <= 0; }),
+                    contacts_.end());
     info_.contacts = int(contacts_.size());
+    newEpisode = previousContacts_ == 0;
+    previousContacts_ = info_.contacts;
     for (const NodeContact& c : contacts_) info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
   }
 
@@ -423,6 +434,58 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     R = rotation(s.orientation);
     const Mat3 Rt = R.transpose();
     const int nc = int(contacts_.size());
+    // Restitution. A node-level restitution target (8) does not work with a
+    // layered skin: spread over the steps in which the skin comes into contact,
+    // it neither reverses a stiff body in time (no bounce: the first steps touch
+    // a node or two) nor stays out of a resting skin's vibration (which it pumps
+    // into bounces). Here the coefficient of restitution is the body's: when a
+    // contact episode begins (no contacts in the previous step) and the
+    // rigidified body (Mirtich's response, sec. 5.3.1) approaches the contact
+    // patch faster than gravity alone explains, one Newton impact law reverses
+    // the patch's normal speed by eps; the node constraints below are then
+    // inelastic and keep the skin out of the collider. The skin's elasticity
+    // still dents, jiggles and carries the weight at rest.
+    if (!fixed) {
+      Vec3 p = Vec3::Zero(), nAvg = Vec3::Zero(), vo = Vec3::Zero();
+      double wsum = 0, eps = 0;
+      for (const NodeContact& c : contacts_) {
+        const double wk = c.depth + 1e-9;
+        p += wk * nodePosition(c.node);
+        nAvg += wk * c.normal;
+        vo += wk * c.surfaceVelocity;
+        eps += wk * c.restitution;
+        wsum += wk;
+      }
+      p /= wsum;
+      vo /= wsum;
+      eps /= wsum;
+      if (nAvg.norm() > 1e-12) {
+        nAvg.normalize();
+        const Vec3 com = centerOfMass();
+        const Vec3 vCom = linearMomentum() / mass;
+        const Vec3 wWorld = R * s.angularVelocity;
+        const Vec3 rp = p - com;
+        const double vApproach = nAvg.dot(vCom + wWorld.cross(rp) - vo);
+        const double threshold = 2 * g.norm() * dt + 1e-3;
+        if (vApproach < -threshold && newEpisode) {
+          const Mat3 invI = R * m.totalInertia.inverse() * Rt;
+          const Vec3 rn = rp.cross(nAvg);
+          const double j = -(1 + eps) * vApproach / (1 / mass + rn.dot(invI * rn));
+          const Vec3 dvCom = j * nAvg / mass, dw = invI * rn * j;
+          // the same rigid velocity change in the generalised coordinates: qdot unchanged
+          const Vec3 dcdot = dvCom + dw.cross(s.position - com), dwBody = Rt * dw;
+          s.velocity += dcdot;
+          s.angularVelocity += dwBody;
+          // the body reaches the patch at t_i = dt - depth / |v| into the step and only
+          // then turns: x(t + dt) = x + t_i v- + (dt - t_i) v+
+          double deepest = 0;
+          for (const NodeContact& c : contacts_) deepest = std::max(deepest, c.depth);
+          const double ti = std::clamp(dt - deepest / -vApproach, 0.0, dt);
+          impactV = -ti / dt * dcdot;
+          impactW = -ti / dt * dwBody;
+        }
+      }
+    }
     // 9 the diagonal term D_k = nb^T Mh_i^-1 nb and the coupling rows U_k (12)
     std::vector<double> D(nc), b(nc), vn(nc);
     std::vector<Vec6> U(nc), Jc(nc);
@@ -440,17 +503,17 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       Vec6 g6;
       g6 << mi * (R * hn), mi * ui.cross(hn);  // (hn^T m_i R^T)^T = m_i R hn; -(hn^T [u]x)^T = u x hn
       U[k] = fixed ? Vec6::Zero() : Vec6(Jc[k] - g6);
-      // pre-impact relative normal velocity and the restitution target (8), (13).
-      // Restitution acts on the body's impact: the normal speed of the rigidified
-      // body at the node (cdot + R (w x u_i)), not on the skin's own vibration,
-      // which the elastic model already carries (a node-level restitution would
-      // pump the resting skin's jiggle into bounces). Slow approaches stick.
+      // pre-impact relative normal velocity; the node constraint (8), (13) is
+      // inelastic here (restitution went into the rigid impact above). Contacts
+      // are found at the predicted end of the step; a node that was still a gap
+      // away from the surface at its start may close that gap (speculative
+      // contact: target -gap/dt) and lands on the surface instead of hovering
+      // (a stopped node above the surface would carry weight without the skin
+      // compressing). Separating nodes are left alone (one-sided).
       xdot[k] = nodeVelocity(i) - c.surfaceVelocity;
       vn[k] = c.normal.dot(xdot[k]);
-      const double vRigid = c.normal.dot(s.velocity + R * s.angularVelocity.cross(ui) - c.surfaceVelocity);
-      const double threshold = 2 * g.norm() * dt + 1e-3;
-      const double target = vRigid < -threshold ? -c.restitution * vRigid : 0.0;
-      b[k] = target - vn[k];
+      const double gap = std::max(0.0, -c.depth - dt * vn[k]);
+      b[k] = -vn[k] - gap / dt;
     }
     // Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (all nodes: the whole skin rides on the core)
     Mat6 A = Mc;
@@ -471,7 +534,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     }
     // 10 lambda by Sherman-Morrison-Woodbury: (D + U A^-1 U^T) l = b
     //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on an active set;
-    //    one-sided: contacts whose total multiplier would pull (< 0) leave the set
+    //    one-sided: contacts whose multiplier would pull (< 0) leave the set
     std::vector<double> lambda(nc, 0.0);
     std::vector<char> active(nc, 1);
     for (int round = 0; round < 20; ++round) {
@@ -499,39 +562,53 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
     std::vector<Vec3> before(nc);
     for (int k = 0; k < nc; ++k) before[k] = nodeVelocity(contacts_[k].node);
-    std::vector<Vec3> r(n, Vec3::Zero());
-    Vec6 fc = Vec6::Zero();
-    Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
+    auto applyImpulse = [&](const std::vector<Vec3>& f) {  // world impulse per contact
+      std::vector<Vec3> r(n, Vec3::Zero());
+      Vec6 fc = Vec6::Zero();
+      Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
+      for (int k = 0; k < nc; ++k) {
+        if (f[k].isZero(0)) continue;
+        const int i = contacts_[k].node;
+        const Vec3 fb = Rt * f[k];
+        const Vec3 ui = m.restSkin[i] + s.q[i];
+        r[i] += fb;
+        fc.head<3>() += f[k];
+        fc.tail<3>() += ui.cross(fb);
+        const Vec3 hr = mtDiagInverse_[i] * fb;
+        mt += m.nodeMass[i] * hr;
+        mr += m.nodeMass[i] * ui.cross(hr);
+      }
+      Vec6 dv = Vec6::Zero();
+      if (!fixed) {
+        Vec6 rhs6;
+        rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
+        dv = A.ldlt().solve(rhs6);
+      }
+      const Vec3 dvt = Rt * dv.head<3>();
+      for (int i = 0; i < n; ++i) {
+        // M_ec(i) dv_c = m_i (R^T dv_t - u_i x dv_r)
+        const Vec3 ui = m.restSkin[i] + s.q[i];
+        const Vec3 mec = m.nodeMass[i] * (dvt - ui.cross(dv.tail<3>()));
+        s.qdot[i] += mtDiagInverse_[i] * (r[i] - mec);
+      }
+      s.velocity += dv.head<3>();
+      s.angularVelocity += dv.tail<3>();
+    };
+    std::vector<Vec3> fk(nc);
     for (int k = 0; k < nc; ++k) {
-      if (lambda[k] == 0) continue;
-      const int i = contacts_[k].node;
-      r[i] += lambda[k] * nb[k];
-      fc += lambda[k] * Jc[k];
-      const Vec3 hr = mtDiagInverse_[i] * (lambda[k] * nb[k]);
-      mt += m.nodeMass[i] * hr;
-      mr += m.nodeMass[i] * (m.restSkin[i] + s.q[i]).cross(hr);
+      fk[k] = lambda[k] * contacts_[k].normal;
+      info_.activeContacts += lambda[k] > 0;
     }
-    Vec6 dv = Vec6::Zero();
-    if (!fixed) {
-      Vec6 rhs6;
-      rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
-      dv = A.ldlt().solve(rhs6);
-    }
-    const Vec3 dvt = Rt * dv.head<3>();
-    for (int i = 0; i < n; ++i) {
-      // M_ec(i) dv_c = m_i (R^T dv_t - u_i x dv_r)
-      const Vec3 ui = m.restSkin[i] + s.q[i];
-      const Vec3 mec = m.nodeMass[i] * (dvt - ui.cross(dv.tail<3>()));
-      s.qdot[i] += mtDiagInverse_[i] * (r[i] - mec);
-    }
-    s.velocity += dv.head<3>();
-    s.angularVelocity += dv.tail<3>();
-    for (int k = 0; k < nc; ++k) info_.activeContacts += lambda[k] > 0;
-    // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|)
+    applyImpulse(fk);
+    // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|),
+    //    on the node's skin velocity. xt is the node's tangential velocity after the
+    //    normal impulse (which moves it tangentially too, through the coupling): the
+    //    pre-impact one of (14) can overshoot and feed a resting body energy.
     for (int k = 0; k < nc; ++k) {
       if (lambda[k] <= 0) continue;
       const NodeContact& c = contacts_[k];
-      const Vec3 xt = xdot[k] - vn[k] * c.normal;
+      const Vec3 rel = nodeVelocity(c.node) - c.surfaceVelocity;
+      const Vec3 xt = rel - c.normal.dot(rel) * c.normal;
       const double speed = xt.norm();
       if (speed < 1e-12) continue;
       const double impulse = (nodeVelocity(c.node) - before[k]).norm();
@@ -552,6 +629,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       if (c.depth <= 0) continue;
       s.q[c.node] += Rt * (c.stiffnessShare * c.depth * c.normal);
       ++info_.corrected;
+      info_.maxCorrection = std::max(info_.maxCorrection, c.stiffnessShare * c.depth);
     }
   }
 }

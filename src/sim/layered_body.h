@@ -35,7 +35,7 @@ struct LayeredState {
 struct NodeContact {
   int node = -1;                    ///< node index
   Vec3 normal = Vec3::UnitY();      ///< world unit normal, pointing out of the other surface
-  double depth = 0;                 ///< penetration depth [m] (> 0: penetrating)
+  double depth = 0;                 ///< penetration depth [m] (> 0: penetrating, < 0: a gap)
   Vec3 surfaceVelocity = Vec3::Zero();  ///< world velocity of the other surface at the contact [m/s]
   double friction = 0.5;            ///< Coulomb coefficient of the pair [-]
   double restitution = 0.2;         ///< coefficient of restitution of the pair [-]
@@ -73,6 +73,7 @@ struct LayeredStepInfo {
   int contacts = 0;           ///< colliding nodes (step 7-8)
   int activeContacts = 0;     ///< contacts with lambda > 0 after the one-sided iteration
   int corrected = 0;          ///< nodes moved by the position correction (step 15)
+  double maxCorrection = 0;   ///< largest position correction of the step [m]
   double maxPenetration = 0;  ///< deepest penetration before the correction [m]
 };
 
@@ -135,6 +136,8 @@ class LayeredBody {
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
   SolverMethod preparedMethod_ = SolverMethod::Auto;
   std::vector<NodeContact> contacts_;
+  int previousContacts_ = 0;
+  std::vector<Vec3> carriedForce_;  // (nnode) last step's contact force on each node, world [N]  // contacts found in the previous step (restitution episodes)
 };
 
 }  // namespace d2t

@@ -9,7 +9,16 @@ namespace d2t {
 Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d) {
   lastGood = layered.state();
   thickness.resize(m->nodeCount());
-  for (int i = 0; i < m->nodeCount(); ++i) thickness[i] = (m->restSkin[i] - m->core[i]).norm();
+  double radius = 0;
+  for (int i = 0; i < m->nodeCount(); ++i) {
+    thickness[i] = (m->restSkin[i] - m->core[i]).norm();
+    radius = std::max(radius, m->restSkin[i].norm());
+  }
+  // 10% of the body's mechanical energy scale (its weight over its size, and its
+  // motion): a blow-up grows without bound, while contact and correction may add a
+  // little (the restitution impulse and the position correction are not conservative)
+  energyTolerance = 0.1 * (m->totalMass * 9.81 * radius +
+                            0.5 * m->totalMass * d.velocity.squaredNorm()) + 1e-9;
   refreshState();
 }
 
@@ -41,6 +50,7 @@ void World::reset() {
     b.layered.resetToDesc();
     b.lastGood = b.layered.state();
     b.stats = BodyStats{};
+    b.energyFloor = 1e300;
     b.refreshState();
   }
 }
@@ -75,6 +85,17 @@ bool World::healthy(const Body& b) const {
   return true;
 }
 
+bool World::energyBounded(Body& b, bool outsideWork) const {
+  const double e = energy(b).total();
+  if (outsideWork || b.energyFloor >= 1e299) {
+    b.energyFloor = e;
+    return true;
+  }
+  if (e > b.energyFloor + b.energyTolerance) return false;
+  b.energyFloor = std::min(b.energyFloor, e);
+  return true;
+}
+
 void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const {
   const int n = body.nodeCount();
   const Material& mat = body.desc().material;
@@ -97,10 +118,11 @@ void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out)
 #pragma omp parallel for schedule(static) if (n > 8192)
   for (int i = 0; i < n; ++i) {
     const Vec3 x = body.nodePosition(i);
-    double deepest = 0;
+    double deepest = -kContactMargin;
     for (const Collider* c : near) {
       const SurfaceHit h = c->query(x);
-      if (-h.distance <= deepest) continue;  // not penetrating, or a deeper contact known
+      // penetrating, or within the margin (the body keeps the ones that carry a force)
+      if (h.distance >= kContactMargin || (hit[i] && -h.distance <= deepest)) continue;
       deepest = -h.distance;
       hit[i] = 1;
       NodeContact& k = found[i];
@@ -124,6 +146,10 @@ void World::step() {
     StageTimer t(profile_, "colliders");
     for (Collider& c : colliders_) c.animate(time_ + dt);
   }
+  // kinematic colliders in motion do work on the bodies: no energy bound then
+  bool outsideWork = false;
+  for (const Collider& c : colliders_)
+    outsideWork = outsideWork || c.velocity().squaredNorm() > 0 || c.angularVelocity().squaredNorm() > 0;
   const ContactFinder finder = [this](const LayeredBody& b, std::vector<NodeContact>* out) {
     findContacts(b, out);
   };
@@ -136,13 +162,17 @@ void World::step() {
     ls.method = method == "cg" ? SolverMethod::CG : method == "direct" ? SolverMethod::Direct
                                                                        : SolverMethod::Auto;
     b.layered.step(dt, settings().gravity, finder, profile_);
-    // robustness: a non-finite or runaway state is reported and rolled back
-    if (!healthy(b)) {
+    // robustness: a non-finite or runaway state, or energy that grew without outside
+    // work, is reported and rolled back
+    const bool finiteState = healthy(b);
+    if (!finiteState || !energyBounded(b, outsideWork)) {
       std::ostringstream w;
-      w << "body '" << b.desc.name << "': numerical blow-up at t = " << time_ + dt
-        << " s (non-finite, runaway velocity or skin displacement beyond twice the layer "
-           "thickness; E = "
-        << b.desc.material.young << " Pa, dt = " << dt << " s); reset to its last good state, at rest";
+      w << "body '" << b.desc.name << "': numerical blow-up at t = " << time_ + dt << " s ("
+        << (finiteState ? "energy grew without outside work"
+                        : "non-finite, runaway velocity or skin displacement beyond twice the "
+                          "layer thickness")
+        << "; E = " << b.desc.material.young << " Pa, dt = " << dt
+        << " s); reset to its last good state, at rest";
       warnings_.push_back(w.str());
       b.layered.state() = b.lastGood;
       LayeredState& s = b.layered.state();

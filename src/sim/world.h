@@ -15,6 +15,10 @@
 
 namespace d2t {
 
+/// Nodes closer than this to a collider are reported as (speculative) contacts,
+/// with a negative depth when outside [m].
+constexpr double kContactMargin = 0.01;
+
 /// World-frame summary of a body's motion (for panels, metrics, tests).
 struct BodyState {
   Vec3 position = Vec3::Zero();          ///< centre of mass of core + skin [m]
@@ -54,6 +58,8 @@ struct Body {
   BodyState state;         ///< world summary, refreshed after every step
   BodyStats stats;
   std::vector<double> thickness;  ///< (nnode) rest skin thickness |g - f| [m] (blow-up bound)
+  double energyFloor = 1e300;     ///< lowest total energy seen since the last outside work [J]
+  double energyTolerance = 0;     ///< energy growth taken as a blow-up beyond the floor [J]
 
   int nodes() const { return model->nodeCount(); }
   int tets() const { return model->tetCount(); }
@@ -90,11 +96,14 @@ class World {
   void recordTrajectory(bool on) { recordTrajectory_ = on; }
 
   /// Contacts of a body's skin nodes with the colliders at its current state
-  /// (deepest collider per node).
+  /// (deepest collider per node; nodes within kContactMargin outside included).
   void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const;
 
  private:
   bool healthy(const Body& b) const;
+  /// Total energy has not grown beyond the lowest seen (+ tolerance) while no outside
+  /// work was done on the body (no moving collider).
+  bool energyBounded(Body& b, bool outsideWork) const;
 
   Scene scene_;
   std::vector<Body> bodies_;
