@@ -29,6 +29,14 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
       ->check(CLI::Range(1e-6, 0.1));
   app.add_option("--backend", o->backend, "Solver backend (overrides the scene)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
+  app.add_option("--resolution", o->resolution,
+                 "Atlas resolution of every body (power of two in [16, 1024]), overrides the scene")
+      ->check([](const std::string& v) {
+        int n = 0;
+        try { n = std::stoi(v); } catch (...) { return std::string("must be an integer"); }
+        if (n < 16 || n > 1024 || (n & (n - 1)) != 0) return std::string("must be a power of two in [16, 1024]");
+        return std::string();
+      });
   app.add_option("--screenshot", o->screenshot, "Write the last frame to PATH.png");
   app.add_option("--metrics", o->metrics, "Write a JSON summary of the run to PATH.json");
   app.add_option("--bench", o->bench, "Write per-step stage timings [ms] to PATH.csv");

@@ -11,6 +11,8 @@ void Session::load(const std::string& path, const Options* o) {
   Scene scene = loadScene(path);
   if (o && o->dt) scene.simulation.dt = *o->dt;
   if (o && o->backend) scene.simulation.backend = *o->backend;
+  if (o && o->resolution)
+    for (BodyDesc& b : scene.bodies) b.atlasResolution = *o->resolution;
   backendNote.clear();
   if (scene.simulation.backend == "gpu") {
     // the GPU solver arrives with its own stage; until then the CPU runs the step

@@ -549,6 +549,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       bool changed = false;
       for (int k = 0; k < nc; ++k) {
         lambda[k] = active[k] ? (b[k] - U[k].dot(t6)) / D[k] : 0.0;
+        if (round == 0 && lambda[k] < 0) ++info_.pulling;
         if (settings_.oneSided && lambda[k] < 0) {
           active[k] = 0;
           lambda[k] = 0;

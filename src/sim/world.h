@@ -92,6 +92,11 @@ class World {
   Energy energy(const Body& b) const;
   /// Warnings since the last call (numerical resets, ...), oldest first.
   std::vector<std::string> takeWarnings();
+  /// Call after changing a body's state from outside (a kick, a drag, a panel):
+  /// the energy bound of the blow-up check restarts from the new energy.
+  void rebaseEnergy() {
+    for (Body& b : bodies_) b.energyFloor = 1e300;
+  }
   /// Keep a per-step trajectory in the stats (off by default: it grows with the run).
   void recordTrajectory(bool on) { recordTrajectory_ = on; }
 

@@ -45,13 +45,13 @@ TEST(Cli, HelpListsTheOptions) {
   const Result r = run("--help");
   EXPECT_EQ(r.code, 0);
   for (const char* opt : {"--list-scenes", "--headless", "--frames", "--dt", "--backend",
-                          "--screenshot", "--metrics", "--bench", "--bake-report"})
+                          "--screenshot", "--metrics", "--bench", "--bake-report", "--resolution"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
 }
 
 TEST(Cli, UnknownOptionsAndBadValuesExitWithUsage) {
   for (const char* args : {"--frobnicate", "--frames -3", "--frames abc", "--dt 5",
-                           "--backend cuda", "a.json b.json"}) {
+                           "--backend cuda", "a.json b.json", "--resolution 48", "--resolution 2048"}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << "\n" << r.out;
