@@ -78,6 +78,16 @@ std::string ShaderSource::mapLog(const std::string& log) const {
 
 namespace {
 
+// the info log of a shader or a program object
+template <typename GetIv, typename GetLog>
+std::string infoLog(GLuint id, GetIv getIv, GetLog getLog) {
+  GLint len = 0;
+  getIv(id, GL_INFO_LOG_LENGTH, &len);
+  std::string log(std::max(len, 1), '\0');
+  getLog(id, len, nullptr, log.data());
+  return log.c_str();
+}
+
 GLuint compile(GLenum stage, const ShaderSource& src) {
   GLuint s = glCreateShader(stage);
   const char* text = src.text.c_str();
@@ -86,14 +96,11 @@ GLuint compile(GLenum stage, const ShaderSource& src) {
   GLint ok = 0;
   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
   if (!ok) {
-    GLint len = 0;
-    glGetShaderiv(s, GL_INFO_LOG_LENGTH, &len);
-    std::string log(std::max(len, 1), '\0');
-    glGetShaderInfoLog(s, len, nullptr, log.data());
+    const std::string log = infoLog(s, glGetShaderiv, glGetShaderInfoLog);
     glDeleteShader(s);
     const std::string file = src.lineOrigin.empty() ? "?" : src.lineOrigin.front().first;
     throw GlError("shader compile error in " + file + " (GL " + glVersion() + "):\n" +
-                  src.mapLog(log.c_str()));
+                  src.mapLog(log));
   }
   return s;
 }
@@ -121,13 +128,10 @@ ShaderProgram::ShaderProgram(const std::string& vertexFile, const std::string& f
   GLint ok = 0;
   glGetProgramiv(id_, GL_LINK_STATUS, &ok);
   if (!ok) {
-    GLint len = 0;
-    glGetProgramiv(id_, GL_INFO_LOG_LENGTH, &len);
-    std::string log(std::max(len, 1), '\0');
-    glGetProgramInfoLog(id_, len, nullptr, log.data());
+    const std::string log = infoLog(id_, glGetProgramiv, glGetProgramInfoLog);
     glDeleteProgram(id_);
     id_ = 0;
-    throw GlError("shader link error (" + vertexFile + " + " + fragmentFile + "):\n" + log.c_str());
+    throw GlError("shader link error (" + vertexFile + " + " + fragmentFile + "):\n" + log);
   }
 }
 

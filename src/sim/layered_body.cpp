@@ -121,8 +121,11 @@ double LayeredBody::gravitationalEnergy(const Vec3& g) const {
 
 // ---- sparse products over the 7-slot stencil ---------------------------------------------------
 
-void LayeredBody::multiplyK(const std::vector<Vec3>& x, std::vector<Vec3>& y) const {
-  const BakedBody& m = *model_;
+namespace {
+
+// y_i = sum over the 7 stencil slots of block(i, slot) x_(node read by the slot)
+void stencilProduct(const BakedBody& m, const std::vector<std::array<Mat3, kStencilSlots>>& blocks,
+                    const std::vector<Vec3>& x, std::vector<Vec3>& y) {
   const int n = m.nodeCount();
   y.resize(n);
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
@@ -130,23 +133,19 @@ void LayeredBody::multiplyK(const std::vector<Vec3>& x, std::vector<Vec3>& y) co
     const Stencil& st = m.atlas.stencil[i];
     Vec3 s = Vec3::Zero();
     for (int k = 0; k < kStencilSlots; ++k)
-      if (st[k] >= 0) s += m.stiffness[i][k] * x[st[k]];
+      if (st[k] >= 0) s += blocks[i][k] * x[st[k]];
     y[i] = s;
   }
 }
 
+}  // namespace
+
+void LayeredBody::multiplyK(const std::vector<Vec3>& x, std::vector<Vec3>& y) const {
+  stencilProduct(*model_, model_->stiffness, x, y);
+}
+
 void LayeredBody::multiplyMt(const std::vector<Vec3>& x, std::vector<Vec3>& y) const {
-  const BakedBody& m = *model_;
-  const int n = m.nodeCount();
-  y.resize(n);
-#pragma omp parallel for schedule(static) if (n > kParallelNodes)
-  for (int i = 0; i < n; ++i) {
-    const Stencil& st = m.atlas.stencil[i];
-    Vec3 s = Vec3::Zero();
-    for (int k = 0; k < kStencilSlots; ++k)
-      if (st[k] >= 0) s += mt_[i][k] * x[st[k]];
-    y[i] = s;
-  }
+  stencilProduct(*model_, mt_, x, y);
 }
 
 // Preconditioned conjugate gradients on Mt_e x = b (symmetric positive definite),

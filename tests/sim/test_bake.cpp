@@ -11,6 +11,7 @@
 
 #include "sim/bake_report.h"
 #include "sim/baked_body.h"
+#include "test_shapes.h"
 
 namespace d2t {
 namespace {
@@ -61,20 +62,7 @@ BodyDesc torusBody(int res, double major = 0.4, double minor = 0.15, double core
   return d;
 }
 
-// an ellipsoid with semi-axes (a, b, c): a star shape for cores that poke through
-class Ellipsoid final : public Shape {
- public:
-  explicit Ellipsoid(const Vec3& axes) : axes_(axes) {}
-  std::string type() const override { return "ellipsoid"; }
-  ShapeTopology topology() const override { return ShapeTopology::Star; }
-  double radius(const Vec3& d) const override { return 1.0 / d.cwiseQuotient(axes_).norm(); }
-  double signedDistance(const Vec3& p) const override { return p.norm() - radius(p.normalized()); }
-  TriMesh mesh(int) const override { return {}; }
-  double boundingRadius() const override { return axes_.maxCoeff(); }
-
- private:
-  Vec3 axes_;
-};
+using test::Ellipsoid;
 
 // a closed shape that is neither star-shaped nor a torus
 class Blob final : public Shape {
@@ -250,13 +238,7 @@ TEST(BakeStiffness, MinEigenvalueScalesWithYoungOverDensity) {
 TEST(BakeMaterial, StifferRegionChangesOnlyNearbyBlocks) {
   BodyDesc soft = sphereBody(32);
   BodyDesc mixed = soft;
-  MaterialRegion r;
-  r.normal = Vec3::UnitX();
-  r.offset = 0;
-  r.young = 20 * soft.material.young;
-  r.poisson = soft.material.poisson;
-  r.density = soft.material.density;
-  mixed.regions.push_back(r);
+  mixed.regions.push_back(test::stiffHalf(soft.material, 20));
   const BakedBodyPtr a = bake(soft), b = bake(mixed);
   ASSERT_EQ(a->nodeCount(), b->nodeCount());
   EXPECT_EQ(b->incompleteNeighbourhoods, 0);
@@ -291,7 +273,7 @@ TEST(BakeMaterial, StifferRegionChangesOnlyNearbyBlocks) {
   for (int i = 0; i < n; ++i)
     if (b->restSkin[i].x() > 0.3) {
       EXPECT_NEAR(b->stiffness[i][0].trace() / a->stiffness[i][0].trace(), 20.0, 1e-9);
-      EXPECT_EQ(b->material[i].young, r.young);
+      EXPECT_EQ(b->material[i].young, 20 * soft.material.young);
       break;
     }
   expectStiffnessSound(*b, "sphere N=32, x > 0 20x stiffer");

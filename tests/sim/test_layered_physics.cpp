@@ -15,6 +15,7 @@
 #include "sim/layered_body.h"
 #include "sim/static_reference.h"
 #include "sim/world.h"
+#include "test_shapes.h"
 
 namespace d2t {
 namespace {
@@ -32,20 +33,7 @@ BodyDesc ballDesc(int res, double young, double density = 1000) {
   return d;
 }
 
-// an ellipsoid with semi-axes (a, b, c): a body with three distinct moments of inertia
-class Ellipsoid final : public Shape {
- public:
-  explicit Ellipsoid(const Vec3& axes) : axes_(axes) {}
-  std::string type() const override { return "ellipsoid"; }
-  ShapeTopology topology() const override { return ShapeTopology::Star; }
-  double radius(const Vec3& d) const override { return 1.0 / d.cwiseQuotient(axes_).norm(); }
-  double signedDistance(const Vec3& p) const override { return p.norm() - radius(p.normalized()); }
-  TriMesh mesh(int) const override { return {}; }
-  double boundingRadius() const override { return axes_.maxCoeff(); }
-
- private:
-  Vec3 axes_;
-};
+using test::Ellipsoid;
 
 // a baked body and its dynamic state
 struct Sim {
@@ -393,13 +381,7 @@ TEST(LayeredPhysics, BallSlidesDownAFrictionlessIncline) {
 
 TEST(LayeredPhysics, HeterogeneousBallIndentsMoreOnItsSoftSideAsTheStaticModelPredicts) {
   BodyDesc d = ballDesc(32, 1e5);
-  MaterialRegion stiff;
-  stiff.normal = Vec3::UnitX();
-  stiff.offset = 0;
-  stiff.young = 20 * d.material.young;
-  stiff.poisson = d.material.poisson;
-  stiff.density = d.material.density;
-  d.regions.push_back(stiff);
+  d.regions.push_back(test::stiffHalf(d.material, 20));
   const BakedBodyPtr model = bake(d);
   // body +x up: the soft half (x < 0) is below; body +x down: the stiff half is below
   double dyn[2], ref[2];

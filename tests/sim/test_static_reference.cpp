@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "sim/static_reference.h"
+#include "test_shapes.h"
 
 namespace d2t {
 namespace {
@@ -170,13 +171,7 @@ TEST(StaticReference, RestOnPlaneFrictionlessSinksAtLeastAsMuchAsNoSlip) {
 
 TEST(StaticReference, HeterogeneousBodyIndentsMoreOnItsSoftSide) {
   BodyDesc d = ball(32, 1e5);
-  MaterialRegion stiff;
-  stiff.normal = Vec3::UnitX();
-  stiff.offset = 0;
-  stiff.young = 20 * d.material.young;
-  stiff.poisson = d.material.poisson;
-  stiff.density = d.material.density;
-  d.regions.push_back(stiff);
+  d.regions.push_back(test::stiffHalf(d.material, 20));
   const BakedBodyPtr b = bake(d);
   // body +x up: the soft half (x < 0) is below; body +x down: the stiff half is below
   const Quat softDown(Eigen::AngleAxisd(kPi / 2, Vec3::UnitZ()));
