@@ -599,7 +599,37 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       fk[k] = lambda[k] * contacts_[k].normal;
       info_.activeContacts += lambda[k] > 0;
     }
+    // An inelastic contact against a resting surface cannot add kinetic energy, but
+    // the response applied through the block-diagonal Mh_e can (it pushes the core
+    // as if each node hung on its own diagonal spring, on top of the elastic push the
+    // implicit solve already gave it: a soft ball rebounding from the ground gained
+    // ~20 J per step). Where the surfaces are at rest, the impulse is scaled down to
+    // the largest share s in [0, 1] that keeps the kinetic energy from growing;
+    // what it leaves of the penetration goes to the position correction.
+    const double keBefore = kineticEnergy();
+    const std::vector<Vec3> qdotBefore = s.qdot;
+    const Vec3 vBefore = s.velocity, wBefore = s.angularVelocity;
     applyImpulse(fk);
+    bool restingSurfaces = true;
+    for (const NodeContact& c : contacts_) restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
+    const double keAfter = kineticEnergy();
+    if (restingSurfaces && keAfter > keBefore * (1 + 1e-9) + 1e-12) {
+      const std::vector<Vec3> qdotAfter = s.qdot;
+      const Vec3 vAfter = s.velocity, wAfter = s.angularVelocity;
+      auto blend = [&](double t) {
+        for (int i = 0; i < n; ++i) s.qdot[i] = qdotBefore[i] + t * (qdotAfter[i] - qdotBefore[i]);
+        s.velocity = vBefore + t * (vAfter - vBefore);
+        s.angularVelocity = wBefore + t * (wAfter - wBefore);
+      };
+      blend(0.5);
+      const double keHalf = kineticEnergy();
+      // KE(t) = k0 + a t + b t^2 through t = 0, 1/2, 1
+      const double b2 = 2 * (keAfter - 2 * keHalf + keBefore), a1 = keAfter - keBefore - b2;
+      double t = 0;
+      if (b2 > 0 && a1 < 0) t = std::clamp(-a1 / b2, 0.0, 1.0);  // KE back to k0 at t = -a/b
+      blend(t);
+      info_.contactScale = t;
+    }
     // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|),
     //    on the node's skin velocity. xt is the node's tangential velocity after the
     //    normal impulse (which moves it tangentially too, through the coupling): the
