@@ -183,7 +183,10 @@ void simulationPanel(Ui& ui) {
                           ImGuiSliderFlags_Logarithmic))
     s.realTimeFactor = std::clamp(rtf, rlo, rhi);
   float g[3] = {float(set.gravity.x()), float(set.gravity.y()), float(set.gravity.z())};
-  if (ImGui::DragFloat3("gravity [m/s2]", g, 0.05f, -50.f, 50.f)) set.gravity = Vec3(g[0], g[1], g[2]);
+  if (ImGui::DragFloat3("gravity [m/s2]", g, 0.05f, -50.f, 50.f)) {
+    set.gravity = Vec3(g[0], g[1], g[2]);
+    s.world->rebaseEnergy();  // the potential energy's reference changed
+  }
   ImGui::Checkbox("shadows", &ui.view.shadows);
   ImGui::SameLine();
   ImGui::Checkbox("wireframe", &ui.view.wireframe);

@@ -48,10 +48,13 @@ BodyDesc readBody(JsonReader r, int index) {
   BodyDesc b;
   b.name = r.string("name", "body" + std::to_string(index));
   b.shape = parseShape(r.object("shape"));
-  if (b.shape->topology() == ShapeTopology::Solid)
+  if (b.shape->topology() == ShapeTopology::Solid) {
+    const std::string why = b.shape->notDeformableReason();
     r.fail("shape", "a deformable body needs a shape that is star-shaped about its centre or a "
                     "torus (the D2T atlas cannot represent it); got a '" + b.shape->type() +
-                    "' that is neither (use it as a collider instead)");
+                    "' that is neither (use it as a collider instead)" +
+                    (why.empty() ? std::string() : ": " + why));
+  }
   JsonReader core(r.node(), r.file());
   if (r.optionalObject("core", &core)) {
     const bool hasScale = core.has("scale"), hasShape = core.has("shape");

@@ -16,6 +16,7 @@
 
 #include "sim/obj_loader.h"
 #include "sim/shape.h"
+#include "sim/scene.h"
 
 using namespace d2t;
 namespace fs = std::filesystem;
@@ -243,6 +244,19 @@ TEST_F(Obj, DumbbellLoadsAsSolidAndSaysWhyItIsNotStarShaped) {
                                "represent it"),
             std::string::npos) << reason;
   EXPECT_NE(reason.find("face the centre"), std::string::npos) << reason;
+
+  // as the skin of a deformable body the scene refuses it, naming the field and why
+  const nlohmann::json scene = nlohmann::json::parse(
+      R"({"bodies": [{"name": "b", "shape": {"type": "obj", "path": "dumbbell.obj"}}]})");
+  try {
+    parseScene(scene, path.substr(0, path.rfind('/')) + "/scene.json");
+    FAIL() << "a non-star-shaped body was accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("scene.json: /bodies/0/shape: a deformable body needs a shape that is "
+                     "star-shaped"), std::string::npos) << m;
+    EXPECT_NE(m.find(path + ": mesh is not star-shaped about its centre"), std::string::npos) << m;
+  }
   // signed distance (recentred: the bar's middle is the origin)
   EXPECT_NEAR(s->signedDistance(Vec3(-3, 0, 0)), -1.5, 1e-12);  // centre of the left block
   EXPECT_NEAR(s->signedDistance(Vec3(0, 0, 0)), -0.5, 1e-12);   // middle of the bar
