@@ -75,8 +75,10 @@ SurfaceHit Collider::query(const Vec3& x) const {
       return h;
     case ColliderType::HeightField: {
       const Vec3 p = orientation_.conjugate() * (x - position_);
-      h.distance = field_->signedDistance(p);
-      h.normal = orientation_ * field_->normal(p.x(), p.z());
+      // vertical distance (HeightField::signedDistance), one cell lookup for both
+      const HeightField::Sample f = field_->sample(p.x(), p.z());
+      h.distance = p.y() - f.height;
+      h.normal = orientation_ * f.normal;
       break;
     }
     case ColliderType::Mesh: {

@@ -42,28 +42,26 @@ void HeightField::locate(double x, double z, int* i, int* j, double* fx, double*
   *fz = v - *j;
 }
 
-double HeightField::height(double x, double z) const {
+HeightField::Sample HeightField::sample(double x, double z) const {
   int i, j;
   double fx, fz;
   locate(x, z, &i, &j, &fx, &fz);
   const double h00 = gridHeight(i, j), h10 = gridHeight(i + 1, j);
   const double h01 = gridHeight(i, j + 1), h11 = gridHeight(i + 1, j + 1);
-  return (1 - fz) * ((1 - fx) * h00 + fx * h10) + fz * ((1 - fx) * h01 + fx * h11);
-}
-
-Vec3 HeightField::normal(double x, double z) const {
-  int i, j;
-  double fx, fz;
-  locate(x, z, &i, &j, &fx, &fz);
-  const double h00 = gridHeight(i, j), h10 = gridHeight(i + 1, j);
-  const double h01 = gridHeight(i, j + 1), h11 = gridHeight(i + 1, j + 1);
+  Sample r;
+  r.height = (1 - fz) * ((1 - fx) * h00 + fx * h10) + fz * ((1 - fx) * h01 + fx * h11);
   // gradient of the bilinear patch; zero across a clamped (outside) coordinate
   const double half = 0.5 * size_;
   const bool inX = std::abs(x - origin_.x()) <= half, inZ = std::abs(z - origin_.z()) <= half;
   const double hx = inX ? ((1 - fz) * (h10 - h00) + fz * (h11 - h01)) / cell_ : 0.0;
   const double hz = inZ ? ((1 - fx) * (h01 - h00) + fx * (h11 - h10)) / cell_ : 0.0;
-  return Vec3(-hx, 1.0, -hz).normalized();
+  r.normal = Vec3(-hx, 1.0, -hz).normalized();
+  return r;
 }
+
+double HeightField::height(double x, double z) const { return sample(x, z).height; }
+
+Vec3 HeightField::normal(double x, double z) const { return sample(x, z).normal; }
 
 double HeightField::signedDistance(const Vec3& p) const { return p.y() - height(p.x(), p.z()); }
 

@@ -29,6 +29,12 @@ class HeightField {
   /// Surface height [m] at (x, z): bilinear in the grid cell; outside the square
   /// the edge value is held (clamped coordinates).
   double height(double x, double z) const;
+  /// Height [m] and upward unit normal at (x, z), from one cell lookup.
+  struct Sample {
+    double height = 0;
+    Vec3 normal = Vec3::UnitY();
+  };
+  Sample sample(double x, double z) const;
   /// Upward unit normal of the interpolated surface at (x, z).
   Vec3 normal(double x, double z) const;
   /// Vertical signed distance p.y - height(p.x, p.z) [m], negative below the

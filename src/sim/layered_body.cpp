@@ -628,7 +628,6 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       double t = 0;
       if (b2 > 0 && a1 < 0) t = std::clamp(-a1 / b2, 0.0, 1.0);  // KE back to k0 at t = -a/b
       blend(t);
-      info_.contactScale = t;
     }
     // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|),
     //    on the node's skin velocity. xt is the node's tangential velocity after the
@@ -660,6 +659,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
       s.q[c.node] += Rt * (c.stiffnessShare * c.depth * c.normal);
       ++info_.corrected;
       info_.maxCorrection = std::max(info_.maxCorrection, c.stiffnessShare * c.depth);
+      info_.finalPenetration = std::max(info_.finalPenetration, (1 - c.stiffnessShare) * c.depth);
     }
   }
 }

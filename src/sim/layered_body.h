@@ -76,9 +76,9 @@ struct LayeredStepInfo {
   int contacts = 0;           ///< colliding nodes (step 7-8)
   int activeContacts = 0;     ///< contacts with lambda > 0 after the one-sided iteration
   int pulling = 0;            ///< contacts whose equality multiplier would pull (lambda < 0)
-  double contactScale = 1;    ///< share of the contact impulse applied (< 1: it would add energy)
   int corrected = 0;          ///< nodes moved by the position correction (step 15)
   double maxCorrection = 0;   ///< largest position correction of the step [m]
+  double finalPenetration = 0;  ///< deepest penetration left after the correction [m]
   double maxPenetration = 0;  ///< deepest penetration before the correction [m]
 };
 

@@ -24,13 +24,7 @@ constexpr double kR = 0.5;
 const Vec3 kG(0, -9.81, 0);
 
 BodyDesc ballDesc(int res, double young, double density = 1000) {
-  BodyDesc d;
-  d.name = "ball";
-  d.shape = makeSphere(kR);
-  d.atlasResolution = res;
-  d.material.young = young;
-  d.material.density = density;
-  return d;
+  return test::ball(kR, res, young, density);
 }
 
 using test::Ellipsoid;

@@ -17,21 +17,14 @@
 #include "sim/obj_loader.h"
 #include "sim/shape.h"
 #include "sim/scene.h"
+#include "test_shapes.h"
 
 using namespace d2t;
 namespace fs = std::filesystem;
 
 namespace {
 
-// Octahedron |x| + |y| + |z| = r (vertices on the axes), outward.
-TriMesh octahedron(double r) {
-  TriMesh m;
-  m.positions = {Vec3(r, 0, 0), Vec3(-r, 0, 0), Vec3(0, r, 0),
-                 Vec3(0, -r, 0), Vec3(0, 0, r), Vec3(0, 0, -r)};
-  m.triangles = {Vec3i(0, 2, 4), Vec3i(2, 1, 4), Vec3i(1, 3, 4), Vec3i(3, 0, 4),
-                 Vec3i(2, 0, 5), Vec3i(1, 2, 5), Vec3i(3, 1, 5), Vec3i(0, 3, 5)};
-  return m;
-}
+using test::octahedron;
 
 // Surface of a set of unit voxels (as quads), vertices shared on the lattice:
 // closed and outward as long as no two voxels touch only along an edge.

@@ -1,5 +1,5 @@
 #pragma once
-// Small analytic shapes for tests.
+// Small analytic shapes and bodies shared by the tests.
 #include "sim/scene.h"
 #include "sim/shape.h"
 
@@ -20,6 +20,29 @@ class Ellipsoid final : public Shape {
  private:
   Vec3 axes_;
 };
+
+/// Octahedron |x| + |y| + |z| = r (vertices on the axes), outward.
+inline TriMesh octahedron(double r) {
+  TriMesh m;
+  m.positions = {Vec3(r, 0, 0), Vec3(-r, 0, 0), Vec3(0, r, 0),
+                 Vec3(0, -r, 0), Vec3(0, 0, r), Vec3(0, 0, -r)};
+  m.triangles = {Vec3i(0, 2, 4), Vec3i(2, 1, 4), Vec3i(1, 3, 4), Vec3i(3, 0, 4),
+                 Vec3i(2, 0, 5), Vec3i(1, 2, 5), Vec3i(3, 1, 5), Vec3i(0, 3, 5)};
+  return m;
+}
+
+/// A ball of radius r as a layered body (default core, damping, friction).
+inline BodyDesc ball(double r, int resolution, double young, double density = 1000,
+                     double poisson = 0.3) {
+  BodyDesc d;
+  d.name = "ball";
+  d.shape = makeSphere(r);
+  d.atlasResolution = resolution;
+  d.material.young = young;
+  d.material.density = density;
+  d.material.poisson = poisson;
+  return d;
+}
 
 /// The half x > 0 of a body, `factor` times stiffer than `base`.
 inline MaterialRegion stiffHalf(const Material& base, double factor) {

@@ -14,14 +14,7 @@ namespace {
 constexpr double kR = 0.5;
 
 BodyDesc ball(int res, double young = 1e5, double density = 1000, double poisson = 0.3) {
-  BodyDesc d;
-  d.name = "ball";
-  d.shape = makeSphere(kR);
-  d.atlasResolution = res;
-  d.material.young = young;
-  d.material.density = density;
-  d.material.poisson = poisson;
-  return d;
+  return test::ball(kR, res, young, density, poisson);
 }
 
 double maxNorm(const std::vector<Vec3>& v) {

@@ -6,6 +6,7 @@
 
 #include "sim/shape.h"
 #include "sim/tri_mesh.h"
+#include "test_shapes.h"
 
 using namespace d2t;
 
@@ -27,15 +28,7 @@ TriMesh boxMesh(const Vec3& lo, const Vec3& hi) {
   return m;
 }
 
-// Octahedron with vertices at +-r on the axes.
-TriMesh octahedron(double r) {
-  TriMesh m;
-  m.positions = {Vec3(r, 0, 0), Vec3(-r, 0, 0), Vec3(0, r, 0),
-                 Vec3(0, -r, 0), Vec3(0, 0, r), Vec3(0, 0, -r)};
-  m.triangles = {Vec3i(0, 2, 4), Vec3i(2, 1, 4), Vec3i(1, 3, 4), Vec3i(3, 0, 4),
-                 Vec3i(2, 0, 5), Vec3i(1, 2, 5), Vec3i(3, 1, 5), Vec3i(0, 3, 5)};
-  return m;
-}
+using test::octahedron;
 
 }  // namespace
 
