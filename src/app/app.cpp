@@ -118,10 +118,12 @@ int runHeadless(Session& s, const Options& o) {
   try {
     gl = EglContext::create();
     renderer = glRenderer();
+    s.glReady = true;
   } catch (const GlError& e) {
     if (!o.screenshot.empty()) throw;
     std::cerr << "d2tsim: warning: " << e.what() << " (continuing without rendering)\n";
   }
+  s.setBackend(s.requestedBackend);
   const int steps = o.frames > 0 ? o.frames : 600;
   s.world->recordTrajectory(!o.metrics.empty());
   std::cout << "d2tsim headless: " << s.scenePath << ", " << steps << " steps, renderer "

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/options.h"
+#include "gpu/gpu_skin.h"
 
 namespace d2t {
 
@@ -13,19 +14,38 @@ void Session::load(const std::string& path, const Options* o) {
   if (o && o->backend) scene.simulation.backend = *o->backend;
   if (o && o->resolution)
     for (BodyDesc& b : scene.bodies) b.atlasResolution = *o->resolution;
-  backendNote.clear();
-  if (scene.simulation.backend == "gpu") {
-    // the GPU solver arrives with its own stage; until then the CPU runs the step
-    backendNote = "the GPU solver backend is not built yet: running the CPU backend";
-    std::cerr << "d2tsim: warning: " << backendNote << "\n";
-    scene.simulation.backend = "cpu";
-  }
+  requestedBackend = scene.simulation.backend;
+  scene.simulation.backend = "cpu";  // until setBackend puts the bodies on the GPU
   auto w = std::make_unique<World>(scene);
   world = std::move(w);
   scenePath = path;
   log.clear();
   accumulator = 0;
   lastWarning.clear();
+  backendNote.clear();
+  if (glReady || requestedBackend == "cpu") setBackend(requestedBackend);
+}
+
+void Session::setBackend(const std::string& backend) {
+  requestedBackend = backend;
+  backendNote.clear();
+  for (Body& b : world->bodies()) b.layered.setFreeMotionSolver(nullptr);
+  world->settings().backend = "cpu";
+  if (backend != "gpu") return;
+  if (!glReady) {
+    backendNote = "no OpenGL context: the GPU solver cannot run, running the CPU backend";
+  } else {
+    try {
+      std::vector<std::shared_ptr<GpuSkin>> skins;
+      for (const Body& b : world->bodies()) skins.push_back(std::make_shared<GpuSkin>(b.model));
+      for (size_t i = 0; i < skins.size(); ++i) world->bodies()[i].layered.setFreeMotionSolver(skins[i]);
+      world->settings().backend = "gpu";
+      return;
+    } catch (const GlError& e) {
+      backendNote = std::string("the GPU solver cannot run (") + e.what() + "): running the CPU backend";
+    }
+  }
+  std::cerr << "d2tsim: warning: " << backendNote << "\n";
 }
 
 void Session::step() {
@@ -33,6 +53,11 @@ void Session::step() {
   world->step();
   const auto t1 = std::chrono::steady_clock::now();
   log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count());
+  if (world->settings().backend == "gpu" && !world->bodies().empty() &&
+      !world->bodies().front().layered.freeMotionSolver()) {
+    world->settings().backend = "cpu";  // the GPU solver failed during the step (warned)
+    backendNote = "the GPU solver failed: running the CPU backend";
+  }
   for (const std::string& w : world->takeWarnings()) {
     std::cerr << "d2tsim: warning: " << w << "\n";
     lastWarning = w;

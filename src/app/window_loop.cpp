@@ -190,7 +190,11 @@ void simulationPanel(Ui& ui) {
   ImGui::Checkbox("shadows", &ui.view.shadows);
   ImGui::SameLine();
   ImGui::Checkbox("wireframe", &ui.view.wireframe);
-  ImGui::Text("backend: %s", set.backend.c_str());
+  ImGui::TextUnformatted("backend:");
+  for (const char* b : {"cpu", "gpu"}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(b, set.backend == b) && set.backend != b) s.setBackend(b);
+  }
   if (!s.backendNote.empty()) ImGui::TextWrapped("(%s)", s.backendNote.c_str());
   if (!s.lastWarning.empty()) ImGui::TextColored(ImVec4(1, 0.7f, 0.2f, 1), "%s", s.lastWarning.c_str());
   ImGui::End();
@@ -301,12 +305,18 @@ int runWindowLoop(Session& session, const Options& options, std::string* rendere
     std::cerr << "d2tsim: GLFW error " << code << ": " << text << "\n";
   });
   if (!glfwInit()) return kNoWindow;
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "d2tsim", nullptr, nullptr);
+  // OpenGL 4.3 core for the GPU solver's passes, else 3.3 core (rendering only)
+  GLFWwindow* window = nullptr;
+  for (int minor : {43, 33}) {
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, minor / 10);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, minor % 10);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    window = glfwCreateWindow(options.width, options.height, "d2tsim", nullptr, nullptr);
+    if (window) break;
+  }
   if (!window) {
     glfwTerminate();
     return kNoWindow;
@@ -329,6 +339,8 @@ int runWindowLoop(Session& session, const Options& options, std::string* rendere
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
+    session.glReady = true;
+    session.setBackend(session.requestedBackend);
     Ui ui(session, options);
     ui.window = window;
     ui.renderer = std::make_unique<Renderer>();

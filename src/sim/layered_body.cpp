@@ -16,15 +16,6 @@ static_assert(sizeof(Vec3) == 3 * sizeof(double), "node arrays are mapped as fla
 
 Mat3 rotation(const Quat& q) { return q.toRotationMatrix(); }
 
-/// exp([w]x dt) applied to q on the right: R <- R exp(dt [w]x), w in the body frame.
-Quat integrateBody(const Quat& q, const Vec3& wBody, double dt) {
-  const double angle = wBody.norm() * dt;
-  if (angle <= 0) return q;
-  Quat r = q * Quat(Eigen::AngleAxisd(angle, wBody.normalized()));
-  r.normalize();
-  return r;
-}
-
 double dot(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   const int n = int(a.size());
   double s = 0;
@@ -253,30 +244,73 @@ void LayeredBody::prepare(double dt) {
     for (int i = 0; i < n; ++i) wr_[i][k] = sol[i];
   }
   preparedDt_ = dt;
+  ++preparedVersion_;
 }
 
 // ---- the step (Fig. 3.5) ----------------------------------------------------------------------
 
-void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContacts, Profile& profile) {
+Mat6 LayeredBody::coreMassMatrix() const {
   const BakedBody& m = *model_;
-  const int n = m.nodeCount();
-  const double mass = m.totalMass;
-  const double alpha = desc_.material.alpha, beta = desc_.material.beta;
+  Vec3 St = Vec3::Zero();
+  Mat3 Muu = Mat3::Zero();
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    const Vec3 u = m.restSkin[i] + state_.q[i];
+    St += m.nodeMass[i] * u;
+    const Mat3 ux = skew(u);
+    Muu += m.nodeMass[i] * ux.transpose() * ux;
+  }
+  const Mat3 R = rotation(state_.orientation);
+  Mat6 Mc;
+  Mc.block<3, 3>(0, 0) = m.totalMass * Mat3::Identity();
+  Mc.block<3, 3>(0, 3) = -R * skew(St);
+  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
+  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
+  return Mc;
+}
+
+void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContacts, Profile& profile) {
   if (dt != preparedDt_ || settings_.method != preparedMethod_) {
     StageTimer t(profile, "prepare");
     prepare(dt);
   }
   info_ = LayeredStepInfo{};
+  if (settings_.fixedCore) {
+    state_.velocity.setZero();
+    state_.angularVelocity.setZero();
+  }
+  const LayeredState start = state_;  // positions at t (step 13 integrates from them)
+  FreeStepResult free;
+  bool done = false;
+  if (freeSolver_) {
+    try {
+      free = freeSolver_->integrate(*this, dt, g, profile);
+      done = true;
+    } catch (const std::exception& e) {
+      // the other backend failed (a GL error, say): back to the CPU from the start state
+      backendFailure_ = e.what();
+      freeSolver_.reset();
+      state_ = start;
+    }
+  }
+  if (!done) free = integrateFree(start, dt, g, profile);
+  info_.cgIterations = free.cgIterations;
+  info_.cgResidual = free.cgResidual;
+  if (findContacts) respondToContacts(start, free.coreMass, dt, g, findContacts, profile);
+}
+
+// Steps 1-5: the collision-free update from state_ (= start).
+FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, const Vec3& g,
+                                          Profile& profile) {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const double mass = m.totalMass;
+  const double alpha = desc_.material.alpha, beta = desc_.material.beta;
   LayeredState& s = state_;
-  const LayeredState start = s;  // positions at t (step 13 integrates from them)
   const Vec3 momentumStart = linearMomentum();
   const bool fixed = settings_.fixedCore;
-  if (fixed) {
-    s.velocity.setZero();
-    s.angularVelocity.setZero();
-  }
+  FreeStepResult result;
 
-  Mat3 R = rotation(s.orientation);
+  const Mat3 R = rotation(s.orientation);
   const Vec3 gb = R.transpose() * g;  // gravity in the body frame
   const Vec3& w = s.angularVelocity;
   std::vector<Vec3> u(n), rhs(n);
@@ -314,7 +348,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
   std::vector<std::array<Vec3, 6>> Y(n);
   {
     StageTimer t(profile, "solve");
-    info_.cgIterations = solveMt(rhs, y_, settings_.cgIterations, settings_.cgTolerance, &info_.cgResidual);
+    result.cgIterations = solveMt(rhs, y_, settings_.cgIterations, settings_.cgTolerance, &result.cgResidual);
     if (!fixed) {
       for (int i = 0; i < n; ++i) {
         for (int k = 0; k < 3; ++k) {
@@ -389,16 +423,11 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
   }
 
   // 5 positions (T): c += dt cdot, R <- R exp(dt [w]x), q += dt qdot
-  // (a rigid impact during the step adds the motion before the time of impact)
-  Vec3 impactV = Vec3::Zero(), impactW = Vec3::Zero();
-  auto integratePositions = [&]() {
-    s.position = start.position + dt * (s.velocity + impactV);
-    s.orientation = integrateBody(start.orientation, s.angularVelocity + impactW, dt);
-    for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
-  };
   {
     StageTimer t(profile, "positions");
-    integratePositions();
+    s.position = start.position + dt * s.velocity;
+    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+    for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
     // Internal forces cannot change the total linear momentum; the linearised
     // scheme with an explicit Q_v does, at O(dt^2). Project it back through the
     // core's translation (moving c by the same correction over the step).
@@ -410,7 +439,27 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     }
   }
 
-  if (!findContacts) return;
+  result.coreMass = Mc;
+  return result;
+}
+
+// Steps 6-15 from the collision-free prediction in state_; positions are
+// re-integrated from `start` with the post-impact velocities.
+void LayeredBody::respondToContacts(const LayeredState& start, const Mat6& Mc, double dt, const Vec3& g,
+                                    const ContactFinder& findContacts, Profile& profile) {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const double mass = m.totalMass;
+  const bool fixed = settings_.fixedCore;
+  LayeredState& s = state_;
+  // 13 (below) integrates positions from the start of the step; a rigid impact
+  // during the step adds the motion before the time of impact
+  Vec3 impactV = Vec3::Zero(), impactW = Vec3::Zero();
+  auto integratePositions = [&]() {
+    s.position = start.position + dt * (s.velocity + impactV);
+    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity + impactW, dt);
+    for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
+  };
 
   // 6-8 collision detection at the predicted state
   bool newEpisode = false;  // contacts begin this step
@@ -430,7 +479,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
 
   if (!contacts_.empty()) {
     StageTimer t(profile, "respond");
-    R = rotation(s.orientation);
+    const Mat3 R = rotation(s.orientation);
     const Mat3 Rt = R.transpose();
     const int nc = int(contacts_.size());
     // Restitution. A node-level restitution target (8) does not work with a

@@ -45,6 +45,22 @@ struct NodeContact {
 /// Collision detection callback: contacts of the body's skin at its current state.
 using ContactFinder = std::function<void(const class LayeredBody&, std::vector<NodeContact>*)>;
 
+/// What the collision-free update (steps 1-5) hands to the contact stages.
+struct FreeStepResult {
+  Mat6 coreMass = Mat6::Zero();  ///< M_c at the start of the step (core block of the mass matrix)
+  int cgIterations = 0;          ///< CG iterations of the y solve
+  double cgResidual = 0;         ///< its final relative residual
+};
+
+/// Steps 1-5 done by another backend (the GPU solver): advances body.state()
+/// from its start-of-step value by the collision-free update of dt.
+class FreeMotionSolver {
+ public:
+  virtual ~FreeMotionSolver() = default;
+  virtual FreeStepResult integrate(class LayeredBody& body, double dt, const Vec3& gravity,
+                                   Profile& profile) = 0;
+};
+
 /// How Mt_e x = b is solved.
 enum class SolverMethod {
   Auto,    ///< direct up to kDirectMaxNodes nodes, CG above (measured: README)
@@ -104,6 +120,29 @@ class LayeredBody {
 
   const LayeredStepInfo& lastStep() const { return info_; }
 
+  /// Runs steps 1-5 on `solver` instead of the CPU (nullptr: back to the CPU).
+  void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) { freeSolver_ = std::move(solver); }
+  const FreeMotionSolver* freeMotionSolver() const { return freeSolver_.get(); }
+  /// Why the free-motion solver was dropped during a step (then cleared); empty if it was not.
+  std::string takeBackendFailure() {
+    std::string s;
+    s.swap(backendFailure_);
+    return s;
+  }
+
+  // ---- the operators of the current time step (after prepare), for other backends ------
+  double preparedDt() const { return preparedDt_; }
+  /// Bumped whenever prepare() rebuilds the operators (dt, material or method changed).
+  int preparedVersion() const { return preparedVersion_; }
+  /// (nnode) inverse 3x3 diagonal blocks of Mt_e (Mh_e^-1).
+  const std::vector<Mat3>& mtDiagInverse() const { return mtDiagInverse_; }
+  /// (nnode x 3) columns of Mt_e^-1 [m_i I] (translational coupling, Y_t = W_t R^T).
+  const std::vector<std::array<Vec3, 3>>& translationalCoupling() const { return wt_; }
+  /// (nnode x 3) columns of Mt_e^-1 [-m_i [ub_i]x] (rotational coupling at rest).
+  const std::vector<std::array<Vec3, 3>>& rotationalCoupling() const { return wr_; }
+  /// Core block M_c of the mass matrix at the current state.
+  Mat6 coreMassMatrix() const;
+
   // ---- kinematics and invariants (world frame) ----------------------------------------
   Vec3 nodePosition(int i) const;   ///< x_i = c + R u_i [m]
   Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
@@ -122,6 +161,11 @@ class LayeredBody {
 
  private:
   void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
+  // steps 1-5 on the CPU, from state_ (= start)
+  FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
+  // steps 6-15: detection, response, friction, positions from `start`, correction
+  void respondToContacts(const LayeredState& start, const Mat6& coreMass, double dt, const Vec3& g,
+                         const ContactFinder& findContacts, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
               double tolerance, double* residual) const;
 
@@ -132,6 +176,9 @@ class LayeredBody {
   LayeredStepInfo info_;
 
   double preparedDt_ = -1;
+  int preparedVersion_ = 0;
+  std::shared_ptr<FreeMotionSolver> freeSolver_;
+  std::string backendFailure_;
   std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e
   std::vector<Mat3> mtDiagInverse_;                  // (nnode) inverse diagonal blocks (Mh_e^-1)
   std::vector<std::array<Vec3, 3>> wt_;              // (nnode x 3 cols) Mt_e^-1 [m_i I]
@@ -141,8 +188,7 @@ class LayeredBody {
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
   SolverMethod preparedMethod_ = SolverMethod::Auto;
   std::vector<NodeContact> contacts_;
-  int previousContacts_ = 0;
-  std::vector<Vec3> carriedForce_;  // (nnode) last step's contact force on each node, world [N]  // contacts found in the previous step (restitution episodes)
+  int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
 };
 
 }  // namespace d2t

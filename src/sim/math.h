@@ -25,6 +25,15 @@ inline Mat3 skew(const Vec3& a) {
   return m;
 }
 
+/// R exp(dt [w]x): the orientation after rotating at body-frame angular velocity w for dt.
+inline Quat integrateBodyRotation(const Quat& q, const Vec3& wBody, double dt) {
+  const double angle = wBody.norm() * dt;
+  if (angle <= 0) return q;
+  Quat r = q * Quat(Eigen::AngleAxisd(angle, wBody.normalized()));
+  r.normalize();
+  return r;
+}
+
 /// Axis-aligned box.
 struct Aabb {
   Vec3 lo = Vec3::Constant(1e300);

@@ -162,6 +162,10 @@ void World::step() {
     ls.method = method == "cg" ? SolverMethod::CG : method == "direct" ? SolverMethod::Direct
                                                                        : SolverMethod::Auto;
     b.layered.step(dt, settings().gravity, finder, profile_);
+    const std::string failure = b.layered.takeBackendFailure();
+    if (!failure.empty())
+      warnings_.push_back("body '" + b.desc.name + "': the GPU solver failed (" + failure +
+                          "); this body runs on the CPU from now on");
     // robustness: a non-finite or runaway state, or energy that grew without outside
     // work, is reported and rolled back
     bool finiteState, bounded;

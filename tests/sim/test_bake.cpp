@@ -27,36 +27,10 @@ BodyDesc sphereBody(int res, double radius = kR, double coreScale = kS) {
   return d;
 }
 
-// a plain torus around Y: centre circle of radius R, tube of radius r
-class Torus final : public Shape {
- public:
-  Torus(double major, double minor) : R_(major), r_(minor) {}
-  std::string type() const override { return "torus"; }
-  ShapeTopology topology() const override { return ShapeTopology::Torus; }
-  // psi = 2 pi u around Y, theta = 2 pi v around the tube; dP/du x dP/dv points out
-  Vec3 surfacePoint(double u, double v) const override {
-    const double psi = 2 * kPi * u, theta = 2 * kPi * v;
-    const double w = R_ + r_ * std::cos(theta);
-    return Vec3(w * std::cos(psi), -r_ * std::sin(theta), w * std::sin(psi));
-  }
-  Vec3 coreAnchor(const Vec3& p) const override {
-    const double h = std::hypot(p.x(), p.z());
-    return Vec3(R_ * p.x() / h, 0, R_ * p.z() / h);
-  }
-  double signedDistance(const Vec3& p) const override {
-    return std::hypot(std::hypot(p.x(), p.z()) - R_, p.y()) - r_;
-  }
-  TriMesh mesh(int) const override { return {}; }
-  double boundingRadius() const override { return R_ + r_; }
-
- private:
-  double R_, r_;
-};
-
 BodyDesc torusBody(int res, double major = 0.4, double minor = 0.15, double coreScale = kS) {
   BodyDesc d;
   d.name = "tire";
-  d.shape = std::make_shared<Torus>(major, minor);
+  d.shape = std::make_shared<test::Torus>(major, minor);
   d.coreScale = coreScale;
   d.atlasResolution = res;
   return d;

@@ -1,0 +1,40 @@
+#version 430 core
+// Step 1 (T): the per-node force terms of the collision-free update.
+//   z_i  = q_i + (beta + dt) qdot_i        (K z gives -K q - D_K qdot - dt K qdot)
+//   ma_i = m_i (alpha qdot_i + a_i),  a_i = w x (w x u_i) + 2 w x qdot_i   (Q_v, B.13)
+// and the terms of the core sums (reduced afterwards): m q, m qdot, m a,
+// m u x a, and m (u u^T - ub ub^T) (diagonal, then xy xz yz).
+#include "common.glsl"
+
+uniform sampler2D uQ, uQdot;
+uniform vec3 uOmega;  // core angular velocity, body frame [rad/s]
+uniform float uAlpha, uBeta, uDt;
+
+layout(location = 0) out vec4 oZ;
+layout(location = 1) out vec4 oMa;
+layout(location = 2) out vec4 oSumMq;
+layout(location = 3) out vec4 oSumMqdot;
+layout(location = 4) out vec4 oSumMa;
+layout(location = 5) out vec4 oSumMuxa;
+layout(location = 6) out vec4 oSumUuDiag;
+layout(location = 7) out vec4 oSumUuOff;
+
+void main() {
+  oZ = oMa = oSumMq = oSumMqdot = oSumMa = oSumMuxa = oSumUuDiag = oSumUuOff = vec4(0.0);
+  if (!beginTexel()) return;
+  vec3 q = at(uQ, gSrc), qd = at(uQdot, gSrc);
+  vec3 u = gRestPos + q;
+  vec3 a = cross(uOmega, cross(uOmega, u)) + 2.0 * cross(uOmega, qd);
+  float m = gMass, w = gWeight * gMass;
+  vec3 ub = gRestPos;
+  oZ = vec4(q + (uBeta + uDt) * qd, 0.0);
+  oMa = vec4(m * (uAlpha * qd + a), 0.0);
+  oSumMq = vec4(w * q, 0.0);
+  oSumMqdot = vec4(w * qd, 0.0);
+  oSumMa = vec4(w * a, 0.0);
+  oSumMuxa = vec4(w * cross(u, a), 0.0);
+  // u u^T - ub ub^T = ub q^T + q ub^T + q q^T
+  oSumUuDiag = vec4(w * (2.0 * ub * q + q * q), 0.0);
+  oSumUuOff = vec4(w * (ub.x * q.y + q.x * ub.y + q.x * q.y), w * (ub.x * q.z + q.x * ub.z + q.x * q.z),
+                   w * (ub.y * q.z + q.y * ub.z + q.y * q.z), 0.0);
+}

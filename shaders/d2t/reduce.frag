@@ -1,0 +1,18 @@
+#version 430 core
+// Sum reduction, one level: each output texel sums a 4 x 4 block of each of
+// up to 8 inputs (texels beyond uSize count as 0). Repeated down to 1 x 1.
+uniform sampler2D uIn[8];
+uniform ivec2 uSize;  // input size
+
+layout(location = 0) out vec4 oSum[8];
+
+void main() {
+  ivec2 base = 4 * ivec2(gl_FragCoord.xy);
+  ivec2 hi = min(base + 4, uSize);
+  for (int t = 0; t < 8; ++t) {
+    vec4 s = vec4(0.0);
+    for (int y = base.y; y < hi.y; ++y)
+      for (int x = base.x; x < hi.x; ++x) s += texelFetch(uIn[t], ivec2(x, y), 0);
+    oSum[t] = s;
+  }
+}

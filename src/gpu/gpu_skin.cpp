@@ -1,0 +1,692 @@
+#include "gpu/gpu_skin.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+
+#include "gpu/render_target.h"
+
+namespace d2t {
+
+// ---- textures ----------------------------------------------------------------------------------
+
+GlTexture::GlTexture(int width, int height, int layers, GLenum internalFormat)
+    : width_(width), height_(height), layers_(layers) {
+  const GLenum target = layers > 0 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D;
+  glGenTextures(1, &id_);
+  glBindTexture(target, id_);
+  if (layers > 0)
+    glTexStorage3D(target, 1, internalFormat, width, height, layers);
+  else
+    glTexStorage2D(target, 1, internalFormat, width, height);
+  glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(target, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  checkGl("allocating a D2T texture");
+}
+
+GlTexture::~GlTexture() {
+  if (id_) glDeleteTextures(1, &id_);
+}
+
+GlTexture& GlTexture::operator=(GlTexture&& o) noexcept {
+  if (this != &o) {
+    if (id_) glDeleteTextures(1, &id_);
+    id_ = o.id_;
+    width_ = o.width_;
+    height_ = o.height_;
+    layers_ = o.layers_;
+    o.id_ = 0;
+  }
+  return *this;
+}
+
+namespace {
+
+// Uploads N x N x 4 floats into a 2-D texture or one layer of an array.
+void uploadTexels(const GlTexture& t, int layer, const std::vector<float>& texels) {
+  if (t.layers() > 0) {
+    glBindTexture(GL_TEXTURE_2D_ARRAY, t.id());
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, t.width(), t.height(), 1, GL_RGBA, GL_FLOAT,
+                    texels.data());
+  } else {
+    glBindTexture(GL_TEXTURE_2D, t.id());
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, t.width(), t.height(), GL_RGBA, GL_FLOAT, texels.data());
+  }
+  checkGl("uploading a D2T texture");
+}
+
+// Node vectors (3 per node) into texels; unused texels 0, gutters filled.
+std::vector<float> nodeTexels(const Atlas& a, const std::vector<Vec3>& x, bool fill = true) {
+  std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
+  for (int i = 0; i < a.nodeCount(); ++i)
+    for (int c = 0; c < 3; ++c) t[size_t(a.nodeTexel[i]) * 4 + c] = float(x[i][c]);
+  if (fill) fillGutter(a, t.data(), 4);
+  return t;
+}
+
+void checkGlCapabilities() {
+  GLint major = 0, minor = 0, drawBuffers = 0, units = 0;
+  glGetIntegerv(GL_MAJOR_VERSION, &major);
+  glGetIntegerv(GL_MINOR_VERSION, &minor);
+  if (major * 10 + minor < 43)
+    throw GlError("the GPU solver needs OpenGL 4.3; this context is " + glVersion() + " (" + glRenderer() + ")");
+  glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
+  glGetIntegerv(GL_MAX_TEXTURE_IMAGE_UNITS, &units);
+  if (drawBuffers < 8 || units < 16)
+    throw GlError("the GPU solver needs 8 draw buffers and 16 texture units (" + glRenderer() + " has " +
+                  std::to_string(drawBuffers) + " and " + std::to_string(units) + ")");
+}
+
+}  // namespace
+
+// ---- setup -------------------------------------------------------------------------------------
+
+GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
+  checkGlCapabilities();
+  renderer_ = glRenderer();
+  const Atlas& a = model_->atlas;
+  n_ = a.resolution;
+  const std::string v = "d2t/pass.vert";
+  stencil_ = ShaderProgram(v, "d2t/stencil.frag");
+  forces_ = ShaderProgram(v, "d2t/forces.frag");
+  reduce_ = ShaderProgram(v, "d2t/reduce.frag");
+  cgPrecondition_ = ShaderProgram(v, "d2t/cg_precondition.frag");
+  cgUpdate_ = ShaderProgram(v, "d2t/cg_update.frag");
+  cgDirection_ = ShaderProgram(v, "d2t/cg_direction.frag");
+  coupling_ = ShaderProgram(v, "d2t/coupling.frag");
+  velocities_ = ShaderProgram(v, "d2t/velocities.frag");
+  copy_ = ShaderProgram(v, "d2t/copy.frag");
+  glGenVertexArrays(1, &vao_);
+
+  // static per-body data: rest positions and masses, source texels, K_e blocks
+  rest_ = newField();
+  {
+    std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
+    for (int i = 0; i < a.nodeCount(); ++i) {
+      float* p = &t[size_t(a.nodeTexel[i]) * 4];
+      for (int c = 0; c < 3; ++c) p[c] = float(model_->restSkin[i][c]);
+      p[3] = float(model_->nodeMass[i]);
+    }
+    uploadTexels(rest_, 0, t);
+  }
+  source_ = GlTexture(n_, n_, 0, GL_RG32I);
+  {
+    std::vector<GLint> s(size_t(a.texelCount()) * 2, -1);
+    for (int t = 0; t < a.texelCount(); ++t) {
+      int node = a.texelNode[t];
+      if (node < 0) node = a.gutterSource[t];
+      if (node < 0) continue;
+      s[2 * t] = a.nodeTexel[node] % n_;
+      s[2 * t + 1] = a.nodeTexel[node] / n_;
+    }
+    glBindTexture(GL_TEXTURE_2D, source_.id());
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, n_, n_, GL_RG_INTEGER, GL_INT, s.data());
+  }
+  k_ = GlTexture(n_, n_, 3 * kStencilSlots, GL_RGBA32F);
+  for (int k = 0; k < kStencilSlots; ++k)
+    for (int r = 0; r < 3; ++r) {
+      std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
+      for (int i = 0; i < a.nodeCount(); ++i)
+        for (int c = 0; c < 3; ++c) t[size_t(a.nodeTexel[i]) * 4 + c] = float(model_->stiffness[i][k](r, c));
+      uploadTexels(k_, 3 * k + r, t);
+    }
+  hinv_ = GlTexture(n_, n_, 3, GL_RGBA32F);
+  wt_ = GlTexture(n_, n_, 3, GL_RGBA32F);
+  wr_ = GlTexture(n_, n_, 3, GL_RGBA32F);
+
+  // fields (zeroed: unused texels must hold finite values for the stencil)
+  for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &x_[0], &x_[1], &r_[0], &r_[1],
+                       &p_[0], &p_[1], &zc_, &ap_})
+    *t = newField();
+  for (GlTexture& t : terms_) t = newField();
+  for (int s = 0; s < 8; ++s) {
+    for (int size = (n_ + 3) / 4; size > 1; size = (size + 3) / 4)
+      levels_[s].emplace_back(size, size, 0, GL_RGBA32F);
+    sums_[s] = GlTexture(1, 1, 0, GL_RGBA32F);
+  }
+  rz_[0] = GlTexture(1, 1, 0, GL_RGBA32F);
+  rz_[1] = GlTexture(1, 1, 0, GL_RGBA32F);
+  pap_ = GlTexture(1, 1, 0, GL_RGBA32F);
+  GLint bits = 0;
+  glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
+  if (bits > 0) {
+    queryPool_.resize(16);
+    glGenQueries(GLsizei(queryPool_.size()), queryPool_.data());
+  }
+  checkGl("setting up the GPU solver");
+}
+
+GpuSkin::~GpuSkin() {
+  for (auto& f : fbos_) glDeleteFramebuffers(1, &f.second);
+  if (!queryPool_.empty()) glDeleteQueries(GLsizei(queryPool_.size()), queryPool_.data());
+  if (vao_) glDeleteVertexArrays(1, &vao_);
+}
+
+GlTexture GpuSkin::newField() const {
+  GlTexture t(n_, n_, 0, GL_RGBA32F);
+  const std::vector<float> zero(size_t(n_) * n_ * 4, 0.0f);
+  uploadTexels(t, 0, zero);
+  return t;
+}
+
+void GpuSkin::uploadNodes(const GlTexture& t, const std::vector<Vec3>& x) {
+  uploadTexels(t, 0, nodeTexels(model_->atlas, x));
+}
+
+std::vector<Vec3> GpuSkin::downloadNodes(const GlTexture& t) const {
+  const Atlas& a = model_->atlas;
+  std::vector<float> texels(size_t(a.texelCount()) * 4);
+  glBindTexture(GL_TEXTURE_2D, t.id());
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, texels.data());
+  checkGl("reading a D2T texture back");
+  std::vector<Vec3> x(a.nodeCount());
+  for (int i = 0; i < a.nodeCount(); ++i) {
+    const float* p = &texels[size_t(a.nodeTexel[i]) * 4];
+    x[i] = Vec3(p[0], p[1], p[2]);
+  }
+  return x;
+}
+
+// The operators of the body's time step: Mh_e^-1 and the coupling columns, and
+// the constant parts of the core sums (in double).
+void GpuSkin::syncOperators(const LayeredBody& body) {
+  if (preparedBody_ == &body && preparedVersion_ == body.preparedVersion()) return;
+  const Atlas& a = model_->atlas;
+  const BakedBody& m = *model_;
+  const int nn = a.nodeCount();
+  const auto& hinv = body.mtDiagInverse();
+  const auto& wt = body.translationalCoupling();
+  const auto& wr = body.rotationalCoupling();
+  for (int j = 0; j < 3; ++j) {
+    std::vector<Vec3> row(nn), ct(nn), cr(nn);
+    for (int i = 0; i < nn; ++i) {
+      row[i] = hinv[i].row(j).transpose();
+      ct[i] = wt[i][j];
+      cr[i] = wr[i][j];
+    }
+    uploadTexels(hinv_, j, nodeTexels(a, row, false));
+    uploadTexels(wt_, j, nodeTexels(a, ct, false));
+    uploadTexels(wr_, j, nodeTexels(a, cr, false));
+  }
+  restSt_.setZero();
+  restMuu_.setZero();
+  sumMWt_.setZero();
+  sumMWr_.setZero();
+  sumMubWt_.setZero();
+  sumMubWr_.setZero();
+  for (int i = 0; i < nn; ++i) {
+    const double mi = m.nodeMass[i];
+    const Vec3& ub = m.restSkin[i];
+    restSt_ += mi * ub;
+    restMuu_ += mi * (ub.squaredNorm() * Mat3::Identity() - ub * ub.transpose());
+    for (int j = 0; j < 3; ++j) {
+      sumMWt_.col(j) += mi * wt[i][j];
+      sumMWr_.col(j) += mi * wr[i][j];
+      sumMubWt_.col(j) += mi * ub.cross(wt[i][j]);
+      sumMubWr_.col(j) += mi * ub.cross(wr[i][j]);
+    }
+  }
+  preparedBody_ = &body;
+  preparedVersion_ = body.preparedVersion();
+}
+
+// ---- passes ------------------------------------------------------------------------------------
+
+void GpuSkin::bind(const ShaderProgram& p, const char* name, const GlTexture& t) {
+  glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
+  glBindTexture(t.layers() > 0 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, t.id());
+  glUniform1i(p.uniform(name), unit_);
+  ++unit_;
+}
+
+void GpuSkin::draw(const ShaderProgram&, const std::vector<Target>& targets, int w, int h) {
+  std::vector<GLuint> key;
+  for (const Target& t : targets) {
+    key.push_back(t.texture);
+    key.push_back(GLuint(t.layer + 1));
+  }
+  GLuint fbo = 0;
+  for (const auto& f : fbos_)
+    if (f.first == key) fbo = f.second;
+  if (!fbo) {
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const GLenum att = GLenum(GL_COLOR_ATTACHMENT0 + i);
+      if (targets[i].layer >= 0)
+        glFramebufferTextureLayer(GL_FRAMEBUFFER, att, targets[i].texture, 0, targets[i].layer);
+      else
+        glFramebufferTexture2D(GL_FRAMEBUFFER, att, GL_TEXTURE_2D, targets[i].texture, 0);
+    }
+    checkFramebuffer("a D2T pass target (RGBA32F)");
+    fbos_.emplace_back(key, fbo);
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  std::array<GLenum, 8> bufs{};
+  for (size_t i = 0; i < targets.size(); ++i) bufs[i] = GLenum(GL_COLOR_ATTACHMENT0 + i);
+  glDrawBuffers(GLsizei(targets.size()), bufs.data());
+  glViewport(0, 0, w ? w : n_, h ? h : n_);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_BLEND);
+  glDisable(GL_CULL_FACE);
+  glDisable(GL_SCISSOR_TEST);
+  glBindVertexArray(vao_);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+}
+
+void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results) {
+  std::vector<const GlTexture*> cur = inputs;
+  int size = n_;
+  for (int level = 0;; ++level) {
+    const int next = (size + 3) / 4;
+    reduce_.use();
+    resetUnits();
+    std::array<GLint, 8> units{};
+    for (int s = 0; s < 8; ++s) {
+      const GlTexture& t = *cur[std::min<size_t>(size_t(s), cur.size() - 1)];
+      glActiveTexture(GLenum(GL_TEXTURE0 + s));
+      glBindTexture(GL_TEXTURE_2D, t.id());
+      units[size_t(s)] = s;
+    }
+    glUniform1iv(reduce_.uniform("uIn[0]"), 8, units.data());
+    glUniform2i(reduce_.uniform("uSize"), size, size);
+    std::vector<Target> targets;
+    std::vector<const GlTexture*> out;
+    for (size_t s = 0; s < inputs.size(); ++s) {
+      const GlTexture* t = next == 1 ? results[s] : &levels_[s][size_t(level)];
+      targets.push_back({t->id(), -1});
+      out.push_back(t);
+    }
+    draw(reduce_, targets, next, next);
+    if (next == 1) break;
+    cur = out;
+    size = next;
+  }
+}
+
+std::array<float, 4> GpuSkin::readTexel(const GlTexture& t) const {
+  std::array<float, 4> v{};
+  glBindTexture(GL_TEXTURE_2D, t.id());
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, v.data());
+  checkGl("reading a GPU reduction");
+  return v;
+}
+
+Vec3 GpuSkin::readSum(const GlTexture& t, int offset) const {
+  const std::array<float, 4> v = readTexel(t);
+  return Vec3(v[size_t(offset)], v[size_t(offset) + 1], v[size_t(offset) + 2]);
+}
+
+// ---- conjugate gradients on the GPU ------------------------------------------------------------
+
+namespace {
+struct MtScale {
+  double c1, c2;  // Mt_e = c1 M_e + c2 K_e
+};
+MtScale mtScale(const LayeredBody& b) {
+  const double dt = b.preparedDt();
+  return {1 + dt * b.desc().material.alpha, dt * b.desc().material.beta + dt * dt};
+}
+}  // namespace
+
+int GpuSkin::cg(int maxIterations, double tolerance, double* residual) {
+  const MtScale sc = mtScale(*preparedBody_);
+  auto stencilPass = [&](const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
+                         const GlTexture& out) {
+    stencil_.use();
+    resetUnits();
+    bind(stencil_, "uRest", rest_);
+    bind(stencil_, "uSource", source_);
+    bind(stencil_, "uX", x);
+    bind(stencil_, "uAddend", addend);
+    bind(stencil_, "uK", k_);
+    glUniform1f(stencil_.uniform("uScaleK"), float(sk));
+    glUniform1f(stencil_.uniform("uScaleM"), float(sm));
+    glUniform1f(stencil_.uniform("uScaleAdd"), float(sa));
+    draw(stencil_, {{out.id(), -1}, {terms_[0].id(), -1}});
+  };
+  // r = b - Mt x; z = Mh^-1 r; p = z
+  stencilPass(x_[xCur_], rhs_, -sc.c2, -sc.c1, 1.0, r_[0]);
+  cgPrecondition_.use();
+  resetUnits();
+  bind(cgPrecondition_, "uRest", rest_);
+  bind(cgPrecondition_, "uSource", source_);
+  bind(cgPrecondition_, "uR", r_[0]);
+  bind(cgPrecondition_, "uB", rhs_);
+  bind(cgPrecondition_, "uHinv", hinv_);
+  draw(cgPrecondition_, {{zc_.id(), -1}, {p_[0].id(), -1}, {terms_[1].id(), -1}});
+  reduce({&terms_[1]}, {&rz_[0]});
+  const std::array<float, 4> start = readTexel(rz_[0]);
+  const double bnorm = std::sqrt(std::max(0.0f, start[2]));
+  double rnorm = std::sqrt(std::max(0.0f, start[1]));
+  if (bnorm == 0) {
+    uploadTexels(x_[xCur_], 0, std::vector<float>(size_t(n_) * n_ * 4, 0.0f));
+    if (residual) *residual = 0;
+    return 0;
+  }
+  int rc = 0, rCur = 0, pCur = 0, it = 0;
+  while (it < maxIterations && rnorm > tolerance * bnorm) {
+    // ap = Mt p and p.ap
+    stencilPass(p_[pCur], p_[pCur], sc.c2, sc.c1, 0.0, ap_);
+    reduce({&terms_[0]}, {&pap_});
+    // x += alpha p, r -= alpha ap, z = Mh^-1 r, and r.z, r.r
+    cgUpdate_.use();
+    resetUnits();
+    bind(cgUpdate_, "uRest", rest_);
+    bind(cgUpdate_, "uSource", source_);
+    bind(cgUpdate_, "uX", x_[xCur_]);
+    bind(cgUpdate_, "uR", r_[rCur]);
+    bind(cgUpdate_, "uP", p_[pCur]);
+    bind(cgUpdate_, "uAp", ap_);
+    bind(cgUpdate_, "uRz", rz_[rc]);
+    bind(cgUpdate_, "uPap", pap_);
+    bind(cgUpdate_, "uHinv", hinv_);
+    draw(cgUpdate_, {{x_[1 - xCur_].id(), -1}, {r_[1 - rCur].id(), -1}, {zc_.id(), -1}, {terms_[1].id(), -1}});
+    xCur_ = 1 - xCur_;
+    rCur = 1 - rCur;
+    reduce({&terms_[1]}, {&rz_[1 - rc]});
+    ++it;
+    if (it % kResidualCheck == 0 || it == maxIterations) {
+      rnorm = std::sqrt(std::max(0.0f, readTexel(rz_[1 - rc])[1]));
+      if (!(rnorm > tolerance * bnorm) || it == maxIterations) break;
+    }
+    // p = z + beta p
+    cgDirection_.use();
+    resetUnits();
+    bind(cgDirection_, "uRest", rest_);
+    bind(cgDirection_, "uSource", source_);
+    bind(cgDirection_, "uZ", zc_);
+    bind(cgDirection_, "uP", p_[pCur]);
+    bind(cgDirection_, "uRzNew", rz_[1 - rc]);
+    bind(cgDirection_, "uRzOld", rz_[rc]);
+    draw(cgDirection_, {{p_[1 - pCur].id(), -1}});
+    pCur = 1 - pCur;
+    rc = 1 - rc;
+  }
+  if (residual) *residual = rnorm / bnorm;
+  return it;
+}
+
+// ---- the step ----------------------------------------------------------------------------------
+
+void GpuSkin::timestamp(const char* stage) {
+  if (queryPool_.empty() || stamps_.size() >= queryPool_.size()) return;
+  const GLuint q = queryPool_[stamps_.size()];
+  glQueryCounter(q, GL_TIMESTAMP);
+  stamps_.emplace_back(stage, q);
+}
+
+void GpuSkin::collectTimes(Profile& profile) {
+  std::vector<GLuint64> t(stamps_.size());
+  for (size_t i = 0; i < stamps_.size(); ++i) glGetQueryObjectui64v(stamps_[i].second, GL_QUERY_RESULT, &t[i]);
+  for (size_t i = 0; i + 1 < stamps_.size(); ++i) profile.add(stamps_[i].first, double(t[i + 1] - t[i]) * 1e-6);
+  stamps_.clear();
+}
+
+FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, Profile& profile) {
+  const BakedBody& m = *model_;
+  LayeredState& s = body.state();
+  const LayeredState start = s;
+  const double mass = m.totalMass;
+  const bool fixed = body.settings().fixedCore;
+  const Material& mat = body.desc().material;
+  FreeStepResult result;
+  stamps_.clear();
+  {
+    StageTimer t(profile, "transfer");
+    syncOperators(body);
+    uploadNodes(q_, s.q);
+    uploadNodes(qdot_, s.qdot);
+  }
+  const Mat3 R = s.orientation.toRotationMatrix();
+  const Vec3 gb = R.transpose() * g;
+  const Vec3 w = s.angularVelocity;
+
+  // 1 forces, the core sums, and Ft_e' = -K z - m (alpha qdot + a)
+  Vec3 St, Sa, Sua, momentumStart;
+  Mat3 Muu;
+  {
+    StageTimer t(profile, "forces");
+    timestamp("gpu_forces");
+    forces_.use();
+    resetUnits();
+    bind(forces_, "uRest", rest_);
+    bind(forces_, "uSource", source_);
+    bind(forces_, "uQ", q_);
+    bind(forces_, "uQdot", qdot_);
+    glUniform3f(forces_.uniform("uOmega"), float(w.x()), float(w.y()), float(w.z()));
+    glUniform1f(forces_.uniform("uAlpha"), float(mat.alpha));
+    glUniform1f(forces_.uniform("uBeta"), float(mat.beta));
+    glUniform1f(forces_.uniform("uDt"), float(dt));
+    std::vector<Target> targets = {{z_.id(), -1}, {ma_.id(), -1}};
+    for (int k = 2; k < 8; ++k) targets.push_back({terms_[k].id(), -1});
+    draw(forces_, targets);
+    stencil_.use();
+    resetUnits();
+    bind(stencil_, "uRest", rest_);
+    bind(stencil_, "uSource", source_);
+    bind(stencil_, "uX", z_);
+    bind(stencil_, "uAddend", ma_);
+    bind(stencil_, "uK", k_);
+    glUniform1f(stencil_.uniform("uScaleK"), -1.0f);
+    glUniform1f(stencil_.uniform("uScaleM"), 0.0f);
+    glUniform1f(stencil_.uniform("uScaleAdd"), -1.0f);
+    draw(stencil_, {{rhs_.id(), -1}});
+    reduce({&terms_[2], &terms_[3], &terms_[4], &terms_[5], &terms_[6], &terms_[7]},
+           {&sums_[0], &sums_[1], &sums_[2], &sums_[3], &sums_[4], &sums_[5]});
+    St = restSt_ + readSum(sums_[0]);
+    const Vec3 mqdot = readSum(sums_[1]);
+    Sa = readSum(sums_[2]);
+    Sua = readSum(sums_[3]);
+    const Vec3 d = readSum(sums_[4]), o = readSum(sums_[5]);
+    Mat3 dU;
+    dU << d.x(), o.x(), o.y(), o.x(), d.y(), o.z(), o.y(), o.z(), d.z();
+    Muu = restMuu_ + dU.trace() * Mat3::Identity() - dU;
+    momentumStart = mass * s.velocity + R * (w.cross(St) + mqdot);
+  }
+  Mat6 Mc;
+  Mc.block<3, 3>(0, 0) = mass * Mat3::Identity();
+  Mc.block<3, 3>(0, 3) = -R * skew(St);
+  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
+  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
+  result.coreMass = Mc;
+
+  // 2 Mt_e y' = Ft_e' (warm start: last step's y')
+  {
+    StageTimer t(profile, "solve");
+    timestamp("gpu_solve");
+    result.cgIterations = cg(body.settings().cgIterations, body.settings().cgTolerance, &result.cgResidual);
+  }
+
+  // 3 core velocities: the condensed 6x6 system (3.8), sums from the GPU
+  Vec6 dvc = Vec6::Zero();
+  if (!fixed) {
+    StageTimer t(profile, "core");
+    timestamp("gpu_coupling");
+    coupling_.use();
+    resetUnits();
+    bind(coupling_, "uRest", rest_);
+    bind(coupling_, "uSource", source_);
+    bind(coupling_, "uQ", q_);
+    bind(coupling_, "uY", x_[xCur_]);
+    bind(coupling_, "uWt", wt_);
+    bind(coupling_, "uWr", wr_);
+    bind(coupling_, "uHinv", hinv_);
+    glUniform1i(coupling_.uniform("uPart"), 0);
+    std::vector<Target> targets;
+    std::vector<const GlTexture*> in, out;
+    for (int k = 0; k < 8; ++k) {
+      targets.push_back({terms_[k].id(), -1});
+      in.push_back(&terms_[k]);
+      out.push_back(&sums_[k]);
+    }
+    draw(coupling_, targets);
+    reduce(in, out);
+    const Vec3 my = readSum(sums_[0]), uy = readSum(sums_[1]);
+    Mat3 A1, B1, G, H;
+    for (int j = 0; j < 3; ++j) {
+      A1.col(j) = readSum(sums_[2 + j]);
+      B1.col(j) = readSum(sums_[5 + j]);
+    }
+    coupling_.use();
+    glUniform1i(coupling_.uniform("uPart"), 1);
+    draw(coupling_, {targets.begin(), targets.begin() + 6});
+    reduce({in.begin(), in.begin() + 6}, {out.begin(), out.begin() + 6});
+    for (int k = 0; k < 3; ++k) {
+      G.col(k) = readSum(sums_[k]);
+      H.col(k) = readSum(sums_[3 + k]);
+    }
+    // M_ce Y: translational columns Y_t = W_t R^T, rotational Y_r = W_r - m Mh^-1 [q x e_k]
+    const Mat3 uWt = sumMubWt_ + A1;  // sum m u x W_t[j]
+    Mat6 MceY;
+    MceY.block<3, 3>(0, 0) = R * (sumMWt_ * R.transpose());
+    MceY.block<3, 3>(3, 0) = uWt * R.transpose();
+    MceY.block<3, 3>(0, 3) = R * (sumMWr_ - G);
+    MceY.block<3, 3>(3, 3) = sumMubWr_ + B1 - H;
+    // M_ce y with y = y' + W_t R^T g
+    Vec6 Mcey;
+    Mcey << R * (my + sumMWt_ * gb), uy + uWt * gb;
+    Vec6 Fc;
+    Fc.head<3>() = mass * g - R * Sa;
+    Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua;
+    dvc = (Mc - MceY).partialPivLu().solve(dt * (Fc - Mcey));
+  }
+
+  // 4-5 skin velocities and positions
+  Vec3 mqdotNew, mqNew;
+  {
+    StageTimer t(profile, "velocities");
+    timestamp("gpu_velocities");
+    const Vec3 tr = dt * gb - R.transpose() * dvc.head<3>();
+    const Vec3 rot = dvc.tail<3>();
+    velocities_.use();
+    resetUnits();
+    bind(velocities_, "uRest", rest_);
+    bind(velocities_, "uSource", source_);
+    bind(velocities_, "uQ", q_);
+    bind(velocities_, "uQdot", qdot_);
+    bind(velocities_, "uY", x_[xCur_]);
+    bind(velocities_, "uWt", wt_);
+    bind(velocities_, "uWr", wr_);
+    bind(velocities_, "uHinv", hinv_);
+    glUniform3f(velocities_.uniform("uTranslation"), float(tr.x()), float(tr.y()), float(tr.z()));
+    glUniform3f(velocities_.uniform("uRotation"), float(rot.x()), float(rot.y()), float(rot.z()));
+    glUniform1f(velocities_.uniform("uDt"), float(dt));
+    draw(velocities_, {{qdotNew_.id(), -1}, {qNew_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}});
+    reduce({&terms_[0], &terms_[1]}, {&sums_[0], &sums_[1]});
+    mqdotNew = readSum(sums_[0]);
+    mqNew = readSum(sums_[1]);
+  }
+  timestamp("end");
+  {
+    StageTimer t(profile, "positions");
+    s.velocity += dvc.head<3>();
+    s.angularVelocity += dvc.tail<3>();
+    s.position = start.position + dt * s.velocity;
+    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+    // linear momentum projection (as on the CPU): internal forces cannot change it
+    if (!fixed) {
+      const Vec3 S = restSt_ + mqNew;
+      const Vec3 momentum = mass * s.velocity + s.orientation * (s.angularVelocity.cross(S) + mqdotNew);
+      const Vec3 dcdot = (momentumStart + dt * mass * g - momentum) / mass;
+      s.velocity += dcdot;
+      s.position += dt * dcdot;
+    }
+  }
+  {
+    StageTimer t(profile, "transfer");
+    s.q = downloadNodes(qNew_);
+    s.qdot = downloadNodes(qdotNew_);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    checkGl("the GPU solver step");
+  }
+  collectTimes(profile);
+  return result;
+}
+
+// ---- single stages for the tests ---------------------------------------------------------------
+
+std::vector<float> GpuSkin::gutterFill(const std::vector<float>& texels) {
+  uploadTexels(z_, 0, texels);
+  copy_.use();
+  resetUnits();
+  bind(copy_, "uRest", rest_);
+  bind(copy_, "uSource", source_);
+  bind(copy_, "uX", z_);
+  draw(copy_, {{ap_.id(), -1}});
+  std::vector<float> out(texels.size());
+  glBindTexture(GL_TEXTURE_2D, ap_.id());
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, out.data());
+  checkGl("the gutter pass");
+  return out;
+}
+
+std::vector<Vec3> GpuSkin::stencilProduct(const std::vector<Vec3>& x, double scaleK, double scaleM) {
+  uploadNodes(z_, x);
+  stencil_.use();
+  resetUnits();
+  bind(stencil_, "uRest", rest_);
+  bind(stencil_, "uSource", source_);
+  bind(stencil_, "uX", z_);
+  bind(stencil_, "uAddend", z_);
+  bind(stencil_, "uK", k_);
+  glUniform1f(stencil_.uniform("uScaleK"), float(scaleK));
+  glUniform1f(stencil_.uniform("uScaleM"), float(scaleM));
+  glUniform1f(stencil_.uniform("uScaleAdd"), 0.0f);
+  draw(stencil_, {{ap_.id(), -1}});
+  return downloadNodes(ap_);
+}
+
+Vec3 GpuSkin::sum(const std::vector<Vec3>& x) {
+  // gutters hold copies: only node texels may count
+  uploadTexels(terms_[0], 0, nodeTexels(model_->atlas, x, false));
+  reduce({&terms_[0]}, {&sums_[0]});
+  return readSum(sums_[0]);
+}
+
+GpuForceSums GpuSkin::forces(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot, const Vec3& w,
+                             double alpha, double beta, double dt, std::vector<Vec3>* z, std::vector<Vec3>* ma) {
+  uploadNodes(q_, q);
+  uploadNodes(qdot_, qdot);
+  forces_.use();
+  resetUnits();
+  bind(forces_, "uRest", rest_);
+  bind(forces_, "uSource", source_);
+  bind(forces_, "uQ", q_);
+  bind(forces_, "uQdot", qdot_);
+  glUniform3f(forces_.uniform("uOmega"), float(w.x()), float(w.y()), float(w.z()));
+  glUniform1f(forces_.uniform("uAlpha"), float(alpha));
+  glUniform1f(forces_.uniform("uBeta"), float(beta));
+  glUniform1f(forces_.uniform("uDt"), float(dt));
+  std::vector<Target> targets = {{z_.id(), -1}, {ma_.id(), -1}};
+  for (int k = 2; k < 8; ++k) targets.push_back({terms_[k].id(), -1});
+  draw(forces_, targets);
+  reduce({&terms_[2], &terms_[3], &terms_[4], &terms_[5], &terms_[6], &terms_[7]},
+         {&sums_[0], &sums_[1], &sums_[2], &sums_[3], &sums_[4], &sums_[5]});
+  GpuForceSums f;
+  f.mq = readSum(sums_[0]);
+  f.mqdot = readSum(sums_[1]);
+  f.ma = readSum(sums_[2]);
+  f.muxa = readSum(sums_[3]);
+  const Vec3 d = readSum(sums_[4]), o = readSum(sums_[5]);
+  f.uu << d.x(), o.x(), o.y(), o.x(), d.y(), o.z(), o.y(), o.z(), d.z();
+  if (z) *z = downloadNodes(z_);
+  if (ma) *ma = downloadNodes(ma_);
+  return f;
+}
+
+int GpuSkin::solve(const LayeredBody& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+                   double tolerance, double* residual) {
+  syncOperators(body);
+  uploadNodes(rhs_, b);
+  uploadNodes(x_[xCur_], x);
+  const int it = cg(maxIterations, tolerance, residual);
+  x = downloadNodes(x_[xCur_]);
+  return it;
+}
+
+}  // namespace d2t

@@ -1,0 +1,146 @@
+#pragma once
+// The GPU solver of one layered body (DDT paper sec. 6, dissertation 3.5):
+// the collision-free update, steps 1-5 of Fig. 3.5, as fragment-shader passes
+// over float textures of the D2T atlas (shaders/d2t/*.frag):
+//
+//   forces (T)      z = q + (beta + dt) qdot, m (alpha qdot + a), core sums
+//   rhs (T)         Ft_e' = -K_e z - m (alpha qdot + a)          (stencil pass)
+//   solve (T)       Mt_e y' = Ft_e' by block-Jacobi PCG on the stencil, the CG
+//                   scalars kept on the GPU in 1 x 1 textures, the residual read
+//                   back every kResidualCheck iterations
+//   coupling (T)    sums for M_ce y and M_ce Y (4x4 reduction pyramids)
+//   core (s)        the condensed 6x6 system on the CPU, in double
+//   velocities (T)  dv_e = dt y - Y dv_c, q = q(t) + dt qdot, momentum sums
+//
+// The parts of every core sum that do not depend on the skin state (sums over
+// the rest shape and the cached coupling columns W_t, W_r) are summed once in
+// double on the CPU; the GPU's float sums only carry the state-dependent
+// parts, so a rigid motion (free fall, a spinning body at rest shape) is as
+// exact as on the CPU. Only 6-vectors, 3x3/6x6 matrices and reduction results
+// cross between CPU and GPU in these stages.
+//
+// The contact stages (6-15) still run on the CPU (LayeredBody::respondToContacts):
+// integrate() uploads q, qdot at the start and reads them back at the end.
+//
+// Needs a current OpenGL 4.3+ context with float render targets; the
+// constructor throws GlError (naming the shader file and line, or the missing
+// capability) otherwise, and the caller falls back to the CPU.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/gl.h"
+#include "gpu/shader.h"
+#include "sim/layered_body.h"
+
+namespace d2t {
+
+/// CG residual read back every this many iterations (each read is a GPU-CPU sync).
+constexpr int kResidualCheck = 8;
+
+/// An RGBA32F (or integer) texture, 2-D or a 2-D array; owned.
+class GlTexture {
+ public:
+  GlTexture() = default;
+  GlTexture(int width, int height, int layers, GLenum internalFormat);
+  ~GlTexture();
+  GlTexture(GlTexture&& o) noexcept { *this = std::move(o); }
+  GlTexture& operator=(GlTexture&& o) noexcept;
+  GlTexture(const GlTexture&) = delete;
+  GlTexture& operator=(const GlTexture&) = delete;
+  GLuint id() const { return id_; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+  int layers() const { return layers_; }  ///< 0: a 2-D texture
+
+ private:
+  GLuint id_ = 0;
+  int width_ = 0, height_ = 0, layers_ = 0;
+};
+
+/// Sums of the forces pass (the state-dependent parts, see forces.frag).
+struct GpuForceSums {
+  Vec3 mq, mqdot, ma, muxa;
+  Mat3 uu;  ///< sum m (u u^T - ub ub^T)
+};
+
+class GpuSkin final : public FreeMotionSolver {
+ public:
+  /// Allocates the body's textures and compiles the passes. Throws GlError.
+  explicit GpuSkin(BakedBodyPtr model);
+  ~GpuSkin() override;
+  GpuSkin(const GpuSkin&) = delete;
+  GpuSkin& operator=(const GpuSkin&) = delete;
+
+  FreeStepResult integrate(LayeredBody& body, double dt, const Vec3& gravity, Profile& profile) override;
+
+  // ---- single stages on node arrays (the tests compare them with the CPU) ---------------
+  /// Texels of `x` (N*N x 4, row-major) after the gutter fill pass.
+  std::vector<float> gutterFill(const std::vector<float>& texels);
+  /// scaleK K_e x + scaleM M_e x, through the stencil pass.
+  std::vector<Vec3> stencilProduct(const std::vector<Vec3>& x, double scaleK, double scaleM);
+  /// Sum over nodes of x_i (the reduction pyramid).
+  Vec3 sum(const std::vector<Vec3>& x);
+  /// The forces pass at state (q, qdot) with body angular velocity w; z and ma per node.
+  GpuForceSums forces(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot, const Vec3& w,
+                      double alpha, double beta, double dt, std::vector<Vec3>* z, std::vector<Vec3>* ma);
+  /// Solves Mt_e x = b for the operators of `body` (prepared for dt) from the guess x.
+  int solve(const LayeredBody& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+            double tolerance, double* residual);
+
+  const std::string& renderer() const { return renderer_; }
+
+ private:
+  struct Target {
+    GLuint texture;
+    int layer;  // -1: a 2-D texture
+  };
+  void syncOperators(const LayeredBody& body);
+  void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
+  std::vector<Vec3> downloadNodes(const GlTexture& t) const;
+  GlTexture newField() const;
+  /// Runs `program` into `targets` over the atlas (or a w x h viewport).
+  void draw(const ShaderProgram& program, const std::vector<Target>& targets, int w = 0, int h = 0);
+  /// Binds a texture to the next unit for `name` of the current program.
+  void bind(const ShaderProgram& p, const char* name, const GlTexture& t);
+  void resetUnits() { unit_ = 0; }
+  /// Sums each of `inputs` (N x N) down to 1 x 1 into `results`.
+  void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results);
+  Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
+  std::array<float, 4> readTexel(const GlTexture& oneByOne) const;
+  int cg(int maxIterations, double tolerance, double* residual);  // Mt y = rhs_, x in y_[cur]
+  void timestamp(const char* stage);
+  void collectTimes(Profile& profile);
+
+  BakedBodyPtr model_;
+  int n_ = 0;  // atlas resolution
+  std::string renderer_;
+
+  ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
+      copy_;
+  GlTexture rest_, source_, k_, hinv_, wt_, wr_;
+  GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
+  GlTexture x_[2], r_[2], p_[2], zc_, ap_;
+  GlTexture terms_[8];
+  std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1
+  GlTexture sums_[8], rz_[2], pap_;   // 1 x 1 results
+  int xCur_ = 0;
+  GLuint vao_ = 0;
+  std::vector<std::pair<std::vector<GLuint>, GLuint>> fbos_;  // attachments -> framebuffer
+  int unit_ = 0;
+
+  // operators of the body's current time step (uploaded when its prepare() ran)
+  const LayeredBody* preparedBody_ = nullptr;
+  int preparedVersion_ = -1;
+  // constant (rest-shape) parts of the core sums, in double
+  Vec3 restSt_ = Vec3::Zero();
+  Mat3 restMuu_ = Mat3::Zero();
+  Mat3 sumMWt_ = Mat3::Zero(), sumMWr_ = Mat3::Zero();        // columns: sum m W[j]
+  Mat3 sumMubWt_ = Mat3::Zero(), sumMubWr_ = Mat3::Zero();    // columns: sum m ub x W[j]
+
+  // GPU timer queries of the current step
+  std::vector<std::pair<const char*, GLuint>> stamps_;
+  std::vector<GLuint> queryPool_;
+};
+
+}  // namespace d2t

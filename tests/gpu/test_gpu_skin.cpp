@@ -1,0 +1,284 @@
+// The GPU solver's passes against the CPU reference (LayeredBody), stage by
+// stage on random inputs, then whole steps, then closed-form checks on the GPU
+// backend. Headless: EGL (llvmpipe in CI), small atlases.
+//
+// Errors of vector-valued stages are measured as max_i |gpu_i - cpu_i| / max_i |cpu_i|
+// (a per-entry relative error is meaningless where an entry is a cancellation
+// of larger terms); the bound for float passes is 1e-4.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "../sim/test_shapes.h"
+#include "gpu/egl_context.h"
+#include "gpu/gpu_skin.h"
+
+namespace d2t {
+namespace {
+
+constexpr double kR = 0.5;
+const Vec3 kG(0, -9.81, 0);
+
+class GpuSkinTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { context_ = EglContext::create(); }
+  static void TearDownTestSuite() { context_.reset(); }
+  static std::unique_ptr<EglContext> context_;
+};
+std::unique_ptr<EglContext> GpuSkinTest::context_;
+
+std::vector<Vec3> randomField(int n, double scale, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-scale, scale);
+  std::vector<Vec3> x(n);
+  for (Vec3& v : x) v = Vec3(u(rng), u(rng), u(rng));
+  return x;
+}
+
+double relativeError(const std::vector<Vec3>& gpu, const std::vector<Vec3>& cpu) {
+  double err = 0, ref = 0;
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    err = std::max(err, (gpu[i] - cpu[i]).norm());
+    ref = std::max(ref, cpu[i].norm());
+  }
+  return ref > 0 ? err / ref : err;
+}
+
+// contacts with the plane y = 0, static, the body's friction and restitution
+ContactFinder groundContacts() {
+  return [](const LayeredBody& b, std::vector<NodeContact>* out) {
+    for (int i = 0; i < b.nodeCount(); ++i) {
+      const double y = b.nodePosition(i).y();
+      if (y >= 0) continue;
+      NodeContact c;
+      c.node = i;
+      c.normal = Vec3::UnitY();
+      c.depth = -y;
+      c.friction = b.desc().material.friction;
+      c.restitution = b.desc().material.restitution;
+      out->push_back(c);
+    }
+  };
+}
+
+struct Pair {
+  // the same body on both backends
+  explicit Pair(const BodyDesc& d) : model(bake(d)), cpu(model, d), gpu(model, d) {
+    skin = std::make_shared<GpuSkin>(model);
+    gpu.setFreeMotionSolver(skin);
+  }
+  BakedBodyPtr model;
+  LayeredBody cpu, gpu;
+  std::shared_ptr<GpuSkin> skin;
+  Profile profile;
+  void step(double dt, const Vec3& g, const ContactFinder& f = {}) {
+    profile.clear();
+    cpu.step(dt, g, f, profile);
+    gpu.step(dt, g, f, profile);
+  }
+};
+
+// ---- single passes -------------------------------------------------------------------------------
+
+TEST_F(GpuSkinTest, GutterPassCopiesEachGutterTexelFromItsSourceNode) {
+  for (const BodyDesc& d : {test::ball(kR, 32, 1e5), [] {
+         BodyDesc t = test::ball(kR, 24, 1e5);
+         t.shape = std::make_shared<test::Torus>(0.4, 0.15);
+         return t;
+       }()}) {
+    const BakedBodyPtr m = bake(d);
+    GpuSkin skin(m);
+    const Atlas& a = m->atlas;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1, 1);
+    std::vector<float> texels(size_t(a.texelCount()) * 4);
+    for (float& v : texels) v = u(rng);  // gutters start as garbage
+    std::vector<float> cpu = texels;
+    fillGutter(a, cpu.data(), 4);
+    const std::vector<float> gpu = skin.gutterFill(texels);
+    int checked = 0;
+    for (int t = 0; t < a.texelCount(); ++t) {
+      if (a.texelKind[t] == TexelKind::Invalid || (a.texelKind[t] == TexelKind::Gutter && a.gutterSource[t] < 0))
+        continue;
+      for (int c = 0; c < 4; ++c) ASSERT_EQ(gpu[size_t(t) * 4 + c], cpu[size_t(t) * 4 + c]) << "texel " << t;
+      checked += a.texelKind[t] == TexelKind::Gutter;
+    }
+    EXPECT_EQ(checked, int(a.gutterTexels.size())) << d.shape->type();
+  }
+}
+
+TEST_F(GpuSkinTest, StencilProductsMatchTheCpu) {
+  BodyDesc d = test::ball(kR, 48, 1e6);
+  d.material.alpha = 0.3;
+  d.material.beta = 0.01;
+  Pair p(d);
+  p.step(0.01, Vec3::Zero());  // prepares Mt_e for dt
+  const std::vector<Vec3> x = randomField(p.cpu.nodeCount(), 1e-3, 1);
+  std::vector<Vec3> kx, mtx;
+  p.cpu.multiplyK(x, kx);
+  p.cpu.multiplyMt(x, mtx);
+  const double dt = 0.01;
+  const double c1 = 1 + dt * d.material.alpha, c2 = dt * d.material.beta + dt * dt;
+  const double eK = relativeError(p.skin->stencilProduct(x, 1, 0), kx);
+  const double eMt = relativeError(p.skin->stencilProduct(x, c2, c1), mtx);
+  std::printf("stencil pass vs CPU: K x %.2e, Mt x %.2e (relative to the largest entry)\n", eK, eMt);
+  EXPECT_LT(eK, 1e-4);
+  EXPECT_LT(eMt, 1e-4);
+}
+
+TEST_F(GpuSkinTest, ReductionPyramidSumsEveryNodeOnce) {
+  for (int res : {32, 48, 64}) {
+    const BakedBodyPtr m = bake(test::ball(kR, res, 1e5));
+    GpuSkin skin(m);
+    std::vector<Vec3> x = randomField(m->nodeCount(), 1.0, unsigned(res));
+    for (Vec3& v : x) v += Vec3(1, 2, 3);  // a non-zero mean: gutter copies would show
+    Vec3 cpu = Vec3::Zero();
+    double scale = 0;
+    for (const Vec3& v : x) {
+      cpu += v;
+      scale += v.norm();
+    }
+    const Vec3 gpu = skin.sum(x);
+    EXPECT_LT((gpu - cpu).norm(), 1e-5 * scale) << "N = " << res << ": " << gpu.transpose() << " vs "
+                                                 << cpu.transpose();
+  }
+}
+
+TEST_F(GpuSkinTest, ForcesPassMatchesTheCpu) {
+  const BakedBodyPtr m = bake(test::ball(kR, 48, 1e6));
+  GpuSkin skin(m);
+  const int n = m->nodeCount();
+  const std::vector<Vec3> q = randomField(n, 5e-3, 2), qdot = randomField(n, 0.1, 3);
+  const Vec3 w(0.7, -1.3, 2.1);
+  const double alpha = 0.2, beta = 0.005, dt = 0.01;
+  std::vector<Vec3> z, ma, zc(n), mac(n);
+  const GpuForceSums f = skin.forces(q, qdot, w, alpha, beta, dt, &z, &ma);
+  GpuForceSums c{Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Mat3::Zero()};
+  double scaleQ = 0, scaleA = 0, scaleU = 0;
+  for (int i = 0; i < n; ++i) {
+    const double mi = m->nodeMass[i];
+    const Vec3 ub = m->restSkin[i], u = ub + q[i];
+    const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(qdot[i]);
+    zc[i] = q[i] + (beta + dt) * qdot[i];
+    mac[i] = mi * (alpha * qdot[i] + a);
+    c.mq += mi * q[i];
+    c.mqdot += mi * qdot[i];
+    c.ma += mi * a;
+    c.muxa += mi * u.cross(a);
+    c.uu += mi * (u * u.transpose() - ub * ub.transpose());
+    scaleQ += mi * (q[i].norm() + qdot[i].norm());
+    scaleA += mi * a.norm() * u.norm();
+    scaleU += mi * u.squaredNorm();
+  }
+  EXPECT_LT(relativeError(z, zc), 1e-4);
+  EXPECT_LT(relativeError(ma, mac), 1e-4);
+  EXPECT_LT((f.mq - c.mq).norm(), 1e-5 * scaleQ);
+  EXPECT_LT((f.mqdot - c.mqdot).norm(), 1e-5 * scaleQ);
+  EXPECT_LT((f.ma - c.ma).norm(), 1e-5 * scaleA);
+  EXPECT_LT((f.muxa - c.muxa).norm(), 1e-5 * scaleA);
+  EXPECT_LT((f.uu - c.uu).norm(), 1e-5 * scaleU);
+}
+
+TEST_F(GpuSkinTest, ConjugateGradientsSolveTheImplicitSystem) {
+  BodyDesc d = test::ball(kR, 48, 1e6);
+  Pair p(d);
+  p.step(1.0 / 60, Vec3::Zero());
+  const int n = p.cpu.nodeCount();
+  const std::vector<Vec3> b = randomField(n, 1e-2, 4);
+  std::vector<Vec3> x(n, Vec3::Zero()), r;
+  double residual = 0;
+  const int it = p.skin->solve(p.cpu, b, x, 300, 1e-5, &residual);
+  p.cpu.multiplyMt(x, r);
+  double rn = 0, bn = 0;
+  for (int i = 0; i < n; ++i) {
+    rn += (r[i] - b[i]).squaredNorm();
+    bn += b[i].squaredNorm();
+  }
+  std::printf("GPU CG: %d iterations, reported residual %.2e, true residual (double) %.2e\n", it, residual,
+              std::sqrt(rn / bn));
+  EXPECT_LE(residual, 1e-5);
+  EXPECT_LT(std::sqrt(rn / bn), 1e-4);
+  EXPECT_LT(it, 300);
+}
+
+// One collision-free step from a random skin state on a spinning, moving body.
+TEST_F(GpuSkinTest, FreeStepMatchesTheCpu) {
+  BodyDesc d = test::ball(kR, 48, 1e6);
+  d.material.alpha = 0.1;
+  d.material.beta = 0.002;
+  Pair p(d);
+  p.cpu.settings().method = p.gpu.settings().method = SolverMethod::CG;
+  p.cpu.settings().cgTolerance = p.gpu.settings().cgTolerance = 1e-7;
+  p.cpu.settings().cgIterations = p.gpu.settings().cgIterations = 400;
+  const int n = p.cpu.nodeCount();
+  for (LayeredBody* b : {&p.cpu, &p.gpu}) {
+    LayeredState& s = b->state();
+    s.q = randomField(n, 2e-3, 5);
+    s.qdot = randomField(n, 0.05, 6);
+    s.velocity = Vec3(0.3, -1, 0.2);
+    s.angularVelocity = Vec3(1.5, -0.4, 3);
+    s.orientation = Quat(Eigen::AngleAxisd(0.6, Vec3(1, 2, 3).normalized()));
+  }
+  p.step(1.0 / 60, kG);
+  const LayeredState &c = p.cpu.state(), &g = p.gpu.state();
+  const double eQ = relativeError(g.q, c.q), eQdot = relativeError(g.qdot, c.qdot);
+  const double eV = (g.velocity - c.velocity).norm() / c.velocity.norm();
+  const double eW = (g.angularVelocity - c.angularVelocity).norm() / c.angularVelocity.norm();
+  std::printf("free step GPU vs CPU: q %.2e, qdot %.2e, core v %.2e, omega %.2e (CG %d / %d iterations)\n", eQ,
+              eQdot, eV, eW, p.gpu.lastStep().cgIterations, p.cpu.lastStep().cgIterations);
+  EXPECT_LT(eQ, 1e-4);
+  EXPECT_LT(eQdot, 1e-4);
+  EXPECT_LT(eV, 1e-5);
+  EXPECT_LT(eW, 1e-5);
+}
+
+// ---- whole runs ----------------------------------------------------------------------------------
+
+// A soft ball dropped on the ground, 200 steps on both backends (the contact
+// stages are shared; the GPU runs steps 1-5 in float).
+TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  d.position = Vec3(0, kR + 0.1, 0);
+  d.angularVelocity = Vec3(0, 0, 1);
+  Pair p(d);
+  p.cpu.settings().method = SolverMethod::CG;
+  p.gpu.settings().method = SolverMethod::CG;
+  double maxPos = 0, maxQ = 0, maxV = 0;
+  for (int k = 0; k < 200; ++k) {
+    p.step(0.005, kG, groundContacts());
+    const LayeredState &c = p.cpu.state(), &g = p.gpu.state();
+    maxPos = std::max(maxPos, (g.position - c.position).norm());
+    maxV = std::max(maxV, (g.velocity - c.velocity).norm());
+    for (int i = 0; i < p.cpu.nodeCount(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
+  }
+  std::printf("ball drop, 200 steps GPU vs CPU: core position %.2e m, core velocity %.2e m/s, skin %.2e m\n",
+              maxPos, maxV, maxQ);
+  EXPECT_LT(maxPos, 5e-4);  // 0.1% of the radius
+  EXPECT_LT(maxV, 1e-2);
+  EXPECT_LT(maxQ, 1e-4);
+}
+
+// Closed form 1 on the GPU backend: x_n = x_0 + n dt v_0 - g dt^2 n(n+1)/2.
+TEST_F(GpuSkinTest, FreeFallFollowsTheDiscreteClosedForm) {
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  d.velocity = Vec3(0.5, 2, -0.3);
+  Pair p(d);
+  const Vec3 x0 = p.gpu.centerOfMass(), v0 = p.gpu.linearMomentum() / p.gpu.totalMass();
+  const double dt = 0.01;
+  double worst = 0, skin = 0;
+  for (int n = 1; n <= 100; ++n) {
+    p.profile.clear();
+    p.gpu.step(dt, kG, {}, p.profile);
+    const Vec3 expect = x0 + n * dt * v0 + kG * dt * dt * n * (n + 1) / 2;
+    worst = std::max(worst, (p.gpu.centerOfMass() - expect).norm() / expect.norm());
+    for (const Vec3& q : p.gpu.state().q) skin = std::max(skin, q.norm());
+  }
+  std::printf("GPU free fall: worst relative COM error %.2e, largest skin displacement %.2e m\n", worst, skin);
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(skin, 1e-9);
+}
+
+}  // namespace
+}  // namespace d2t
