@@ -131,3 +131,76 @@ TEST(Headless, ShippedScenesRunWithoutResets) {
     }
   }
 }
+
+namespace {
+
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream f(path);
+  return nlohmann::json::parse(f);
+}
+
+// stdout + stderr of a d2tsim run with extra environment
+std::string runOutput(const std::string& env, const std::string& args, int* code) {
+  const std::string cmd = env + " " + std::string(D2T_BINARY) + " " + args + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+}  // namespace
+
+// --backend gpu: the same drop on the GPU solver (steps 1-5 in float) lands where the CPU's does.
+TEST(Headless, GpuBackendDropsTheBallLikeTheCpu) {
+  const auto dir = outDir();
+  nlohmann::json m[2];
+  const char* backends[2] = {"cpu", "gpu"};
+  for (int k = 0; k < 2; ++k) {
+    const std::string metrics = (dir / (std::string("backend_") + backends[k] + ".json")).string();
+    ASSERT_EQ(runQuiet(scene("ball_drop.json") + " --headless --frames 240 --resolution 32 --backend " +
+                       backends[k] + " --metrics " + metrics),
+              0);
+    m[k] = readJson(metrics);
+    EXPECT_EQ(m[k]["backend"], backends[k]);
+  }
+  const auto &c = m[0]["bodies"][0], &g = m[1]["bodies"][0];
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(g["com"][k].get<double>(), c["com"][k].get<double>(), 1e-3) << k;
+  EXPECT_EQ(g["resets"], 0);
+  EXPECT_LT(g["max_penetration"].get<double>(), 0.0025);
+}
+
+// A shader that does not compile: the message names the file and line, and the run
+// goes on on the CPU backend.
+TEST(Headless, BrokenGpuShaderFallsBackToTheCpuWithFileAndLine) {
+  const auto shaders = outDir() / "broken_shaders";
+  std::filesystem::remove_all(shaders);
+  std::filesystem::copy(std::filesystem::path(D2T_SHADER_DIR), shaders,
+                        std::filesystem::copy_options::recursive);
+  {
+    std::ifstream in(shaders / "d2t" / "stencil.frag");
+    std::vector<std::string> lines;
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+    in.close();
+    std::ofstream out(shaders / "d2t" / "stencil.frag");
+    for (size_t i = 0; i < lines.size(); ++i) {
+      out << lines[i] << "\n";
+      if (i == 20) out << "  float broken = undefinedName;\n";  // becomes line 22
+    }
+  }
+  const std::string metrics = (outDir() / "broken.json").string();
+  int code = -1;
+  const std::string out = runOutput("D2T_SHADER_DIR=" + shaders.string(),
+                                    scene("ball_drop.json") + " --headless --frames 20 --resolution 32 "
+                                                              "--backend gpu --metrics " + metrics,
+                                    &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("stencil.frag:22:"), std::string::npos) << out;
+  EXPECT_NE(out.find("running the CPU backend"), std::string::npos) << out;
+  EXPECT_EQ(readJson(metrics)["backend"], "cpu");
+}

@@ -280,5 +280,67 @@ TEST_F(GpuSkinTest, FreeFallFollowsTheDiscreteClosedForm) {
   EXPECT_LT(skin, 1e-9);
 }
 
+
+double maxNodeSpeed(const LayeredBody& b) {
+  double m = 0;
+  for (int i = 0; i < b.nodeCount(); ++i) m = std::max(m, b.nodeVelocity(i).norm());
+  return m;
+}
+
+// Closed form 5 on the GPU backend (the CPU test's scene): a soft ball dropped
+// from 0.2 m comes to rest within 5 s without penetrating the ground.
+TEST_F(GpuSkinTest, SoftBallComesToRestOnTheGround) {
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  d.position = Vec3(0, kR + 0.2, 0);
+  const BakedBodyPtr m = bake(d);
+  LayeredBody body(m, d);
+  body.setFreeMotionSolver(std::make_shared<GpuSkin>(m));
+  Profile profile;
+  double restAt = -1, lowest = 0;
+  for (int n = 1; n <= 1000; ++n) {
+    profile.clear();
+    body.step(0.005, kG, groundContacts(), profile);
+    const double speed = maxNodeSpeed(body);
+    if (speed < 1e-3 && restAt < 0) restAt = n * 0.005;
+    if (speed >= 1e-3) restAt = -1;
+  }
+  for (int i = 0; i < body.nodeCount(); ++i) lowest = std::min(lowest, body.nodePosition(i).y());
+  std::printf("GPU rest on plane: at rest from t = %.3f s, node speed %.2e m/s, penetration %.2e m\n", restAt,
+              maxNodeSpeed(body), -lowest);
+  EXPECT_GT(restAt, 0);
+  EXPECT_LT(-lowest, 0.005 * kR);
+  EXPECT_NE(body.freeMotionSolver(), nullptr);  // still on the GPU
+}
+
+// Closed form 6 on the GPU backend: a stiff ball bounces to eps^2 of its drop height (10%).
+TEST_F(GpuSkinTest, StiffBallBouncesToEpsilonSquared) {
+  const double eps = 0.5, drop = 0.3;
+  BodyDesc d = test::ball(kR, 32, 1e7);
+  d.material.restitution = eps;
+  d.position = Vec3(0, kR + drop, 0);
+  const BakedBodyPtr m = bake(d);
+  LayeredBody body(m, d);
+  body.setFreeMotionSolver(std::make_shared<GpuSkin>(m));
+  Profile profile;
+  auto bottom = [&] {
+    double low = 1e300;
+    for (int i = 0; i < body.nodeCount(); ++i) low = std::min(low, body.nodePosition(i).y());
+    return low;
+  };
+  const double start = bottom();
+  bool touched = false, rising = false;
+  double apex = -1;
+  for (int n = 1; n <= 1500 && apex < 0; ++n) {
+    profile.clear();
+    body.step(0.001, kG, groundContacts(), profile);
+    if (body.lastStep().contacts > 0) touched = true;
+    if (touched && body.state().velocity.y() > 0) rising = true;
+    if (rising && body.state().velocity.y() <= 0) apex = bottom();
+  }
+  ASSERT_GT(apex, -1);
+  std::printf("GPU restitution %.1f: bounce height ratio %.4f, eps^2 %.4f\n", eps, apex / start, eps * eps);
+  EXPECT_NEAR(apex / start, eps * eps, 0.1 * eps * eps);
+}
+
 }  // namespace
 }  // namespace d2t
