@@ -269,6 +269,23 @@ Mat6 LayeredBody::coreMassMatrix() const {
 }
 
 void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContacts, Profile& profile) {
+  beginStep(dt, g, profile);
+  if (!findContacts) return;
+  std::vector<NodeContact> contacts;
+  {
+    StageTimer t(profile, "detect");
+    findContacts(*this, &contacts);
+  }
+  respond(std::move(contacts), dt, g, profile);
+  contacts.clear();
+  {
+    StageTimer t(profile, "detect");
+    findContacts(*this, &contacts);
+  }
+  correct(contacts, profile);
+}
+
+void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
   if (dt != preparedDt_ || settings_.method != preparedMethod_) {
     StageTimer t(profile, "prepare");
     prepare(dt);
@@ -278,24 +295,22 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     state_.velocity.setZero();
     state_.angularVelocity.setZero();
   }
-  const LayeredState start = state_;  // positions at t (step 13 integrates from them)
-  FreeStepResult free;
+  start_ = state_;  // positions at t (step 13 integrates from them)
   bool done = false;
   if (freeSolver_) {
     try {
-      free = freeSolver_->integrate(*this, dt, g, profile);
+      free_ = freeSolver_->integrate(*this, dt, g, profile);
       done = true;
     } catch (const std::exception& e) {
       // the other backend failed (a GL error, say): back to the CPU from the start state
       backendFailure_ = e.what();
       freeSolver_.reset();
-      state_ = start;
+      state_ = start_;
     }
   }
-  if (!done) free = integrateFree(start, dt, g, profile);
-  info_.cgIterations = free.cgIterations;
-  info_.cgResidual = free.cgResidual;
-  if (findContacts) respondToContacts(start, free.coreMass, dt, g, findContacts, profile);
+  if (!done) free_ = integrateFree(start_, dt, g, profile);
+  info_.cgIterations = free_.cgIterations;
+  info_.cgResidual = free_.cgResidual;
 }
 
 // Steps 1-5: the collision-free update from state_ (= start).
@@ -443,14 +458,15 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   return result;
 }
 
-// Steps 6-15 from the collision-free prediction in state_; positions are
-// re-integrated from `start` with the post-impact velocities.
-void LayeredBody::respondToContacts(const LayeredState& start, const Mat6& Mc, double dt, const Vec3& g,
-                                    const ContactFinder& findContacts, Profile& profile) {
+// Steps 6-13 from the collision-free prediction in state_; positions are
+// re-integrated from the start of the step with the post-impact velocities.
+void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Vec3& g, Profile& profile) {
   const BakedBody& m = *model_;
   const int n = m.nodeCount();
   const double mass = m.totalMass;
   const bool fixed = settings_.fixedCore;
+  const LayeredState& start = start_;
+  const Mat6& Mc = free_.coreMass;
   LayeredState& s = state_;
   // 13 (below) integrates positions from the start of the step; a rigid impact
   // during the step adds the motion before the time of impact
@@ -461,21 +477,16 @@ void LayeredBody::respondToContacts(const LayeredState& start, const Mat6& Mc, d
     for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
   };
 
-  // 6-8 collision detection at the predicted state
-  bool newEpisode = false;  // contacts begin this step
-  {
-    StageTimer t(profile, "detect");
-    contacts_.clear();
-    findContacts(*this, &contacts_);
-    // the finder reports nodes within a margin; only penetrating ones collide here
-    contacts_.erase(std::remove_if(contacts_.begin(), contacts_.end(),
-                                   [](const NodeContact& c) { return c.depth <= 0; }),
-                    contacts_.end());
-    info_.contacts = int(contacts_.size());
-    newEpisode = previousContacts_ == 0;
-    previousContacts_ = info_.contacts;
-    for (const NodeContact& c : contacts_) info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
-  }
+  // 6-8: the contacts found at the predicted state. Finders report nodes within a
+  // margin; only penetrating ones collide here.
+  contacts_ = std::move(contacts);
+  contacts_.erase(std::remove_if(contacts_.begin(), contacts_.end(),
+                                 [](const NodeContact& c) { return c.depth <= 0; }),
+                  contacts_.end());
+  info_.contacts = int(contacts_.size());
+  const bool newEpisode = previousContacts_ == 0;  // contacts begin this step
+  previousContacts_ = info_.contacts;
+  for (const NodeContact& c : contacts_) info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
 
   if (!contacts_.empty()) {
     StageTimer t(profile, "respond");
@@ -697,19 +708,20 @@ void LayeredBody::respondToContacts(const LayeredState& start, const Mat6& Mc, d
     integratePositions();
   }
 
-  // 14-15 constraint correction: detect again, move penetrating nodes out by their share
-  {
-    StageTimer t(profile, "correct");
-    contacts_.clear();
-    findContacts(*this, &contacts_);
-    const Mat3 Rt = rotation(s.orientation).transpose();
-    for (const NodeContact& c : contacts_) {
-      if (c.depth <= 0) continue;
-      s.q[c.node] += Rt * (c.stiffnessShare * c.depth * c.normal);
-      ++info_.corrected;
-      info_.maxCorrection = std::max(info_.maxCorrection, c.stiffnessShare * c.depth);
-      info_.finalPenetration = std::max(info_.finalPenetration, (1 - c.stiffnessShare) * c.depth);
-    }
+}
+
+// 15 constraint correction with the contacts found after the response: move
+// penetrating nodes out by their share.
+void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& profile) {
+  StageTimer t(profile, "correct");
+  LayeredState& s = state_;
+  const Mat3 Rt = rotation(s.orientation).transpose();
+  for (const NodeContact& c : contacts) {
+    if (c.depth <= 0) continue;
+    s.q[c.node] += Rt * (c.stiffnessShare * c.depth * c.normal);
+    ++info_.corrected;
+    info_.maxCorrection = std::max(info_.maxCorrection, c.stiffnessShare * c.depth);
+    info_.finalPenetration = std::max(info_.finalPenetration, (1 - c.stiffnessShare) * c.depth);
   }
 }
 

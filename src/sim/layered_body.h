@@ -118,6 +118,15 @@ class LayeredBody {
   /// and collision detection by `contacts` (may be empty: free flight).
   void step(double dt, const Vec3& gravity, const ContactFinder& contacts, Profile& profile);
 
+  // ---- the same step in phases, for a world that interleaves them across bodies --------
+  /// Steps 1-5: keeps the start state, runs the collision-free update (CPU or the
+  /// free-motion solver) to the predicted state.
+  void beginStep(double dt, const Vec3& gravity, Profile& profile);
+  /// Steps 6-13 with the contacts found at the predicted state (depth <= 0 ignored).
+  void respond(std::vector<NodeContact> contacts, double dt, const Vec3& gravity, Profile& profile);
+  /// Step 15 with the contacts found after the response.
+  void correct(const std::vector<NodeContact>& contacts, Profile& profile);
+
   const LayeredStepInfo& lastStep() const { return info_; }
 
   /// Runs steps 1-5 on `solver` instead of the CPU (nullptr: back to the CPU).
@@ -163,9 +172,6 @@ class LayeredBody {
   void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
-  // steps 6-15: detection, response, friction, positions from `start`, correction
-  void respondToContacts(const LayeredState& start, const Mat6& coreMass, double dt, const Vec3& g,
-                         const ContactFinder& findContacts, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
               double tolerance, double* residual) const;
 
@@ -177,6 +183,8 @@ class LayeredBody {
 
   double preparedDt_ = -1;
   int preparedVersion_ = 0;
+  LayeredState start_;     // state at the start of the current step
+  FreeStepResult free_;    // what the collision-free update of this step left
   std::shared_ptr<FreeMotionSolver> freeSolver_;
   std::string backendFailure_;
   std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e

@@ -6,7 +6,7 @@
 
 namespace d2t {
 
-Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d) {
+Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d), proxy(makeProxy(*m)) {
   lastGood = layered.state();
   thickness.resize(m->nodeCount());
   double radius = 0;
@@ -139,6 +139,45 @@ void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out)
     if (hit[i]) out->push_back(found[i]);
 }
 
+std::vector<std::vector<NodeContact>> World::findAllContacts() {
+  const size_t nb = bodies_.size();
+  std::vector<std::vector<NodeContact>> out(nb);
+  for (size_t i = 0; i < nb; ++i) findContacts(bodies_[i].layered, &out[i]);
+  if (nb < 2) return out;
+  std::vector<const LayeredBody*> layered;
+  std::vector<ConvexProxy> proxies;
+  for (const Body& b : bodies_) {
+    layered.push_back(&b.layered);
+    proxies.push_back(b.proxy);
+  }
+  PairStats stats;
+  const std::vector<ProxyContact> pairs = findProxyContacts(layered, proxies, kContactMargin, &stats);
+  std::vector<std::vector<NodeContact>> fromBodies(nb);
+  for (const ProxyContact& p : pairs)
+    stats.contactNodes += findSkinContacts(bodies_[size_t(p.a)].layered, bodies_[size_t(p.b)].layered, p,
+                                           &fromBodies[size_t(p.a)], &fromBodies[size_t(p.b)]);
+  pairStats_.broadPairs += stats.broadPairs;
+  pairStats_.proxyPairs += stats.proxyPairs;
+  pairStats_.contactNodes += stats.contactNodes;
+  // one contact per node: the deepest
+  for (size_t i = 0; i < nb; ++i) {
+    if (fromBodies[i].empty()) continue;
+    std::vector<int> slot(size_t(bodies_[i].nodes()), -1);
+    std::vector<NodeContact>& mine = out[i];
+    for (size_t k = 0; k < mine.size(); ++k) slot[size_t(mine[k].node)] = int(k);
+    for (const NodeContact& c : fromBodies[i]) {
+      int& k = slot[size_t(c.node)];
+      if (k < 0) {
+        k = int(mine.size());
+        mine.push_back(c);
+      } else if (c.depth > mine[size_t(k)].depth) {
+        mine[size_t(k)] = c;
+      }
+    }
+  }
+  return out;
+}
+
 void World::step() {
   profile_.clear();
   const double dt = settings().dt;
@@ -150,9 +189,10 @@ void World::step() {
   bool outsideWork = false;
   for (const Collider& c : colliders_)
     outsideWork = outsideWork || c.velocity().squaredNorm() > 0 || c.angularVelocity().squaredNorm() > 0;
-  const ContactFinder finder = [this](const LayeredBody& b, std::vector<NodeContact>* out) {
-    findContacts(b, out);
-  };
+  // Fig. 3.5 across the bodies: every body's collision-free update, then contacts
+  // found at all the predicted states, every response, contacts again, every
+  // correction (so bodies in contact see each other at the same stage)
+  pairStats_ = PairStats{};
   for (Body& b : bodies_) {
     LayeredSettings& ls = b.layered.settings();
     ls.cgIterations = settings().solver.iterations;
@@ -161,11 +201,25 @@ void World::step() {
     const std::string& method = settings().solver.method;
     ls.method = method == "cg" ? SolverMethod::CG : method == "direct" ? SolverMethod::Direct
                                                                        : SolverMethod::Auto;
-    b.layered.step(dt, settings().gravity, finder, profile_);
+    b.layered.beginStep(dt, settings().gravity, profile_);
     const std::string failure = b.layered.takeBackendFailure();
     if (!failure.empty())
       warnings_.push_back("body '" + b.desc.name + "': the GPU solver failed (" + failure +
                           "); this body runs on the CPU from now on");
+  }
+  std::vector<std::vector<NodeContact>> contacts;
+  {
+    StageTimer t(profile_, "detect");
+    contacts = findAllContacts();
+  }
+  for (size_t i = 0; i < bodies_.size(); ++i)
+    bodies_[i].layered.respond(std::move(contacts[i]), dt, settings().gravity, profile_);
+  {
+    StageTimer t(profile_, "detect");
+    contacts = findAllContacts();
+  }
+  for (size_t i = 0; i < bodies_.size(); ++i) bodies_[i].layered.correct(contacts[i], profile_);
+  for (Body& b : bodies_) {
     // robustness: a non-finite or runaway state, or energy that grew without outside
     // work, is reported and rolled back
     bool finiteState, bounded;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/baked_body.h"
+#include "sim/body_contact.h"
 #include "sim/collider.h"
 #include "sim/layered_body.h"
 #include "sim/profile.h"
@@ -55,6 +56,7 @@ struct Body {
   BakedBodyPtr model;      ///< the baked D2T model (atlas, mesh, masses, K_e)
   LayeredBody layered;     ///< core + skin state and the step
   LayeredState lastGood;   ///< restored after a numerical blow-up
+  ConvexProxy proxy;       ///< stage 1 proxy for contacts with other bodies
   BodyState state;         ///< world summary, refreshed after every step
   BodyStats stats;
   std::vector<double> thickness;  ///< (nnode) rest skin thickness |g - f| [m] (blow-up bound)
@@ -103,6 +105,11 @@ class World {
   /// Contacts of a body's skin nodes with the colliders at its current state
   /// (deepest collider per node; nodes within kContactMargin outside included).
   void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const;
+  /// Contacts of every body at the bodies' current states: colliders, then the other
+  /// bodies (two-stage detection); one contact per node, the deepest.
+  std::vector<std::vector<NodeContact>> findAllContacts();
+  /// What the detection between bodies did in the last step (both passes).
+  const PairStats& pairStats() const { return pairStats_; }
 
  private:
   bool healthy(const Body& b) const;
@@ -118,6 +125,7 @@ class World {
   long steps_ = 0;
   bool recordTrajectory_ = false;
   std::vector<std::string> warnings_;
+  PairStats pairStats_;
 };
 
 }  // namespace d2t

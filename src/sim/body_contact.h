@@ -1,0 +1,77 @@
+#pragma once
+// Collision detection between deformable bodies, in two stages (DDT paper
+// sec. 5.1, 5.3; dissertation 3.3, 3.5.4; DESIGN.md sec. 5-6).
+//
+// Stage 1 (object space): each body has a low-resolution convex proxy, the
+// convex hull of a subset of its rest skin grown by a margin that covers the
+// rest of the skin, plus the body's largest current skin displacement at run
+// time. Proxies closer than a tolerance are potential contacts; GJK gives their
+// closest points, the contact normal n (from A to B) and the contact plane
+// between them.
+//
+// Stage 2 (the CPU reference of the image-space passes): the skin of A facing B
+// and the skin of B facing A are compared along n, as the contact camera does
+// with its two depth textures: each candidate node of A is cast along +n
+// against B's triangles that face A (binned on a grid over the contact plane,
+// the camera's window), each node of B along -n against A's. A node behind the
+// other surface is colliding, with that surface's normal and its distance to
+// it as the depth. Only the slab where the two skins overlap along n is
+// examined, so the work follows the contact area.
+//
+// Response: both bodies get constraints. The other surface moves at the pair's
+// common velocity at the contact, the effective-mass-weighted mean of the two
+// rigidified bodies' velocities there (Mirtich's rigidification, sec. 5.3.1),
+// so the two responses exchange equal and opposite impulses; the position
+// correction is split by local stiffness, dx_i = -k_j / (k_i + k_j) d n.
+#include <vector>
+
+#include "sim/layered_body.h"
+
+namespace d2t {
+
+/// Stage 1 proxy: the convex hull of `points` (body frame) grown by `margin`
+/// contains the rest skin.
+struct ConvexProxy {
+  std::vector<Vec3> points;  ///< (<= maxPoints) body frame [m]
+  double margin = 0;         ///< [m]
+};
+
+/// Builds a proxy of about `maxPoints` rest-skin nodes (a regular subset of the atlas).
+ConvexProxy makeProxy(const BakedBody& model, int maxPoints = 192);
+
+/// Distance between the convex hulls of two point sets (GJK).
+struct HullDistance {
+  double distance = 0;  ///< 0 when the hulls overlap
+  Vec3 onA = Vec3::Zero(), onB = Vec3::Zero();  ///< closest points (equal when overlapping)
+  bool overlap = false;
+  int iterations = 0;
+};
+HullDistance hullDistance(const std::vector<Vec3>& a, const std::vector<Vec3>& b);
+
+/// A pair of bodies whose grown proxies are closer than the tolerance.
+struct ProxyContact {
+  int a = -1, b = -1;
+  Vec3 normal = Vec3::UnitY();  ///< unit, from A towards B
+  Vec3 planePoint = Vec3::Zero();  ///< a point of the contact plane D (midway between the proxies)
+  double gap = 0;  ///< distance between the grown proxies (< 0: they overlap) [m]
+};
+
+/// What the detection between bodies did in one pass (for tests and panels).
+struct PairStats {
+  int broadPairs = 0;    ///< pairs whose bounding spheres overlap (sweep and prune)
+  int proxyPairs = 0;    ///< pairs that passed stage 1 (stage 2 ran for them)
+  int contactNodes = 0;  ///< colliding nodes found by stage 2, both bodies together
+};
+
+/// Stage 1 for all bodies: sweep and prune on bounding spheres, then GJK on the
+/// grown proxies. `proxies[i]` belongs to `bodies[i]`.
+std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*>& bodies,
+                                            const std::vector<ConvexProxy>& proxies, double tolerance,
+                                            PairStats* stats);
+
+/// Stage 2 (CPU reference) for one pair: appends the colliding nodes of A to
+/// `outA` and of B to `outB`. Returns the number of colliding nodes.
+int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
+                     std::vector<NodeContact>* outA, std::vector<NodeContact>* outB);
+
+}  // namespace d2t
