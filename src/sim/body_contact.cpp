@@ -252,22 +252,8 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*
 
 // ---- stage 2, CPU reference ------------------------------------------------------------------------
 
-namespace {
-
-// Rigid motion of a body at a point, and its effective mass along a direction.
-struct RigidView {
-  Vec3 com, vcom, omega;  // world
-  Mat3 invInertia;        // world, about com
-  double mass;
-  Vec3 velocityAt(const Vec3& x) const { return vcom + omega.cross(x - com); }
-  double effectiveMass(const Vec3& x, const Vec3& n) const {
-    const Vec3 rn = (x - com).cross(n);
-    return 1 / (1 / mass + rn.dot(invInertia * rn));
-  }
-};
-
-RigidView rigidView(const LayeredBody& b) {
-  RigidView r;
+RigidMotion rigidMotion(const LayeredBody& b) {
+  RigidMotion r;
   const Mat3 R = b.state().orientation.toRotationMatrix();
   r.mass = b.totalMass();
   r.com = b.centerOfMass();
@@ -277,6 +263,15 @@ RigidView rigidView(const LayeredBody& b) {
   return r;
 }
 
+Vec3 pairSurfaceVelocity(const RigidMotion& self, const RigidMotion& other, const Vec3& x, const Vec3& n,
+                         bool otherImmovable) {
+  if (otherImmovable) return other.velocityAt(x);
+  const double ws = self.effectiveMass(x, n), wo = other.effectiveMass(x, n);
+  return (ws * self.velocityAt(x) + wo * other.velocityAt(x)) / (ws + wo);
+}
+
+namespace {
+
 // Normal stiffness n^T K_ii n of node i (n world, rotated into the body frame) [N/m].
 double nodeStiffness(const LayeredBody& b, int i, const Vec3& nWorld) {
   const Vec3 nb = b.state().orientation.conjugate() * nWorld;
@@ -285,8 +280,9 @@ double nodeStiffness(const LayeredBody& b, int i, const Vec3& nWorld) {
 
 // Casts the candidate nodes of `self` along `dir` (towards `other`) against the
 // triangles of `other` that face `self`; appends the penetrating nodes.
-int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const LayeredBody& other,
-              const std::vector<Vec3>& xo, const Vec3& dir, std::vector<NodeContact>* out) {
+int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::vector<Vec3>& ns,
+              const LayeredBody& other, const std::vector<Vec3>& xo, const std::vector<Vec3>& no, const Vec3& dir,
+              std::vector<NodeContact>* out) {
   double hSelf = -1e300, hOther = 1e300;
   for (const Vec3& x : xs) hSelf = std::max(hSelf, dir.dot(x));
   for (const Vec3& y : xo) hOther = std::min(hOther, dir.dot(y));
@@ -335,7 +331,7 @@ int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const Layere
     for (int y = y0; y <= y1; ++y)
       for (int x = x0; x <= x1; ++x) grid[size_t(y) * size_t(gx) + size_t(x)].push_back(k);
   }
-  const RigidView rs = rigidView(self), ro = rigidView(other);
+  const RigidMotion rs = rigidMotion(self), ro = rigidMotion(other);
   const Material &ms = self.desc().material, &mo = other.desc().material;
   int found = 0;
   for (int i = 0; i < self.nodeCount(); ++i) {
@@ -369,16 +365,18 @@ int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const Layere
     if (bestTri < 0 || dir.dot(x) <= best) continue;  // in front of the other surface
     const Tri& t = tris[size_t(bestTri)];
     const Vec3 &a = xo[size_t(t.v[0])], &b = xo[size_t(t.v[1])], &c = xo[size_t(t.v[2])];
-    const Vec3 nrm = (b - a).cross(c - a).normalized();  // out of `other`, towards self
-    const double depth = nrm.dot(a - x);
+    const Vec3 facet = (b - a).cross(c - a).normalized();  // out of `other`, towards self
+    const double depth = facet.dot(a - x);
     if (depth <= 0) continue;
+    // the average of the two surfaces' (smooth) normals at the contact
+    Vec3 nrm = -ns[size_t(i)];
+    for (int v = 0; v < 3; ++v) nrm += bestBary[size_t(v)] * no[size_t(t.v[v])];
+    nrm = nrm.norm() > 1e-12 ? Vec3(nrm.normalized()) : facet;
     NodeContact k;
     k.node = i;
     k.normal = nrm;
     k.depth = depth;
-    // the pair's common velocity at the contact: equal and opposite impulses
-    const double ws = rs.effectiveMass(x, nrm), wo = ro.effectiveMass(x, nrm);
-    k.surfaceVelocity = (ws * rs.velocityAt(x) + wo * ro.velocityAt(x)) / (ws + wo);
+    k.surfaceVelocity = pairSurfaceVelocity(rs, ro, x, nrm);
     k.friction = std::sqrt(ms.friction * mo.friction);
     k.restitution = std::sqrt(ms.restitution * mo.restitution);
     double ko = 0;
@@ -397,12 +395,41 @@ std::vector<Vec3> positions(const LayeredBody& b) {
   return x;
 }
 
+// Area-weighted vertex normals of the skin mesh at positions x (outward, unit).
+std::vector<Vec3> vertexNormals(const LayeredBody& b, const std::vector<Vec3>& x) {
+  std::vector<Vec3> n(x.size(), Vec3::Zero());
+  for (const Vec3i& t : b.model().atlas.triangles) {
+    const Vec3 f = (x[size_t(t[1])] - x[size_t(t[0])]).cross(x[size_t(t[2])] - x[size_t(t[0])]);
+    for (int k = 0; k < 3; ++k) n[size_t(t[k])] += f;
+  }
+  for (Vec3& v : n)
+    if (v.norm() > 0) v.normalize();
+  return n;
+}
+
 }  // namespace
 
 int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
   const std::vector<Vec3> xa = positions(a), xb = positions(b);
-  return castAlong(a, xa, b, xb, pair.normal, outA) + castAlong(b, xb, a, xa, -pair.normal, outB);
+  const std::vector<Vec3> na = vertexNormals(a, xa), nb = vertexNormals(b, xb);
+  std::vector<NodeContact> ca, cb;
+  castAlong(a, xa, na, b, xb, nb, pair.normal, &ca);
+  castAlong(b, xb, nb, a, xa, na, -pair.normal, &cb);
+  if (ca.empty() && cb.empty()) return 0;
+  // One normal for the pair: the depth-weighted mean over the contact of the
+  // average surface normals (a coarse skin's normals tilt with its triangulation,
+  // which differs between the two sides); A is pushed along -n, B along +n, so the
+  // two responses are equal and opposite.
+  Vec3 n = Vec3::Zero();
+  for (const NodeContact& c : cb) n += c.depth * c.normal;  // out of A, towards B
+  for (const NodeContact& c : ca) n -= c.depth * c.normal;  // out of B, towards A
+  n = n.norm() > 1e-12 ? Vec3(n.normalized()) : pair.normal;
+  for (NodeContact& c : ca) c.normal = -n;
+  for (NodeContact& c : cb) c.normal = n;
+  outA->insert(outA->end(), ca.begin(), ca.end());
+  outB->insert(outB->end(), cb.begin(), cb.end());
+  return int(ca.size() + cb.size());
 }
 
 }  // namespace d2t

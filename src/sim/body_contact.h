@@ -69,6 +69,28 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*
                                             const std::vector<ConvexProxy>& proxies, double tolerance,
                                             PairStats* stats);
 
+/// A body's motion rigidified (Mirtich; DDT sec. 5.3.1): the velocity of its
+/// centre of mass and its angular velocity, world frame.
+struct RigidMotion {
+  Vec3 com = Vec3::Zero(), vcom = Vec3::Zero(), omega = Vec3::Zero();
+  Mat3 invInertia = Mat3::Identity();  ///< world, about com
+  double mass = 1;
+  Vec3 velocityAt(const Vec3& x) const { return vcom + omega.cross(x - com); }
+  /// Effective mass of the rigidified body at x along the unit direction n.
+  double effectiveMass(const Vec3& x, const Vec3& n) const {
+    const Vec3 rn = (x - com).cross(n);
+    return 1 / (1 / mass + rn.dot(invInertia * rn));
+  }
+};
+RigidMotion rigidMotion(const LayeredBody& body);
+
+/// The velocity of the other surface at a contact at x with normal n between two
+/// bodies: the pair's common velocity (effective-mass weighted), so that the
+/// two responses exchange equal and opposite impulses; or, when the other body
+/// is taken as immovable (shock propagation in a resting stack), its own.
+Vec3 pairSurfaceVelocity(const RigidMotion& self, const RigidMotion& other, const Vec3& x, const Vec3& n,
+                         bool otherImmovable = false);
+
 /// Stage 2 (CPU reference) for one pair: appends the colliding nodes of A to
 /// `outA` and of B to `outB`. Returns the number of colliding nodes.
 int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,

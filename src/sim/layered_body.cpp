@@ -249,6 +249,16 @@ void LayeredBody::prepare(double dt) {
 
 // ---- the step (Fig. 3.5) ----------------------------------------------------------------------
 
+void LayeredBody::applyRigidImpulse(const Vec3& impulse, const Vec3& at) {
+  const Mat3 R = rotation(state_.orientation);
+  const Mat3 invI = R * model_->totalInertia.inverse() * R.transpose();
+  const Vec3 com = centerOfMass();
+  const Vec3 dvCom = impulse / model_->totalMass, dw = invI * (at - com).cross(impulse);
+  // the same rigid velocity change in the generalised coordinates: qdot unchanged
+  state_.velocity += dvCom + dw.cross(state_.position - com);
+  state_.angularVelocity += R.transpose() * dw;
+}
+
 Mat6 LayeredBody::coreMassMatrix() const {
   const BakedBody& m = *model_;
   Vec3 St = Vec3::Zero();
@@ -276,7 +286,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     StageTimer t(profile, "detect");
     findContacts(*this, &contacts);
   }
-  respond(std::move(contacts), dt, g, profile);
+  respond(contacts, dt, g, profile);
   contacts.clear();
   {
     StageTimer t(profile, "detect");
@@ -460,7 +470,8 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
 
 // Steps 6-13 from the collision-free prediction in state_; positions are
 // re-integrated from the start of the step with the post-impact velocities.
-void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Vec3& g, Profile& profile) {
+void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const Vec3& g, Profile& profile,
+                          bool firstSweep) {
   const BakedBody& m = *model_;
   const int n = m.nodeCount();
   const double mass = m.totalMass;
@@ -479,20 +490,23 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
 
   // 6-8: the contacts found at the predicted state. Finders report nodes within a
   // margin; only penetrating ones collide here.
-  contacts_ = std::move(contacts);
-  contacts_.erase(std::remove_if(contacts_.begin(), contacts_.end(),
-                                 [](const NodeContact& c) { return c.depth <= 0; }),
-                  contacts_.end());
-  info_.contacts = int(contacts_.size());
-  const bool newEpisode = previousContacts_ == 0;  // contacts begin this step
-  previousContacts_ = info_.contacts;
-  for (const NodeContact& c : contacts_) info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
+  std::vector<NodeContact>& cs = contacts;
+  cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.depth <= 0; }), cs.end());
+  bool newEpisode = false;  // contacts with colliders begin this step
+  if (firstSweep) {
+    info_.contacts = int(cs.size());
+    int colliderContacts = 0;
+    for (const NodeContact& c : cs) colliderContacts += c.other < 0;
+    newEpisode = previousContacts_ == 0;
+    previousContacts_ = colliderContacts;
+    for (const NodeContact& c : cs) info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
+  }
 
-  if (!contacts_.empty()) {
+  if (!cs.empty()) {
     StageTimer t(profile, "respond");
     const Mat3 R = rotation(s.orientation);
     const Mat3 Rt = R.transpose();
-    const int nc = int(contacts_.size());
+    const int nc = int(cs.size());
     // Restitution. A node-level restitution target (8) does not work with a
     // layered skin: spread over the steps in which the skin comes into contact,
     // it neither reverses a stiff body in time (no bounce: the first steps touch
@@ -503,11 +517,13 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
     // patch faster than gravity alone explains, one Newton impact law reverses
     // the patch's normal speed by eps; the node constraints below are then
     // inelastic and keep the skin out of the collider. The skin's elasticity
-    // still dents, jiggles and carries the weight at rest.
-    if (!fixed) {
+    // still dents, jiggles and carries the weight at rest. (Impacts between two
+    // bodies are the world's: equal and opposite, see World::respondAll.)
+    if (!fixed && newEpisode) {
       Vec3 p = Vec3::Zero(), nAvg = Vec3::Zero(), vo = Vec3::Zero();
       double wsum = 0, eps = 0;
-      for (const NodeContact& c : contacts_) {
+      for (const NodeContact& c : cs) {
+        if (c.other >= 0) continue;
         const double wk = c.depth + 1e-9;
         p += wk * nodePosition(c.node);
         nAvg += wk * c.normal;
@@ -515,10 +531,10 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
         eps += wk * c.restitution;
         wsum += wk;
       }
-      p /= wsum;
-      vo /= wsum;
-      eps /= wsum;
-      if (nAvg.norm() > 1e-12) {
+      if (wsum > 0 && nAvg.norm() > 1e-12) {
+        p /= wsum;
+        vo /= wsum;
+        eps /= wsum;
         nAvg.normalize();
         const Vec3 com = centerOfMass();
         const Vec3 vCom = linearMomentum() / mass;
@@ -526,19 +542,18 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
         const Vec3 rp = p - com;
         const double vApproach = nAvg.dot(vCom + wWorld.cross(rp) - vo);
         const double threshold = 2 * g.norm() * dt + 1e-3;
-        if (vApproach < -threshold && newEpisode) {
+        if (vApproach < -threshold) {
           const Mat3 invI = R * m.totalInertia.inverse() * Rt;
           const Vec3 rn = rp.cross(nAvg);
           const double j = -(1 + eps) * vApproach / (1 / mass + rn.dot(invI * rn));
-          const Vec3 dvCom = j * nAvg / mass, dw = invI * rn * j;
-          // the same rigid velocity change in the generalised coordinates: qdot unchanged
-          const Vec3 dcdot = dvCom + dw.cross(s.position - com), dwBody = Rt * dw;
-          s.velocity += dcdot;
-          s.angularVelocity += dwBody;
+          const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
+          applyRigidImpulse(j * nAvg, p);
+          const Vec3 dcdot = s.velocity - v0, dwBody = s.angularVelocity - w0;
           // the body reaches the patch at t_i = dt - depth / |v| into the step and only
           // then turns: x(t + dt) = x + t_i v- + (dt - t_i) v+
           double deepest = 0;
-          for (const NodeContact& c : contacts_) deepest = std::max(deepest, c.depth);
+          for (const NodeContact& c : cs)
+            if (c.other < 0) deepest = std::max(deepest, c.depth);
           const double ti = std::clamp(dt - deepest / -vApproach, 0.0, dt);
           impactV = -ti / dt * dcdot;
           impactW = -ti / dt * dwBody;
@@ -550,7 +565,7 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
     std::vector<Vec6> U(nc), Jc(nc);
     std::vector<Vec3> nb(nc), xdot(nc);
     for (int k = 0; k < nc; ++k) {
-      const NodeContact& c = contacts_[k];
+      NodeContact& c = cs[k];
       const int i = c.node;
       const double mi = m.nodeMass[i];
       const Vec3 ui = m.restSkin[i] + s.q[i];
@@ -571,8 +586,9 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
       // compressing). Separating nodes are left alone (one-sided).
       xdot[k] = nodeVelocity(i) - c.surfaceVelocity;
       vn[k] = c.normal.dot(xdot[k]);
-      const double gap = std::max(0.0, -c.depth - dt * vn[k]);
-      b[k] = -vn[k] - gap / dt;
+      // (the gap is the one at the start of the step, measured in the first sweep)
+      if (c.startGap < 0) c.startGap = std::max(0.0, -c.depth - dt * vn[k]);
+      b[k] = -vn[k] - c.startGap / dt;
     }
     // Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (all nodes: the whole skin rides on the core)
     Mat6 A = Mc;
@@ -621,14 +637,14 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
     //    multipliers were (so the constraints hold exactly):
     //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
     std::vector<Vec3> before(nc);
-    for (int k = 0; k < nc; ++k) before[k] = nodeVelocity(contacts_[k].node);
+    for (int k = 0; k < nc; ++k) before[k] = nodeVelocity(cs[k].node);
     auto applyImpulse = [&](const std::vector<Vec3>& f) {  // world impulse per contact
       std::vector<Vec3> r(n, Vec3::Zero());
       Vec6 fc = Vec6::Zero();
       Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
       for (int k = 0; k < nc; ++k) {
         if (f[k].isZero(0)) continue;
-        const int i = contacts_[k].node;
+        const int i = cs[k].node;
         const Vec3 fb = Rt * f[k];
         const Vec3 ui = m.restSkin[i] + s.q[i];
         r[i] += fb;
@@ -656,7 +672,7 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
     };
     std::vector<Vec3> fk(nc);
     for (int k = 0; k < nc; ++k) {
-      fk[k] = lambda[k] * contacts_[k].normal;
+      fk[k] = lambda[k] * cs[k].normal;
       info_.activeContacts += lambda[k] > 0;
     }
     // An inelastic contact against a resting surface cannot add kinetic energy, but
@@ -671,7 +687,7 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
     const Vec3 vBefore = s.velocity, wBefore = s.angularVelocity;
     applyImpulse(fk);
     bool restingSurfaces = true;
-    for (const NodeContact& c : contacts_) restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
+    for (const NodeContact& c : cs) restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
     const double keAfter = kineticEnergy();
     if (restingSurfaces && keAfter > keBefore * (1 + 1e-9) + 1e-12) {
       const std::vector<Vec3> qdotAfter = s.qdot;
@@ -695,7 +711,7 @@ void LayeredBody::respond(std::vector<NodeContact> contacts, double dt, const Ve
     //    pre-impact one of (14) can overshoot and feed a resting body energy.
     for (int k = 0; k < nc; ++k) {
       if (lambda[k] <= 0) continue;
-      const NodeContact& c = contacts_[k];
+      const NodeContact& c = cs[k];
       const Vec3 rel = nodeVelocity(c.node) - c.surfaceVelocity;
       const Vec3 xt = rel - c.normal.dot(rel) * c.normal;
       const double speed = xt.norm();

@@ -40,6 +40,8 @@ struct NodeContact {
   double friction = 0.5;            ///< Coulomb coefficient of the pair [-]
   double restitution = 0.2;         ///< coefficient of restitution of the pair [-]
   double stiffnessShare = 1.0;      ///< k_j / (k_i + k_j): this node's share of the position correction
+  int other = -1;                   ///< the other body (world index) of a contact between bodies; -1: a collider
+  double startGap = -1;             ///< gap at the start of the step [m], set by the response's first sweep
 };
 
 /// Collision detection callback: contacts of the body's skin at its current state.
@@ -122,8 +124,13 @@ class LayeredBody {
   /// Steps 1-5: keeps the start state, runs the collision-free update (CPU or the
   /// free-motion solver) to the predicted state.
   void beginStep(double dt, const Vec3& gravity, Profile& profile);
-  /// Steps 6-13 with the contacts found at the predicted state (depth <= 0 ignored).
-  void respond(std::vector<NodeContact> contacts, double dt, const Vec3& gravity, Profile& profile);
+  /// Steps 6-13 with the contacts found at the predicted state (depth <= 0 ignored,
+  /// and removed from `contacts`). A world may run further sweeps over the same
+  /// contacts with updated surface velocities (firstSweep false): they re-solve
+  /// the constraints from the current velocities, without the restitution impact
+  /// and the episode bookkeeping of the first.
+  void respond(std::vector<NodeContact>& contacts, double dt, const Vec3& gravity, Profile& profile,
+               bool firstSweep = true);
   /// Step 15 with the contacts found after the response.
   void correct(const std::vector<NodeContact>& contacts, Profile& profile);
 
@@ -149,6 +156,9 @@ class LayeredBody {
   const std::vector<std::array<Vec3, 3>>& translationalCoupling() const { return wt_; }
   /// (nnode x 3) columns of Mt_e^-1 [-m_i [ub_i]x] (rotational coupling at rest).
   const std::vector<std::array<Vec3, 3>>& rotationalCoupling() const { return wr_; }
+  /// Changes the velocities as an impulse [N s] at world point `at` would change
+  /// those of the rigidified body (skin velocities unchanged).
+  void applyRigidImpulse(const Vec3& impulse, const Vec3& at);
   /// Core block M_c of the mass matrix at the current state.
   Mat6 coreMassMatrix() const;
 
@@ -195,7 +205,6 @@ class LayeredBody {
   bool direct_ = false;                              // this step's method is the direct solver
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
   SolverMethod preparedMethod_ = SolverMethod::Auto;
-  std::vector<NodeContact> contacts_;
   int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <set>
 #include <sstream>
 
 namespace d2t {
@@ -44,6 +46,7 @@ World::World(const Scene& scene) : scene_(scene) {
 
 void World::reset() {
   time_ = 0;
+  pairsInContact_.clear();
   steps_ = 0;
   for (Collider& c : colliders_) c.reset();
   for (Body& b : bodies_) {
@@ -153,9 +156,15 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
   PairStats stats;
   const std::vector<ProxyContact> pairs = findProxyContacts(layered, proxies, kContactMargin, &stats);
   std::vector<std::vector<NodeContact>> fromBodies(nb);
-  for (const ProxyContact& p : pairs)
-    stats.contactNodes += findSkinContacts(bodies_[size_t(p.a)].layered, bodies_[size_t(p.b)].layered, p,
-                                           &fromBodies[size_t(p.a)], &fromBodies[size_t(p.b)]);
+  for (const ProxyContact& p : pairs) {
+    std::vector<NodeContact> ca, cb;
+    stats.contactNodes +=
+        findSkinContacts(bodies_[size_t(p.a)].layered, bodies_[size_t(p.b)].layered, p, &ca, &cb);
+    for (NodeContact& c : ca) c.other = p.b;
+    for (NodeContact& c : cb) c.other = p.a;
+    fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());
+    fromBodies[size_t(p.b)].insert(fromBodies[size_t(p.b)].end(), cb.begin(), cb.end());
+  }
   pairStats_.broadPairs += stats.broadPairs;
   pairStats_.proxyPairs += stats.proxyPairs;
   pairStats_.contactNodes += stats.contactNodes;
@@ -176,6 +185,105 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
     }
   }
   return out;
+}
+
+// Restitution between bodies: when two bodies begin touching and approach faster
+// than gravity explains, one Newton impact on the two rigidified bodies, equal and
+// opposite, at the depth-weighted centre of their contacts along the pair normal
+// (the node constraints of the sweeps are then inelastic, as against colliders).
+void World::pairImpacts(const std::vector<std::vector<NodeContact>>& contacts) {
+  std::set<std::pair<int, int>> touching;
+  const double threshold = 2 * settings().gravity.norm() * settings().dt + 1e-3;
+  for (size_t a = 0; a < contacts.size(); ++a)
+    for (const NodeContact& c : contacts[a])
+      if (c.other > int(a)) touching.insert({int(a), c.other});
+  for (const auto& [a, b] : touching) {
+    if (pairsInContact_.count({a, b})) continue;  // not a new episode
+    LayeredBody &la = bodies_[size_t(a)].layered, &lb = bodies_[size_t(b)].layered;
+    Vec3 p = Vec3::Zero(), n = Vec3::Zero();
+    double wsum = 0, eps = 0;
+    for (const NodeContact& c : contacts[size_t(b)]) {  // B's contacts with A: normal from A to B
+      if (c.other != a || c.depth <= 0) continue;
+      p += c.depth * lb.nodePosition(c.node);
+      n += c.depth * c.normal;
+      eps += c.depth * c.restitution;
+      wsum += c.depth;
+    }
+    for (const NodeContact& c : contacts[size_t(a)]) {
+      if (c.other != b || c.depth <= 0) continue;
+      p += c.depth * la.nodePosition(c.node);
+      n -= c.depth * c.normal;
+      eps += c.depth * c.restitution;
+      wsum += c.depth;
+    }
+    if (wsum <= 0 || n.norm() < 1e-12) continue;
+    p /= wsum;
+    eps /= wsum;
+    n.normalize();
+    const RigidMotion ra = rigidMotion(la), rb = rigidMotion(lb);
+    const double approach = n.dot(ra.velocityAt(p) - rb.velocityAt(p));
+    if (approach <= threshold) continue;
+    const double j = (1 + eps) * approach / (1 / ra.effectiveMass(p, n) + 1 / rb.effectiveMass(p, n));
+    la.applyRigidImpulse(-j * n, p);
+    lb.applyRigidImpulse(j * n, p);
+  }
+  pairsInContact_ = touching;
+}
+
+// Steps 6-13 for every body. Bodies in contact with each other are solved body by
+// body (Gauss-Seidel, lowest first), each sweep with the partners' current
+// velocities: the first sweep exchanges the impacts (equal and opposite, see
+// pairSurfaceVelocity), kRegularSweeps - 1 more propagate them, and under
+// gravity a last shock-propagation sweep (Guendelman et al. 2003) takes each
+// lower body as immovable for the one above, so that a stack comes to rest
+// instead of sinking a little into itself every step.
+void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
+  constexpr int kRegularSweeps = 3;
+  const double dt = settings().dt;
+  const Vec3 g = settings().gravity;
+  const size_t nb = bodies_.size();
+  std::vector<size_t> order(nb);
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::vector<double> height(nb);
+  for (size_t i = 0; i < nb; ++i) height[i] = -g.dot(bodies_[i].layered.centerOfMass());
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return height[a] < height[b]; });
+  std::vector<size_t> rank(nb);
+  for (size_t k = 0; k < nb; ++k) rank[order[k]] = k;
+  bool pairs = false;
+  for (const auto& list : contacts)
+    for (const NodeContact& c : list) pairs = pairs || c.other >= 0;
+  const int sweeps = pairs ? kRegularSweeps + (g.norm() > 0 ? 1 : 0) : 1;
+  pairImpacts(contacts);
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    const bool shock = sweep == kRegularSweeps;
+    for (size_t i : order) {
+      std::vector<NodeContact>& list = contacts[i];
+      bool mine = false;
+      for (const NodeContact& c : list) mine = mine || c.other >= 0;
+      if (sweep > 0 && !mine) continue;
+      std::vector<NodeContact> shockList;
+      if (mine) {
+        const RigidMotion self = rigidMotion(bodies_[i].layered);
+        std::vector<RigidMotion> partner(nb);
+        std::vector<char> known(nb, 0);
+        for (NodeContact& c : list) {
+          if (c.other < 0) continue;
+          const size_t o = size_t(c.other);
+          if (!known[o]) {
+            partner[o] = rigidMotion(bodies_[o].layered);
+            known[o] = 1;
+          }
+          const bool lower = rank[o] < rank[i];
+          c.surfaceVelocity = pairSurfaceVelocity(self, partner[o], bodies_[i].layered.nodePosition(c.node),
+                                                  c.normal, shock && lower);
+        }
+        if (shock)  // the body above does not push back in this sweep
+          for (const NodeContact& c : list)
+            if (c.other < 0 || rank[size_t(c.other)] < rank[i]) shockList.push_back(c);
+      }
+      bodies_[i].layered.respond(shock ? shockList : list, dt, g, profile_, sweep == 0);
+    }
+  }
 }
 
 void World::step() {
@@ -212,8 +320,7 @@ void World::step() {
     StageTimer t(profile_, "detect");
     contacts = findAllContacts();
   }
-  for (size_t i = 0; i < bodies_.size(); ++i)
-    bodies_[i].layered.respond(std::move(contacts[i]), dt, settings().gravity, profile_);
+  respondAll(contacts);
   {
     StageTimer t(profile_, "detect");
     contacts = findAllContacts();

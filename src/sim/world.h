@@ -4,6 +4,7 @@
 // collision detection against the colliders and catches numerical blow-ups.
 #include <array>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,8 @@ class World {
   const PairStats& pairStats() const { return pairStats_; }
 
  private:
+  void respondAll(std::vector<std::vector<NodeContact>>& contacts);
+  void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts);
   bool healthy(const Body& b) const;
   /// Total energy has not grown beyond the lowest seen (+ tolerance) while no outside
   /// work was done on the body (no moving collider).
@@ -126,6 +129,7 @@ class World {
   bool recordTrajectory_ = false;
   std::vector<std::string> warnings_;
   PairStats pairStats_;
+  std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
 };
 
 }  // namespace d2t

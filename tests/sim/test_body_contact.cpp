@@ -1,0 +1,163 @@
+// Contact between deformable bodies: the stage 1 proxies and GJK, the stage 2
+// CPU reference, and the physics of two soft bodies meeting (symmetry,
+// momentum, no interpenetration, resting stacks).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "sim/body_contact.h"
+#include "sim/world.h"
+#include "test_shapes.h"
+
+namespace d2t {
+namespace {
+
+constexpr double kR = 0.5;
+
+std::vector<Vec3> boxCorners(const Vec3& centre, const Vec3& half) {
+  std::vector<Vec3> p;
+  for (int i = 0; i < 8; ++i)
+    p.push_back(centre + Vec3(i & 1 ? half.x() : -half.x(), i & 2 ? half.y() : -half.y(), i & 4 ? half.z() : -half.z()));
+  return p;
+}
+
+TEST(Gjk, DistanceBetweenBoxesAndOverlap) {
+  // face to face along x: gap 0.5
+  HullDistance d = hullDistance(boxCorners(Vec3(0, 0, 0), Vec3(1, 1, 1)), boxCorners(Vec3(2.5, 0.3, -0.2), Vec3(1, 1, 1)));
+  EXPECT_FALSE(d.overlap);
+  EXPECT_NEAR(d.distance, 0.5, 1e-12);
+  EXPECT_NEAR(d.onB.x() - d.onA.x(), 0.5, 1e-12);
+  // edge to edge: boxes offset diagonally, gap between the edges sqrt(2) * 0.5
+  d = hullDistance(boxCorners(Vec3(0, 0, 0), Vec3(1, 1, 1)), boxCorners(Vec3(2.5, 2.5, 0), Vec3(1, 1, 1)));
+  EXPECT_NEAR(d.distance, std::sqrt(0.5), 1e-12);
+  // vertex of a rotated box towards a face
+  std::vector<Vec3> tilted;
+  const Quat q = Quat(Eigen::AngleAxisd(kPi / 4, Vec3::UnitZ())) * Quat(Eigen::AngleAxisd(std::atan(1 / std::sqrt(2.0)), Vec3::UnitY()));
+  for (const Vec3& c : boxCorners(Vec3::Zero(), Vec3(1, 1, 1))) tilted.push_back(Vec3(5, 0, 0) + q * c);
+  double nearest = 1e300;
+  for (const Vec3& c : tilted) nearest = std::min(nearest, c.x() - 1);
+  d = hullDistance(boxCorners(Vec3::Zero(), Vec3(1, 1, 1)), tilted);
+  EXPECT_NEAR(d.distance, nearest, 1e-9);
+  // overlapping
+  d = hullDistance(boxCorners(Vec3::Zero(), Vec3(1, 1, 1)), boxCorners(Vec3(1.5, 0.5, 0), Vec3(1, 1, 1)));
+  EXPECT_TRUE(d.overlap);
+  EXPECT_EQ(d.distance, 0);
+}
+
+TEST(Gjk, RandomPointCloudsAgreeWithBruteForceForSpheres) {
+  // points on two spheres: the hull distance approaches centre distance - radii
+  std::mt19937 rng(3);
+  std::normal_distribution<double> g;
+  for (int trial = 0; trial < 10; ++trial) {
+    std::vector<Vec3> a, b;
+    const Vec3 cb(3 + trial * 0.1, 0.5 * trial, -0.2 * trial);
+    for (int i = 0; i < 2000; ++i) {
+      a.push_back(Vec3(g(rng), g(rng), g(rng)).normalized());
+      b.push_back(cb + Vec3(g(rng), g(rng), g(rng)).normalized());
+    }
+    const HullDistance d = hullDistance(a, b);
+    EXPECT_NEAR(d.distance, cb.norm() - 2, 0.02) << trial;
+    EXPECT_GE(d.distance, cb.norm() - 2 - 1e-9);  // a hull of points on a sphere lies inside it
+    EXPECT_NEAR((d.onB - d.onA).norm(), d.distance, 1e-9);
+  }
+}
+
+TEST(Proxy, GrownHullContainsEverySkinNode) {
+  for (const char* shape : {"sphere", "pumpkin"}) {
+    BodyDesc d = test::ball(kR, 32, 1e5);
+    if (std::string(shape) == "pumpkin") d.shape = std::make_shared<test::Ellipsoid>(Vec3(0.6, 0.4, 0.5));
+    const BakedBodyPtr m = bake(d);
+    const ConvexProxy p = makeProxy(*m);
+    EXPECT_LE(int(p.points.size()), 192);
+    EXPECT_LT(p.margin, 0.25 * kR) << shape;
+    for (int i = 0; i < m->nodeCount(); i += 7) {
+      const HullDistance h = hullDistance({m->restSkin[size_t(i)]}, p.points);
+      EXPECT_LE(h.distance, p.margin + 1e-12) << shape << " node " << i;
+    }
+  }
+}
+
+// Two equal soft balls, no gravity, meeting head on along x.
+Scene twoBalls(double speed, double gap, double young = 1e5) {
+  Scene s;
+  s.simulation.gravity = Vec3::Zero();
+  s.simulation.dt = 0.002;
+  for (int k = 0; k < 2; ++k) {
+    BodyDesc d = test::ball(kR, 32, young);
+    d.name = k ? "right" : "left";
+    const double side = k ? 1 : -1;
+    d.position = Vec3(side * (kR + gap / 2), 0, 0);
+    d.velocity = Vec3(-side * speed, 0, 0);
+    d.material.restitution = 0.5;
+    s.bodies.push_back(d);
+  }
+  return s;
+}
+
+double deepestPairPenetration(World& w) {
+  const auto& b = w.bodies();
+  std::vector<NodeContact> a, c;
+  ProxyContact p;
+  p.a = 0;
+  p.b = 1;
+  p.normal = (b[1].layered.centerOfMass() - b[0].layered.centerOfMass()).normalized();
+  findSkinContacts(b[0].layered, b[1].layered, p, &a, &c);
+  double deepest = 0;
+  for (const NodeContact& k : a) deepest = std::max(deepest, k.depth);
+  for (const NodeContact& k : c) deepest = std::max(deepest, k.depth);
+  return deepest;
+}
+
+TEST(BodyContact, HeadOnCollisionIsSymmetricConservesMomentumAndDoesNotInterpenetrate) {
+  World w(twoBalls(1.0, 0.02));
+  const Vec3 p0 = w.bodies()[0].layered.linearMomentum() + w.bodies()[1].layered.linearMomentum();
+  const double pScale = w.bodies()[0].layered.linearMomentum().norm();
+  double worstMomentum = 0, worstMirror = 0, worstPenetration = 0;
+  int touching = 0;
+  for (int n = 0; n < 300; ++n) {
+    w.step();
+    const LayeredBody &a = w.bodies()[0].layered, &b = w.bodies()[1].layered;
+    worstMomentum = std::max(worstMomentum, (a.linearMomentum() + b.linearMomentum() - p0).norm() / pScale);
+    // mirror image in the plane x = 0
+    const Vec3 ca = a.centerOfMass(), cb = b.centerOfMass();
+    worstMirror = std::max(worstMirror, (ca + Vec3(cb.x(), -cb.y(), -cb.z())).norm());
+    worstPenetration = std::max(worstPenetration, deepestPairPenetration(w));
+    touching += a.lastStep().contacts > 0;
+    ASSERT_EQ(w.bodies()[0].stats.resets + w.bodies()[1].stats.resets, 0);
+  }
+  const double va = w.bodies()[0].state.velocity.x(), vb = w.bodies()[1].state.velocity.x();
+  std::printf("head-on: %d steps in contact, velocities after %.4f / %.4f m/s (restitution 0.5 of 1 m/s), "
+              "momentum error %.2e, mirror error %.2e m, deepest penetration after correction %.2e m\n",
+              touching, va, vb, worstMomentum, worstMirror, worstPenetration);
+  EXPECT_GE(touching, 1);  // one Newton impact when the episode begins (see the README)
+  EXPECT_LT(va, -0.2);  // they bounced apart
+  EXPECT_GT(vb, 0.2);
+  EXPECT_NEAR(va, -vb, 0.01);
+  EXPECT_LT(worstMomentum, 0.01);
+  EXPECT_LT(worstMirror, 1e-3);
+  EXPECT_LT(worstPenetration, 0.005 * kR);
+}
+
+TEST(BodyContact, BodiesFarApartNeverReachStageTwo) {
+  Scene s = twoBalls(0.5, 10.0);
+  s.bodies.push_back(s.bodies[0]);
+  s.bodies.back().position = Vec3(0, 20, 0);
+  World w(s);
+  int broad = 0, proxy = 0;
+  for (int n = 0; n < 50; ++n) {
+    w.step();
+    broad += w.pairStats().broadPairs;
+    proxy += w.pairStats().proxyPairs;
+  }
+  EXPECT_EQ(proxy, 0);
+  EXPECT_EQ(broad, 0);
+  // and close ones do
+  World near(twoBalls(0.5, 0.005));
+  near.step();
+  EXPECT_GT(near.pairStats().proxyPairs, 0);
+}
+
+}  // namespace
+}  // namespace d2t
