@@ -225,6 +225,11 @@ void statisticsPanel(Ui& ui) {
     }
     ImGui::EndTable();
   }
+  if (s.world->bodies().size() > 1) {
+    const PairStats& p = s.world->pairStats();
+    ImGui::Text("bodies: %d pairs near, %d past stage 1, %d contact nodes", p.broadPairs, p.proxyPairs,
+                p.contactNodes);
+  }
   for (const Body& b : s.world->bodies()) {
     const Energy e = s.world->energy(b);
     ImGui::Text("%s: %d contacts, E %.3f J, resets %d", b.desc.name.c_str(), b.stats.contacts,

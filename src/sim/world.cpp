@@ -165,9 +165,7 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
     fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());
     fromBodies[size_t(p.b)].insert(fromBodies[size_t(p.b)].end(), cb.begin(), cb.end());
   }
-  pairStats_.broadPairs += stats.broadPairs;
-  pairStats_.proxyPairs += stats.proxyPairs;
-  pairStats_.contactNodes += stats.contactNodes;
+  pairStats_ = stats;  // (the correction pass overwrites the response pass's figures)
   // one contact per node: the deepest
   for (size_t i = 0; i < nb; ++i) {
     if (fromBodies[i].empty()) continue;
@@ -300,7 +298,6 @@ void World::step() {
   // Fig. 3.5 across the bodies: every body's collision-free update, then contacts
   // found at all the predicted states, every response, contacts again, every
   // correction (so bodies in contact see each other at the same stage)
-  pairStats_ = PairStats{};
   for (Body& b : bodies_) {
     LayeredSettings& ls = b.layered.settings();
     ls.cgIterations = settings().solver.iterations;
@@ -320,20 +317,25 @@ void World::step() {
     StageTimer t(profile_, "detect");
     contacts = findAllContacts();
   }
+  // a body touching another exchanges energy with it: its own energy may grow
+  std::vector<char> touchesBody(bodies_.size(), 0);
+  for (size_t i = 0; i < bodies_.size(); ++i)
+    for (const NodeContact& c : contacts[i]) touchesBody[i] = touchesBody[i] || c.other >= 0;
   respondAll(contacts);
   {
     StageTimer t(profile_, "detect");
     contacts = findAllContacts();
   }
   for (size_t i = 0; i < bodies_.size(); ++i) bodies_[i].layered.correct(contacts[i], profile_);
-  for (Body& b : bodies_) {
+  for (size_t bi = 0; bi < bodies_.size(); ++bi) {
+    Body& b = bodies_[bi];
     // robustness: a non-finite or runaway state, or energy that grew without outside
     // work, is reported and rolled back
     bool finiteState, bounded;
     {
       StageTimer t(profile_, "check");
       finiteState = healthy(b);
-      bounded = finiteState && energyBounded(b, outsideWork);
+      bounded = finiteState && energyBounded(b, outsideWork || touchesBody[bi]);
     }
     if (!bounded) {
       std::ostringstream w;

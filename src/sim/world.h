@@ -109,7 +109,7 @@ class World {
   /// Contacts of every body at the bodies' current states: colliders, then the other
   /// bodies (two-stage detection); one contact per node, the deepest.
   std::vector<std::vector<NodeContact>> findAllContacts();
-  /// What the detection between bodies did in the last step (both passes).
+  /// What the detection between bodies did in the last pass of the last step.
   const PairStats& pairStats() const { return pairStats_; }
 
  private:
