@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/options.h"
+#include "gpu/contact_camera.h"
 #include "gpu/gpu_skin.h"
 
 namespace d2t {
@@ -30,6 +31,7 @@ void Session::setBackend(const std::string& backend) {
   requestedBackend = backend;
   backendNote.clear();
   for (Body& b : world->bodies()) b.layered.setFreeMotionSolver(nullptr);
+  world->setSkinContactFinder(nullptr);
   world->settings().backend = "cpu";
   if (backend != "gpu") return;
   if (!glReady) {
@@ -38,7 +40,14 @@ void Session::setBackend(const std::string& backend) {
     try {
       std::vector<std::shared_ptr<GpuSkin>> skins;
       for (const Body& b : world->bodies()) skins.push_back(std::make_shared<GpuSkin>(b.model));
+      std::shared_ptr<ContactCamera> camera;
+      if (world->bodies().size() > 1) camera = std::make_shared<ContactCamera>();
       for (size_t i = 0; i < skins.size(); ++i) world->bodies()[i].layered.setFreeMotionSolver(skins[i]);
+      if (camera)
+        world->setSkinContactFinder([camera](const LayeredBody& a, const LayeredBody& b, const ProxyContact& p,
+                                             std::vector<NodeContact>* ca, std::vector<NodeContact>* cb) {
+          return camera->find(a, b, p, ca, cb);
+        });
       world->settings().backend = "gpu";
       return;
     } catch (const GlError& e) {

@@ -278,6 +278,37 @@ double nodeStiffness(const LayeredBody& b, int i, const Vec3& nWorld) {
   return nb.dot(b.model().stiffness[size_t(i)][0] * nb);
 }
 
+}  // namespace
+
+NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int node, const Vec3& x,
+                            const LayeredBody& other, const RigidMotion& ro, const Vec3i& tri,
+                            const std::array<double, 3>& bary, const Vec3& normal, double depth) {
+  const Material &ms = self.desc().material, &mo = other.desc().material;
+  NodeContact k;
+  k.node = node;
+  k.normal = normal;
+  k.depth = depth;
+  k.surfaceVelocity = pairSurfaceVelocity(rs, ro, x, normal);
+  k.friction = std::sqrt(ms.friction * mo.friction);
+  k.restitution = std::sqrt(ms.restitution * mo.restitution);
+  double ko = 0;
+  for (int v = 0; v < 3; ++v) ko += bary[size_t(v)] * nodeStiffness(other, tri[v], normal);
+  const double ks = nodeStiffness(self, node, normal);
+  k.stiffnessShare = ks + ko > 0 ? ko / (ks + ko) : 0.5;
+  return k;
+}
+
+void unifyPairNormal(std::vector<NodeContact>& ca, std::vector<NodeContact>& cb, const Vec3& fallback) {
+  Vec3 n = Vec3::Zero();
+  for (const NodeContact& c : cb) n += c.depth * c.normal;  // out of A, towards B
+  for (const NodeContact& c : ca) n -= c.depth * c.normal;  // out of B, towards A
+  n = n.norm() > 1e-12 ? Vec3(n.normalized()) : fallback;
+  for (NodeContact& c : ca) c.normal = -n;
+  for (NodeContact& c : cb) c.normal = n;
+}
+
+namespace {
+
 // Casts the candidate nodes of `self` along `dir` (towards `other`) against the
 // triangles of `other` that face `self`; appends the penetrating nodes.
 int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::vector<Vec3>& ns,
@@ -332,7 +363,6 @@ int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::v
       for (int x = x0; x <= x1; ++x) grid[size_t(y) * size_t(gx) + size_t(x)].push_back(k);
   }
   const RigidMotion rs = rigidMotion(self), ro = rigidMotion(other);
-  const Material &ms = self.desc().material, &mo = other.desc().material;
   int found = 0;
   for (int i = 0; i < self.nodeCount(); ++i) {
     const Vec3& x = xs[size_t(i)];
@@ -366,23 +396,13 @@ int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::v
     const Tri& t = tris[size_t(bestTri)];
     const Vec3 &a = xo[size_t(t.v[0])], &b = xo[size_t(t.v[1])], &c = xo[size_t(t.v[2])];
     const Vec3 facet = (b - a).cross(c - a).normalized();  // out of `other`, towards self
-    const double depth = facet.dot(a - x);
-    if (depth <= 0) continue;
+    // the overlap along n, as the contact camera's D measures it
+    const double depth = dir.dot(x) - best;
     // the average of the two surfaces' (smooth) normals at the contact
     Vec3 nrm = -ns[size_t(i)];
     for (int v = 0; v < 3; ++v) nrm += bestBary[size_t(v)] * no[size_t(t.v[v])];
     nrm = nrm.norm() > 1e-12 ? Vec3(nrm.normalized()) : facet;
-    NodeContact k;
-    k.node = i;
-    k.normal = nrm;
-    k.depth = depth;
-    k.surfaceVelocity = pairSurfaceVelocity(rs, ro, x, nrm);
-    k.friction = std::sqrt(ms.friction * mo.friction);
-    k.restitution = std::sqrt(ms.restitution * mo.restitution);
-    double ko = 0;
-    for (int v = 0; v < 3; ++v) ko += bestBary[size_t(v)] * nodeStiffness(other, t.v[v], nrm);
-    const double ks = nodeStiffness(self, i, nrm);
-    k.stiffnessShare = ks + ko > 0 ? ko / (ks + ko) : 0.5;
+    NodeContact k = makePairContact(self, rs, i, x, other, ro, t.v, bestBary, nrm, depth);
     out->push_back(k);
     ++found;
   }
@@ -417,16 +437,7 @@ int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyCont
   castAlong(a, xa, na, b, xb, nb, pair.normal, &ca);
   castAlong(b, xb, nb, a, xa, na, -pair.normal, &cb);
   if (ca.empty() && cb.empty()) return 0;
-  // One normal for the pair: the depth-weighted mean over the contact of the
-  // average surface normals (a coarse skin's normals tilt with its triangulation,
-  // which differs between the two sides); A is pushed along -n, B along +n, so the
-  // two responses are equal and opposite.
-  Vec3 n = Vec3::Zero();
-  for (const NodeContact& c : cb) n += c.depth * c.normal;  // out of A, towards B
-  for (const NodeContact& c : ca) n -= c.depth * c.normal;  // out of B, towards A
-  n = n.norm() > 1e-12 ? Vec3(n.normalized()) : pair.normal;
-  for (NodeContact& c : ca) c.normal = -n;
-  for (NodeContact& c : cb) c.normal = n;
+  unifyPairNormal(ca, cb, pair.normal);
   outA->insert(outA->end(), ca.begin(), ca.end());
   outB->insert(outB->end(), cb.begin(), cb.end());
   return int(ca.size() + cb.size());

@@ -23,6 +23,7 @@
 // rigidified bodies' velocities there (Mirtich's rigidification, sec. 5.3.1),
 // so the two responses exchange equal and opposite impulses; the position
 // correction is split by local stiffness, dx_i = -k_j / (k_i + k_j) d n.
+#include <array>
 #include <vector>
 
 #include "sim/layered_body.h"
@@ -90,6 +91,19 @@ RigidMotion rigidMotion(const LayeredBody& body);
 /// is taken as immovable (shock propagation in a resting stack), its own.
 Vec3 pairSurfaceVelocity(const RigidMotion& self, const RigidMotion& other, const Vec3& x, const Vec3& n,
                          bool otherImmovable = false);
+
+/// A contact of node `node` (world position x) of `self` with triangle `tri` of
+/// `other` at barycentric `bary`: the pair's surface velocity, friction,
+/// restitution and the stiffness split of the correction.
+NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int node, const Vec3& x,
+                            const LayeredBody& other, const RigidMotion& ro, const Vec3i& tri,
+                            const std::array<double, 3>& bary, const Vec3& normal, double depth);
+
+/// One normal for a pair: the depth-weighted mean over the contact of the
+/// surface normals (a coarse skin's normals tilt with its triangulation, which
+/// differs between the two sides); A's contacts get -n, B's +n, so the two
+/// responses are equal and opposite. `fallback` when there is no contact.
+void unifyPairNormal(std::vector<NodeContact>& a, std::vector<NodeContact>& b, const Vec3& fallback);
 
 /// Stage 2 (CPU reference) for one pair: appends the colliding nodes of A to
 /// `outA` and of B to `outB`. Returns the number of colliding nodes.

@@ -158,8 +158,21 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
   std::vector<std::vector<NodeContact>> fromBodies(nb);
   for (const ProxyContact& p : pairs) {
     std::vector<NodeContact> ca, cb;
-    stats.contactNodes +=
-        findSkinContacts(bodies_[size_t(p.a)].layered, bodies_[size_t(p.b)].layered, p, &ca, &cb);
+    const LayeredBody &la = bodies_[size_t(p.a)].layered, &lb = bodies_[size_t(p.b)].layered;
+    bool done = false;
+    if (skinFinder_) {
+      try {
+        stats.contactNodes += skinFinder_(la, lb, p, &ca, &cb);
+        done = true;
+      } catch (const std::exception& e) {
+        warnings_.push_back(std::string("the GPU contact camera failed (") + e.what() +
+                            "); contacts between bodies are found on the CPU from now on");
+        skinFinder_ = nullptr;
+        ca.clear();
+        cb.clear();
+      }
+    }
+    if (!done) stats.contactNodes += findSkinContacts(la, lb, p, &ca, &cb);
     for (NodeContact& c : ca) c.other = p.b;
     for (NodeContact& c : cb) c.other = p.a;
     fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());

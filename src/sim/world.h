@@ -3,6 +3,7 @@
 // Each body runs the D2T step of Fig. 3.5 (LayeredBody); the world supplies
 // collision detection against the colliders and catches numerical blow-ups.
 #include <array>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -50,6 +51,11 @@ struct BodyStats {
   double cgResidual = 0;               ///< relative residual of the last CG solve
   std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
 };
+
+/// Stage 2 of the detection between two bodies (findSkinContacts's signature):
+/// the CPU reference, or the GPU's contact camera.
+using SkinContactFinder = std::function<int(const LayeredBody&, const LayeredBody&, const ProxyContact&,
+                                            std::vector<NodeContact>*, std::vector<NodeContact>*)>;
 
 struct Body {
   Body(const BodyDesc& d, BakedBodyPtr m);
@@ -109,6 +115,10 @@ class World {
   /// Contacts of every body at the bodies' current states: colliders, then the other
   /// bodies (two-stage detection); one contact per node, the deepest.
   std::vector<std::vector<NodeContact>> findAllContacts();
+  /// Stage 2 between bodies runs on `finder` (empty: the CPU reference). A finder
+  /// that throws is dropped with a warning and the CPU takes over.
+  void setSkinContactFinder(SkinContactFinder finder) { skinFinder_ = std::move(finder); }
+  bool hasSkinContactFinder() const { return bool(skinFinder_); }
   /// What the detection between bodies did in the last pass of the last step.
   const PairStats& pairStats() const { return pairStats_; }
 
@@ -129,6 +139,7 @@ class World {
   bool recordTrajectory_ = false;
   std::vector<std::string> warnings_;
   PairStats pairStats_;
+  SkinContactFinder skinFinder_;
   std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
 };
 

@@ -1,0 +1,63 @@
+#pragma once
+// Stage 2 of the collision detection between two deformable bodies on the GPU:
+// the image-space "contact camera" of dissertation 3.5.4 (Figs. 3.10-3.11,
+// Fragment Programs E.3-E.5, fixed as DESIGN.md 7b says; shaders/d2t/contact_*).
+//
+//   1-2  an orthographic camera along the pair normal n over the window where
+//        the two skins overlap renders A's front faces (nearest) and B's back
+//        faces (farthest): heights h = n . x and triangle ids (integer targets)
+//   3    D = h_A - h_B with both ids (the contact texture; > 0: penetration)
+//   4-5  each body's atlas pass projects every node into D: colliding where
+//        D > 0 and the triangle on its side is one of the node's own, with the
+//        overlap between its exact height and the other skin's interpolated one
+//        (one sample per node: a node's depth taken as the deepest D texel of a
+//        footprint would overestimate it by the slope times the footprint)
+//
+// Only the triangles that reach into the slab where the skins overlap along n
+// are drawn, and the window covers only their overlap, so the passes follow the
+// contact area. The CPU reference is findSkinContacts (sim/body_contact.h).
+// Needs a current OpenGL 4.3 context; throws GlError otherwise.
+#include <map>
+#include <memory>
+
+#include "gpu/gpu_skin.h"
+#include "sim/body_contact.h"
+
+namespace d2t {
+
+class ContactCamera {
+ public:
+  /// `resolution`: D is resolution^2 texels over the window.
+  explicit ContactCamera(int resolution = 256);
+  ~ContactCamera();
+  ContactCamera(const ContactCamera&) = delete;
+  ContactCamera& operator=(const ContactCamera&) = delete;
+
+  /// Stage 2 for one pair at the bodies' current states (as findSkinContacts).
+  int find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair, std::vector<NodeContact>* outA,
+           std::vector<NodeContact>* outB);
+
+  int resolution() const { return resolution_; }
+  /// Side of a D texel in the last window [m].
+  double texelSize() const { return texelSize_; }
+
+ private:
+  struct Skin;
+  Skin& skin(const BakedBody& model);
+  void drawSkin(Skin& s, const std::vector<Vec3>& x, const std::vector<int>& triangles, bool nearest);
+  void mapNodes(Skin& s, int side);
+
+  int resolution_;
+  double texelSize_ = 0;
+  ShaderProgram depth_, difference_, map_;
+  GlTexture hA_, hB_, idA_, idB_, d_, ids_;
+  GLuint depthBuffer_ = 0, emptyVao_ = 0;
+  GLuint fboA_ = 0, fboB_ = 0, fboD_ = 0;
+  std::map<const BakedBody*, std::unique_ptr<Skin>> skins_;
+  // window of the current pair
+  Vec3 t1_, t2_, n_;
+  Vec2 lo_, hi_;
+  double hMin_ = 0, hMax_ = 0;
+};
+
+}  // namespace d2t

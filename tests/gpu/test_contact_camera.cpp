@@ -1,0 +1,118 @@
+// The contact camera (GPU stage 2 between deformable bodies) against the CPU
+// reference findSkinContacts on the same frames: the sets of colliding nodes
+// (intersection over union) and their depths.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "../sim/test_shapes.h"
+#include "gpu/contact_camera.h"
+#include "gpu/egl_context.h"
+
+namespace d2t {
+namespace {
+
+class ContactCameraTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { context_ = EglContext::create(); }
+  static void TearDownTestSuite() { context_.reset(); }
+  static std::unique_ptr<EglContext> context_;
+};
+std::unique_ptr<EglContext> ContactCameraTest::context_;
+
+struct Compared {
+  double iou = 0, worstDepth = 0, spacing = 0;
+  size_t cpu = 0, gpu = 0;
+};
+
+// A pair overlapping along some direction, deformed a little; CPU and GPU stage 2.
+Compared compare(ContactCamera& camera, const BodyDesc& da, const BodyDesc& db, const Quat& qb, const Vec3& offset) {
+  const BakedBodyPtr ma = bake(da), mb = bake(db);
+  LayeredBody a(ma, da), b(mb, db);
+  b.state().orientation = qb;
+  b.state().position = offset;
+  // a little skin deformation so that the surfaces are not the rest ones
+  for (int i = 0; i < a.nodeCount(); ++i) a.state().q[size_t(i)] = 0.004 * std::sin(3.0 * i) * ma->restSkin[size_t(i)].normalized();
+  for (int i = 0; i < b.nodeCount(); ++i) b.state().q[size_t(i)] = 0.004 * std::cos(5.0 * i) * mb->restSkin[size_t(i)].normalized();
+  const std::vector<const LayeredBody*> bodies = {&a, &b};
+  const std::vector<ConvexProxy> proxies = {makeProxy(*ma), makeProxy(*mb)};
+  const std::vector<ProxyContact> pairs = findProxyContacts(bodies, proxies, 0.01, nullptr);
+  EXPECT_EQ(pairs.size(), 1u);
+  Compared r;
+  if (pairs.empty()) return r;
+  std::vector<NodeContact> ca, cb, ga, gb;
+  findSkinContacts(a, b, pairs[0], &ca, &cb);
+  camera.find(a, b, pairs[0], &ga, &gb);
+  // node spacing: mean skin edge
+  double edge = 0;
+  for (const Vec3i& t : ma->atlas.triangles) edge += (ma->restSkin[size_t(t[1])] - ma->restSkin[size_t(t[0])]).norm();
+  r.spacing = edge / double(ma->atlas.triangles.size());
+  size_t inter = 0, uni = 0;
+  for (int side = 0; side < 2; ++side) {
+    std::map<int, double> cpu, gpu;
+    for (const NodeContact& c : side ? cb : ca) cpu[c.node] = c.depth;
+    for (const NodeContact& c : side ? gb : ga) gpu[c.node] = c.depth;
+    std::set<int> all;
+    for (const auto& [k, d] : cpu) all.insert(k);
+    for (const auto& [k, d] : gpu) all.insert(k);
+    uni += all.size();
+    for (int k : all)
+      if (!cpu.count(k) || !gpu.count(k))
+        std::printf("  side %d node %d: cpu %s %.2e, gpu %s %.2e\n", side, k, cpu.count(k) ? "yes" : "no",
+                    cpu.count(k) ? cpu[k] : 0.0, gpu.count(k) ? "yes" : "no", gpu.count(k) ? gpu[k] : 0.0);
+    for (const auto& [k, d] : cpu) {
+      auto it = gpu.find(k);
+      if (it == gpu.end()) continue;
+      ++inter;
+      r.worstDepth = std::max(r.worstDepth, std::abs(it->second - d));
+    }
+    r.cpu += cpu.size();
+    r.gpu += gpu.size();
+  }
+  r.iou = uni ? double(inter) / double(uni) : 1.0;
+  return r;
+}
+
+TEST_F(ContactCameraTest, ContactSetsMatchTheCpuReference) {
+  ContactCamera camera(256);
+  BodyDesc ball = test::ball(0.5, 48, 1e5);
+  BodyDesc pumpkin = test::ball(0.5, 48, 1e5);
+  pumpkin.shape = std::make_shared<test::Ellipsoid>(Vec3(0.6, 0.4, 0.5));
+  struct Case {
+    const char* name;
+    BodyDesc b;
+    Quat q;
+    Vec3 offset;
+  } cases[] = {
+      {"ball on ball", ball, Quat::Identity(), Vec3(0.02, 0.95, -0.03)},
+      {"ball on ball, tilted", ball, Quat(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized())), Vec3(0.6, 0.73, 0.2)},
+      {"ellipsoid on ball", pumpkin, Quat(Eigen::AngleAxisd(0.4, Vec3::UnitX())), Vec3(-0.1, 0.88, 0.1)},
+  };
+  for (const Case& c : cases) {
+    const Compared r = compare(camera, ball, c.b, c.q, c.offset);
+    std::printf("%s: CPU %zu / GPU %zu colliding nodes, IoU %.3f, worst depth difference %.2e m (node spacing "
+                "%.2e m, D texel %.2e m)\n",
+                c.name, r.cpu, r.gpu, r.iou, r.worstDepth, r.spacing, camera.texelSize());
+    EXPECT_GT(r.cpu, 20u) << c.name;  // a contact patch, not a point
+    EXPECT_GE(r.iou, 0.95) << c.name;
+    EXPECT_LE(r.worstDepth, camera.texelSize()) << c.name;  // within one texel of D (finer than the atlas)
+  }
+}
+
+TEST_F(ContactCameraTest, SeparatedSkinsDrawNothing) {
+  ContactCamera camera(64);
+  const BodyDesc d = test::ball(0.5, 32, 1e5);
+  const BakedBodyPtr m = bake(d);
+  LayeredBody a(m, d), b(m, d);
+  b.state().position = Vec3(0, 1.005, 0);  // 5 mm apart: stage 1 passes, the skins do not overlap
+  ProxyContact p;
+  p.normal = Vec3::UnitY();
+  std::vector<NodeContact> ca, cb;
+  EXPECT_EQ(camera.find(a, b, p, &ca, &cb), 0);
+  EXPECT_TRUE(ca.empty() && cb.empty());
+}
+
+}  // namespace
+}  // namespace d2t
