@@ -1,7 +1,6 @@
 #version 330 core
 // Lit surfaces: bodies and colliders. Positions and normals in the object frame.
-layout(location = 0) in vec3 aPosition;
-layout(location = 1) in vec3 aNormal;
+#include "skin_input.glsl"
 
 uniform mat4 uModel;          // object -> world
 uniform mat4 uViewProj;       // world -> clip
@@ -12,9 +11,9 @@ out vec3 vNormal;
 out vec4 vLight;
 
 void main() {
-  vec4 world = uModel * vec4(aPosition, 1.0);
+  vec4 world = uModel * vec4(inputPosition(), 1.0);
   vWorld = world.xyz;
-  vNormal = mat3(uModel) * aNormal;  // rigid transforms only: no inverse-transpose needed
+  vNormal = mat3(uModel) * inputNormal();  // rigid transforms only: no inverse-transpose needed
   vLight = uLightViewProj * world;
   gl_Position = uViewProj * world;
 }

@@ -1,6 +1,6 @@
 #version 330 core
 // Depth from the light's point of view.
-layout(location = 0) in vec3 aPosition;
+#include "skin_input.glsl"
 uniform mat4 uModel;
 uniform mat4 uLightViewProj;
-void main() { gl_Position = uLightViewProj * uModel * vec4(aPosition, 1.0); }
+void main() { gl_Position = uLightViewProj * uModel * vec4(inputPosition(), 1.0); }

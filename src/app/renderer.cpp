@@ -17,6 +17,20 @@ const Eigen::Vector3f kBodyColors[] = {{0.85f, 0.35f, 0.20f}, {0.25f, 0.55f, 0.8
                                        {0.35f, 0.70f, 0.35f}, {0.85f, 0.70f, 0.25f},
                                        {0.65f, 0.40f, 0.75f}, {0.30f, 0.75f, 0.75f}};
 
+// The textures a skin is drawn from, on units first.. first + 2.
+void bindSkinTextures(const ShaderProgram& p, const GpuSkin& skin, int first) {
+  glActiveTexture(GLenum(GL_TEXTURE0 + first));
+  glBindTexture(GL_TEXTURE_2D, skin.surfaceTexture().id());
+  glUniform1i(p.uniform("uSurface"), first);
+  glActiveTexture(GLenum(GL_TEXTURE0 + first + 1));
+  glBindTexture(GL_TEXTURE_2D, skin.normalTexture().id());
+  glUniform1i(p.uniform("uNormals"), first + 1);
+  glActiveTexture(GLenum(GL_TEXTURE0 + first + 2));
+  glBindTexture(GL_TEXTURE_BUFFER, skin.nodeTexelTexture());
+  glUniform1i(p.uniform("uNodeTexel"), first + 2);
+  glActiveTexture(GL_TEXTURE0);
+}
+
 }  // namespace
 
 namespace {
@@ -75,6 +89,31 @@ void GpuMesh::draw() const {
   glDrawElements(GL_TRIANGLES, count_, GL_UNSIGNED_INT, nullptr);
 }
 
+SkinIndexBuffer::SkinIndexBuffer(const std::vector<Vec3i>& triangles) {
+  std::vector<uint32_t> idx;
+  idx.reserve(triangles.size() * 3);
+  for (const Vec3i& t : triangles)
+    for (int k = 0; k < 3; ++k) idx.push_back(uint32_t(t[k]));
+  count_ = GLsizei(idx.size());
+  glGenVertexArrays(1, &vao_);
+  glBindVertexArray(vao_);
+  glGenBuffers(1, &ebo_);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(idx.size() * 4), idx.data(), GL_STATIC_DRAW);
+  glBindVertexArray(0);
+  checkGl("SkinIndexBuffer");
+}
+
+SkinIndexBuffer::~SkinIndexBuffer() {
+  glDeleteBuffers(1, &ebo_);
+  glDeleteVertexArrays(1, &vao_);
+}
+
+void SkinIndexBuffer::draw() const {
+  glBindVertexArray(vao_);
+  glDrawElements(GL_TRIANGLES, count_, GL_UNSIGNED_INT, nullptr);
+}
+
 // the deformed skin in world coordinates (CPU backend: from the solver's state)
 static TriMesh skinMesh(const Body& b) {
   TriMesh m;
@@ -84,12 +123,23 @@ static TriMesh skinMesh(const Body& b) {
 }
 
 Renderer::Renderer()
-    : meshProgram_("mesh.vert", "mesh.frag"), shadowProgram_("shadow.vert", "shadow.frag") {}
+    : meshProgram_("mesh.vert", "mesh.frag"), shadowProgram_("shadow.vert", "shadow.frag") {
+  try {  // texel fetches from buffer textures: fine on OpenGL 3.3; kept optional all the same
+    skinProgram_ = ShaderProgram("mesh.vert", "mesh.frag", "#define SKIN_TEXTURES");
+    skinShadowProgram_ = ShaderProgram("shadow.vert", "shadow.frag", "#define SKIN_TEXTURES");
+  } catch (const GlError&) {
+    skinProgram_ = ShaderProgram();
+  }
+}
 
 void Renderer::setWorld(const World& world) {
   bodyMeshes_.clear();
   colliderMeshes_.clear();
-  for (const Body& b : world.bodies()) bodyMeshes_.push_back(std::make_unique<GpuMesh>(skinMesh(b)));
+  skinIndices_.clear();
+  for (const Body& b : world.bodies()) {
+    bodyMeshes_.push_back(std::make_unique<GpuMesh>(skinMesh(b)));
+    skinIndices_.push_back(std::make_unique<SkinIndexBuffer>(b.model->atlas.triangles));
+  }
   for (const Collider& c : world.colliders()) {
     const bool plane = c.type() == ColliderType::Plane;
     colliderMeshes_.push_back(std::make_unique<GpuMesh>(plane ? c.worldMesh(400) : c.localMesh()));
@@ -104,14 +154,24 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
     Eigen::Matrix4f model;
     Eigen::Vector3f color;
     bool checker;
+    const GpuSkin* skin = nullptr;             // drawn from this solver's textures instead
+    const SkinIndexBuffer* indices = nullptr;  // (with this index buffer)
   };
   std::vector<Draw> draws;
   draws.reserve(world.bodies().size() + world.colliders().size());
   Aabb bounds;
   for (size_t i = 0; i < world.bodies().size() && i < bodyMeshes_.size(); ++i) {
     const Body& b = world.bodies()[i];
-    bodyMeshes_[i]->update(skinMesh(b));
-    draws.push_back({bodyMeshes_[i].get(), Eigen::Matrix4f::Identity(), kBodyColors[i % 6], false});
+    const auto skin = std::dynamic_pointer_cast<GpuSkin>(b.layered.freeMotionSolverShared());
+    if (skin && skinProgram_.id()) {
+      // GPU backend: the surface and normals passes, then draw from the textures
+      skin->updateSurface(b.layered.state().q);
+      draws.push_back({nullptr, poseMatrix(b.layered.state().position, b.layered.state().orientation),
+                       kBodyColors[i % 6], false, skin.get(), skinIndices_[i].get()});
+    } else {
+      bodyMeshes_[i]->update(skinMesh(b));
+      draws.push_back({bodyMeshes_[i].get(), Eigen::Matrix4f::Identity(), kBodyColors[i % 6], false});
+    }
     const double r = b.desc.shape->boundingRadius();
     bounds.grow(b.state.position - Vec3::Constant(r));
     bounds.grow(b.state.position + Vec3::Constant(r));
@@ -159,8 +219,16 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(1.5f, 2.0f);
     for (const Draw& d : draws) {
-      glUniformMatrix4fv(shadowProgram_.uniform("uModel"), 1, GL_FALSE, d.model.data());
-      d.mesh->draw();
+      const ShaderProgram& p = d.skin ? skinShadowProgram_ : shadowProgram_;
+      p.use();
+      glUniformMatrix4fv(p.uniform("uLightViewProj"), 1, GL_FALSE, lightViewProj.data());
+      glUniformMatrix4fv(p.uniform("uModel"), 1, GL_FALSE, d.model.data());
+      if (d.skin) {
+        bindSkinTextures(p, *d.skin, 1);
+        d.indices->draw();
+      } else {
+        d.mesh->draw();
+      }
     }
     glDisable(GL_POLYGON_OFFSET_FILL);
   }
@@ -170,22 +238,28 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   const double aspect = double(target.width()) / std::max(1, target.height());
   const Eigen::Matrix4f viewProj = camera.projection(aspect) * camera.view();
-  meshProgram_.use();
-  glUniformMatrix4fv(meshProgram_.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
-  glUniformMatrix4fv(meshProgram_.uniform("uLightViewProj"), 1, GL_FALSE, lightViewProj.data());
   const Eigen::Vector3f l = lightDir.cast<float>(), e = camera.eye().cast<float>();
-  glUniform3fv(meshProgram_.uniform("uLightDir"), 1, l.data());
-  glUniform3fv(meshProgram_.uniform("uEye"), 1, e.data());
-  glUniform1f(meshProgram_.uniform("uShadowTexel"), 1.0f / float(shadowMap_.size()));
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, shadowMap_.texture());
-  glUniform1i(meshProgram_.uniform("uShadowMap"), 0);
   if (options.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
   for (const Draw& d : draws) {
-    glUniformMatrix4fv(meshProgram_.uniform("uModel"), 1, GL_FALSE, d.model.data());
-    glUniform3fv(meshProgram_.uniform("uColor"), 1, d.color.data());
-    glUniform1i(meshProgram_.uniform("uChecker"), d.checker ? 1 : 0);
-    d.mesh->draw();
+    const ShaderProgram& p = d.skin ? skinProgram_ : meshProgram_;
+    p.use();
+    glUniformMatrix4fv(p.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
+    glUniformMatrix4fv(p.uniform("uLightViewProj"), 1, GL_FALSE, lightViewProj.data());
+    glUniform3fv(p.uniform("uLightDir"), 1, l.data());
+    glUniform3fv(p.uniform("uEye"), 1, e.data());
+    glUniform1f(p.uniform("uShadowTexel"), 1.0f / float(shadowMap_.size()));
+    glUniform1i(p.uniform("uShadowMap"), 0);
+    glUniformMatrix4fv(p.uniform("uModel"), 1, GL_FALSE, d.model.data());
+    glUniform3fv(p.uniform("uColor"), 1, d.color.data());
+    glUniform1i(p.uniform("uChecker"), d.checker ? 1 : 0);
+    if (d.skin) {
+      bindSkinTextures(p, *d.skin, 1);
+      d.indices->draw();
+    } else {
+      d.mesh->draw();
+    }
   }
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
   glBindVertexArray(0);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/camera.h"
+#include "gpu/gpu_skin.h"
 #include "gpu/render_target.h"
 #include "gpu/shader.h"
 #include "sim/world.h"
@@ -33,6 +34,21 @@ struct ViewOptions {
   bool wireframe = false;
 };
 
+/// A body's skin drawn straight from the GPU solver's textures: only an index
+/// buffer of node indices (the vertex shader fetches positions and normals).
+class SkinIndexBuffer {
+ public:
+  explicit SkinIndexBuffer(const std::vector<Vec3i>& triangles);
+  ~SkinIndexBuffer();
+  SkinIndexBuffer(const SkinIndexBuffer&) = delete;
+  SkinIndexBuffer& operator=(const SkinIndexBuffer&) = delete;
+  void draw() const;
+
+ private:
+  GLuint vao_ = 0, ebo_ = 0;
+  GLsizei count_ = 0;
+};
+
 class Renderer {
  public:
   Renderer();
@@ -44,8 +60,10 @@ class Renderer {
 
  private:
   ShaderProgram meshProgram_, shadowProgram_;
+  ShaderProgram skinProgram_, skinShadowProgram_;  // the same, skin from the GPU solver's textures
   ShadowMap shadowMap_;
   std::vector<std::unique_ptr<GpuMesh>> bodyMeshes_, colliderMeshes_;
+  std::vector<std::unique_ptr<SkinIndexBuffer>> skinIndices_;
 };
 
 }  // namespace d2t

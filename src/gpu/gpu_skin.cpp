@@ -100,6 +100,8 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   coupling_ = ShaderProgram(v, "d2t/coupling.frag");
   velocities_ = ShaderProgram(v, "d2t/velocities.frag");
   copy_ = ShaderProgram(v, "d2t/copy.frag");
+  surfaceProgram_ = ShaderProgram(v, "d2t/surface.frag");
+  normalsProgram_ = ShaderProgram(v, "d2t/normals.frag");
   glGenVertexArrays(1, &vao_);
 
   // static per-body data: rest positions and masses, source texels, K_e blocks
@@ -151,6 +153,41 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   rz_[0] = GlTexture(1, 1, 0, GL_RGBA32F);
   rz_[1] = GlTexture(1, 1, 0, GL_RGBA32F);
   pap_ = GlTexture(1, 1, 0, GL_RGBA32F);
+  // drawing: the deformed surface, its normals, and the mesh's maps
+  surface_ = newField();
+  normals_ = newField();
+  {
+    std::vector<std::vector<int>> around(size_t(a.nodeCount()));
+    for (int t = 0; t < int(a.triangles.size()); ++t)
+      for (int k = 0; k < 3; ++k) around[size_t(a.triangles[size_t(t)][k])].push_back(t);
+    around_ = GlTexture(n_, n_, 2, GL_RGBA32I);
+    for (int layer = 0; layer < 2; ++layer) {
+      std::vector<GLint> texels(size_t(a.texelCount()) * 4, -1);
+      for (int i = 0; i < a.nodeCount(); ++i)
+        for (size_t k = 0; k < 4; ++k) {
+          const size_t j = size_t(4 * layer) + k;
+          if (j < around[size_t(i)].size()) texels[size_t(a.nodeTexel[size_t(i)]) * 4 + k] = around[size_t(i)][j];
+        }
+      glBindTexture(GL_TEXTURE_2D_ARRAY, around_.id());
+      glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, n_, n_, 1, GL_RGBA_INTEGER, GL_INT, texels.data());
+    }
+    std::vector<GLint> tri;
+    for (const Vec3i& t : a.triangles) tri.insert(tri.end(), {t[0], t[1], t[2]});
+    std::vector<GLint> texel;
+    for (int i = 0; i < a.nodeCount(); ++i) texel.insert(texel.end(), {a.nodeTexel[size_t(i)] % n_, a.nodeTexel[size_t(i)] / n_});
+    glGenBuffers(1, &triangleBuffer_);
+    glBindBuffer(GL_TEXTURE_BUFFER, triangleBuffer_);
+    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(tri.size() * sizeof(GLint)), tri.data(), GL_STATIC_DRAW);
+    glGenTextures(1, &triangleTex_);
+    glBindTexture(GL_TEXTURE_BUFFER, triangleTex_);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGB32I, triangleBuffer_);
+    glGenBuffers(1, &nodeTexelBuffer_);
+    glBindBuffer(GL_TEXTURE_BUFFER, nodeTexelBuffer_);
+    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(texel.size() * sizeof(GLint)), texel.data(), GL_STATIC_DRAW);
+    glGenTextures(1, &nodeTexelTex_);
+    glBindTexture(GL_TEXTURE_BUFFER, nodeTexelTex_);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32I, nodeTexelBuffer_);
+  }
   GLint bits = 0;
   glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
   if (bits > 0) {
@@ -161,6 +198,10 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
 }
 
 GpuSkin::~GpuSkin() {
+  const GLuint textures[2] = {triangleTex_, nodeTexelTex_};
+  glDeleteTextures(2, textures);
+  const GLuint buffers[2] = {triangleBuffer_, nodeTexelBuffer_};
+  glDeleteBuffers(2, buffers);
   for (auto& f : fbos_) glDeleteFramebuffers(1, &f.second);
   if (!queryPool_.empty()) glDeleteQueries(GLsizei(queryPool_.size()), queryPool_.data());
   if (vao_) glDeleteVertexArrays(1, &vao_);
@@ -606,6 +647,33 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
   }
   collectTimes(profile);
   return result;
+}
+
+// ---- drawing -----------------------------------------------------------------------------------
+
+void GpuSkin::updateSurface(const std::vector<Vec3>& q) {
+  uploadNodes(q_, q);
+  surfaceProgram_.use();
+  resetUnits();
+  bind(surfaceProgram_, "uRest", rest_);
+  bind(surfaceProgram_, "uSource", source_);
+  bind(surfaceProgram_, "uQ", q_);
+  draw(surfaceProgram_, {{surface_.id(), -1}});
+  normalsProgram_.use();
+  resetUnits();
+  bind(normalsProgram_, "uRest", rest_);
+  bind(normalsProgram_, "uSource", source_);
+  bind(normalsProgram_, "uSurface", surface_);
+  bind(normalsProgram_, "uAround", around_);
+  glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
+  glBindTexture(GL_TEXTURE_BUFFER, triangleTex_);
+  glUniform1i(normalsProgram_.uniform("uTriangles"), unit_++);
+  glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
+  glBindTexture(GL_TEXTURE_BUFFER, nodeTexelTex_);
+  glUniform1i(normalsProgram_.uniform("uNodeTexel"), unit_++);
+  draw(normalsProgram_, {{normals_.id(), -1}});
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the surface and normals passes");
 }
 
 // ---- single stages for the tests ---------------------------------------------------------------

@@ -90,6 +90,17 @@ class GpuSkin final : public FreeMotionSolver {
 
   const std::string& renderer() const { return renderer_; }
 
+  // ---- drawing straight from the textures -------------------------------------------------
+  /// Uploads skin displacements q and computes in textures the deformed surface
+  /// u = ub + q (body frame, w = 1 on nodes) and its unit vertex normals.
+  void updateSurface(const std::vector<Vec3>& q);
+  const GlTexture& surfaceTexture() const { return surface_; }
+  const GlTexture& normalTexture() const { return normals_; }
+  /// Buffer texture (RG32I) of each node's texel, for a vertex shader indexed by node.
+  GLuint nodeTexelTexture() const { return nodeTexelTex_; }
+  /// The normals of the last updateSurface, per node (tests).
+  std::vector<Vec3> readNormals() const { return downloadNodes(normals_); }
+
  private:
   struct Target {
     GLuint texture;
@@ -117,13 +128,15 @@ class GpuSkin final : public FreeMotionSolver {
   std::string renderer_;
 
   ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
-      copy_;
+      copy_, surfaceProgram_, normalsProgram_;
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
   GlTexture terms_[8];
   std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1
   GlTexture sums_[8], rz_[2], pap_;   // 1 x 1 results
+  GlTexture surface_, normals_, around_;  // drawing: u, n, triangles around each node
+  GLuint triangleBuffer_ = 0, triangleTex_ = 0, nodeTexelBuffer_ = 0, nodeTexelTex_ = 0;
   int xCur_ = 0;
   GLuint vao_ = 0;
   std::vector<std::pair<std::vector<GLuint>, GLuint>> fbos_;  // attachments -> framebuffer

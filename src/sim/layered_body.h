@@ -139,6 +139,7 @@ class LayeredBody {
   /// Runs steps 1-5 on `solver` instead of the CPU (nullptr: back to the CPU).
   void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) { freeSolver_ = std::move(solver); }
   const FreeMotionSolver* freeMotionSolver() const { return freeSolver_.get(); }
+  std::shared_ptr<FreeMotionSolver> freeMotionSolverShared() const { return freeSolver_; }
   /// Why the free-motion solver was dropped during a step (then cleared); empty if it was not.
   std::string takeBackendFailure() {
     std::string s;

@@ -234,6 +234,33 @@ TEST_F(GpuSkinTest, FreeStepMatchesTheCpu) {
   EXPECT_LT(eW, 1e-5);
 }
 
+// The drawing path: the deformed surface and its normals computed in textures
+// against the CPU's area-weighted vertex normals of the same mesh.
+TEST_F(GpuSkinTest, NormalsPassMatchesTheMeshNormals) {
+  for (const BodyDesc& d : {test::ball(kR, 48, 1e5), [] {
+         BodyDesc t = test::ball(kR, 32, 1e5);
+         t.shape = std::make_shared<test::Torus>(0.4, 0.15);
+         return t;
+       }()}) {
+    const BakedBodyPtr m = bake(d);
+    GpuSkin skin(m);
+    const int n = m->nodeCount();
+    std::vector<Vec3> q = randomField(n, 0.01, 9);
+    skin.updateSurface(q);
+    TriMesh mesh;
+    for (int i = 0; i < n; ++i) mesh.positions.push_back(m->restSkin[size_t(i)] + q[size_t(i)]);
+    mesh.triangles = m->atlas.triangles;
+    const std::vector<Vec3> cpu = mesh.vertexNormals(), gpu = skin.readNormals();
+    double worst = 0;
+    for (int i = 0; i < n; ++i) {
+      EXPECT_NEAR(gpu[size_t(i)].norm(), 1.0, 1e-5) << i;
+      worst = std::max(worst, std::acos(std::clamp(gpu[size_t(i)].normalized().dot(cpu[size_t(i)]), -1.0, 1.0)));
+    }
+    std::printf("normals pass (%s): worst angle to the CPU mesh normals %.2e rad\n", d.shape->type().c_str(), worst);
+    EXPECT_LT(worst, 1e-3);
+  }
+}
+
 // ---- whole runs ----------------------------------------------------------------------------------
 
 // A soft ball dropped on the ground, 200 steps on both backends (the contact

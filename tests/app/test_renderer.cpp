@@ -1,0 +1,50 @@
+// Drawing a body straight from the GPU solver's textures gives the picture the
+// CPU mesh path gives.
+#include <gtest/gtest.h>
+
+#include "app/renderer.h"
+#include "gpu/egl_context.h"
+#include "gpu/gpu_skin.h"
+
+using namespace d2t;
+
+TEST(Renderer, SkinFromTexturesMatchesTheCpuMesh) {
+  const auto gl = EglContext::create();
+  Scene s;
+  ColliderDesc ground;
+  ground.name = "ground";
+  s.colliders.push_back(ground);
+  BodyDesc d;
+  d.name = "ball";
+  d.shape = makeSphere(0.5);
+  d.atlasResolution = 32;
+  d.position = Vec3(0, 0.7, 0);
+  d.orientation = Quat(Eigen::AngleAxisd(0.5, Vec3(1, 1, 0).normalized()));
+  s.bodies.push_back(d);
+  World w(s);
+  // a deformed skin, so that positions and normals both matter
+  LayeredState& st = w.bodies()[0].layered.state();
+  for (int i = 0; i < int(st.q.size()); ++i)
+    st.q[size_t(i)] = 0.03 * std::sin(0.37 * i) * w.bodies()[0].model->restSkin[size_t(i)].normalized();
+  w.bodies()[0].refreshState();
+  Renderer r;
+  r.setWorld(w);
+  const Camera camera(Vec3(1.5, 1.2, 2.2), Vec3(0, 0.6, 0), 45);
+  RenderTarget target;
+  target.resize(160, 120);
+  r.render(w, camera, target, ViewOptions{});
+  const std::vector<uint8_t> cpu = target.readRgb();
+  w.bodies()[0].layered.setFreeMotionSolver(std::make_shared<GpuSkin>(w.bodies()[0].model));
+  r.render(w, camera, target, ViewOptions{});
+  const std::vector<uint8_t> gpu = target.readRgb();
+  ASSERT_EQ(cpu.size(), gpu.size());
+  int differ = 0, ball = 0;
+  for (size_t p = 0; p < cpu.size(); p += 3) {
+    int d = 0;
+    for (int c = 0; c < 3; ++c) d = std::max(d, std::abs(int(cpu[p + size_t(c)]) - int(gpu[p + size_t(c)])));
+    differ += d > 6;
+    ball += cpu[p] > cpu[p + 1] + 40;  // the orange ball
+  }
+  EXPECT_GT(ball, 1000);                       // the ball is in the picture
+  EXPECT_LT(differ, int(cpu.size() / 3 / 200));  // < 0.5% of the pixels differ visibly
+}
