@@ -200,6 +200,50 @@ void simulationPanel(Ui& ui) {
   ImGui::End();
 }
 
+// Per body, live: the material. A change re-assembles K_e and the masses from the
+// same shape and atlas (World::setMaterial) when the slider is released.
+void bodiesPanel(Ui& ui) {
+  Session& s = ui.session;
+  ImGui::SetNextWindowPos(ImVec2(350, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
+  ImGui::Begin("Bodies", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+  auto& bodies = s.world->bodies();
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    ImGui::PushID(int(i));
+    if (ImGui::CollapsingHeader(bodies[i].desc.name.c_str(), i == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+      Material m = bodies[i].desc.material;
+      bool changed = false;
+      auto slider = [&](const char* label, double* v, double lo, double hi, const char* fmt, bool log) {
+        ImGui::SliderScalar(label, ImGuiDataType_Double, v, &lo, &hi, fmt,
+                            log ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
+        changed = changed || ImGui::IsItemDeactivatedAfterEdit();
+      };
+      slider("Young [Pa]", &m.young, 1e2, 1e8, "%.3g", true);
+      slider("Poisson", &m.poisson, 0.0, 0.49, "%.3f", false);
+      slider("density [kg/m3]", &m.density, 100, 5000, "%.0f", true);
+      slider("damping alpha [1/s]", &m.alpha, 0.0, 10.0, "%.3f", false);
+      slider("damping beta [s]", &m.beta, 0.0, 0.1, "%.4f", false);
+      slider("friction", &m.friction, 0.0, 2.0, "%.2f", false);
+      slider("restitution", &m.restitution, 0.0, 1.0, "%.2f", false);
+      if (changed) {
+        try {
+          const double ms = s.world->setMaterial(i, m);
+          if (s.world->settings().backend == "gpu") s.setBackend("gpu");  // its K_e textures
+          char text[160];
+          std::snprintf(text, sizeof text, "%s: K_e and masses re-assembled in %.1f ms", bodies[i].desc.name.c_str(),
+                        ms);
+          ui.status = text;
+        } catch (const std::exception& e) {
+          ui.status = e.what();
+        }
+      }
+      ImGui::Text("%d nodes, %d tets, %.1f kg", bodies[i].nodes(), bodies[i].tets(), bodies[i].mass());
+    }
+    ImGui::PopID();
+  }
+  ImGui::End();
+}
+
 void statisticsPanel(Ui& ui) {
   const Session& s = ui.session;
   ImGui::SetNextWindowPos(ImVec2(10, 400), ImGuiCond_FirstUseEver);
@@ -399,6 +443,7 @@ int runWindowLoop(Session& session, const Options& options, std::string* rendere
       ImGui::NewFrame();
       scenePanel(ui);
       simulationPanel(ui);
+      bodiesPanel(ui);
       statisticsPanel(ui);
       atlasPanel(ui);
       helpOverlay(ui);

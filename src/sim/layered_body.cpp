@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace d2t {
 
@@ -47,6 +48,21 @@ void LayeredBody::resetToDesc() {
   state_.q.assign(n, Vec3::Zero());
   state_.qdot.assign(n, Vec3::Zero());
   y_.assign(n, Vec3::Zero());
+}
+
+void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
+  if (model->nodeCount() != model_->nodeCount())
+    throw std::invalid_argument("replaceModel: the new model has another atlas");
+  // the body frame moves with the centre of mass by d (body frame); rest points
+  // move by -d, so c + R (ub + q) is unchanged when c moves by R d
+  const Vec3 d = model->comOffset - model_->comOffset;
+  const Vec3 shift = state_.orientation * d;
+  state_.position += shift;
+  state_.velocity += (state_.orientation * state_.angularVelocity).cross(shift);
+  model_ = std::move(model);
+  desc_ = desc;
+  preparedDt_ = -1;  // Mt_e, its factor and the coupling columns are rebuilt at the next step
+  y_.assign(size_t(model_->nodeCount()), Vec3::Zero());
 }
 
 // ---- kinematics -------------------------------------------------------------------------------

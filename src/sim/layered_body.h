@@ -112,6 +112,11 @@ class LayeredBody {
   const LayeredState& state() const { return state_; }
   /// Puts the body at the scene's initial pose and velocity, skin at rest.
   void resetToDesc();
+  /// Swaps in a model re-baked from the same shape and atlas with another
+  /// material (`desc`): the skin keeps its world positions and velocities (the
+  /// body frame follows the new centre of mass); the operators are rebuilt at
+  /// the next step.
+  void replaceModel(BakedBodyPtr model, const BodyDesc& desc);
 
   LayeredSettings& settings() { return settings_; }
   const LayeredSettings& settings() const { return settings_; }

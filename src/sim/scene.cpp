@@ -25,6 +25,18 @@ Material readMaterial(JsonReader& r) {
   return m;
 }
 
+}  // namespace
+
+Material checkedMaterial(const Material& m, const std::string& where) {
+  const nlohmann::json j = {{"young", m.young},       {"poisson", m.poisson},
+                            {"density", m.density},   {"damping", {m.alpha, m.beta}},
+                            {"friction", m.friction}, {"restitution", m.restitution}};
+  JsonReader r(j, where, "/material");
+  return readMaterial(r);
+}
+
+namespace {
+
 MaterialRegion readRegion(JsonReader r, const Material& base) {
   MaterialRegion g;
   g.young = base.young;

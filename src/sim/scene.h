@@ -109,6 +109,9 @@ struct Scene {
   CameraDesc camera;
 };
 
+/// The same checks as a scene's "material" object (InputError "WHERE: /material/FIELD: expected ...").
+Material checkedMaterial(const Material& m, const std::string& where);
+
 /// Loads and validates a scene file. Throws InputError
 /// "FILE: /json/path: expected ..., got ..." on any problem.
 Scene loadScene(const std::string& path);

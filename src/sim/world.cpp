@@ -1,6 +1,7 @@
 #include "sim/world.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -42,6 +43,30 @@ World::World(const Scene& scene) : scene_(scene) {
   for (const ColliderDesc& c : scene_.colliders) colliders_.emplace_back(c);
   bodies_.reserve(scene_.bodies.size());
   for (const BodyDesc& d : scene_.bodies) bodies_.emplace_back(d, bake(d));
+}
+
+double World::setMaterial(size_t index, const Material& material) {
+  Body& b = bodies_.at(index);
+  checkedMaterial(material, "body '" + b.desc.name + "'");
+  BodyDesc d = b.desc;
+  const Material old = d.material;
+  for (MaterialRegion& r : d.regions) {
+    r.young *= material.young / old.young;
+    r.density *= material.density / old.density;
+  }
+  d.material = material;
+  const auto t0 = std::chrono::steady_clock::now();
+  BakedBodyPtr m = bake(d);  // validates the material; the atlas build is a small part of it
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double scale = b.energyTolerance / std::max(1e-300, b.model->totalMass);
+  b.layered.replaceModel(m, d);
+  b.model = m;
+  b.desc = d;
+  b.energyTolerance = scale * m->totalMass;
+  b.energyFloor = 1e300;  // the energy's reference changed
+  b.lastGood = b.layered.state();
+  b.refreshState();
+  return ms;
 }
 
 void World::reset() {

@@ -106,6 +106,11 @@ class World {
   void rebaseEnergy() {
     for (Body& b : bodies_) b.energyFloor = 1e300;
   }
+  /// Changes a body's material while it runs: K_e and the masses are re-assembled
+  /// from the same shape and atlas (regions keep their ratios of Young's modulus and
+  /// density to the body's). The skin keeps its world positions and velocities.
+  /// Returns the re-assembly time [ms]. Throws InputError for an invalid material.
+  double setMaterial(size_t body, const Material& material);
   /// Keep a per-step trajectory in the stats (off by default: it grows with the run).
   void recordTrajectory(bool on) { recordTrajectory_ = on; }
 

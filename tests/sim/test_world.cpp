@@ -82,3 +82,35 @@ TEST(World, ResetRestoresTheInitialState) {
   EXPECT_LT((w.bodies()[0].state.position - x0).norm(), 1e-12);
   EXPECT_EQ(w.steps(), 0);
 }
+
+// A material change while running: K_e and the masses re-assembled, the skin where it was.
+TEST(World, MaterialChangeReassemblesWithoutMovingTheSkin) {
+  Scene s = ballScene(0.6);
+  World w(s);
+  for (int n = 0; n < 100; ++n) w.step();
+  Body& b = w.bodies()[0];
+  const std::vector<Vec3> x0 = b.skinPositions();
+  std::vector<Vec3> v0;
+  for (int i = 0; i < b.nodes(); ++i) v0.push_back(b.layered.nodeVelocity(i));
+  const double k0 = b.model->stiffness[7][0](1, 1), m0 = b.mass();
+  Material m = b.desc.material;
+  m.young *= 4;
+  m.density *= 2;
+  const double ms = w.setMaterial(0, m);
+  EXPECT_GT(ms, 0);
+  EXPECT_NEAR(b.model->stiffness[7][0](1, 1), 4 * k0, 1e-9 * k0);
+  EXPECT_NEAR(b.mass(), 2 * m0, 1e-9 * m0);
+  const std::vector<Vec3> x1 = b.skinPositions();
+  for (int i = 0; i < b.nodes(); ++i) {
+    EXPECT_LT((x1[size_t(i)] - x0[size_t(i)]).norm(), 1e-12) << i;
+    EXPECT_LT((b.layered.nodeVelocity(i) - v0[size_t(i)]).norm(), 1e-12) << i;
+  }
+  for (int n = 0; n < 200; ++n) w.step();
+  EXPECT_EQ(b.stats.resets, 0);
+  EXPECT_EQ(b.desc.material.young, m.young);
+  // bad input is refused and changes nothing
+  Material bad = m;
+  bad.poisson = 0.7;
+  EXPECT_THROW(w.setMaterial(0, bad), InputError);
+  EXPECT_EQ(b.desc.material.poisson, m.poisson);
+}
