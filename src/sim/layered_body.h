@@ -190,6 +190,8 @@ class LayeredBody {
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
               double tolerance, double* residual) const;
+  void solveMt6(const std::vector<std::array<Vec3, 6>>& b, std::vector<std::array<Vec3, 6>>& x,
+                int maxIterations, double tolerance) const;
 
   BakedBodyPtr model_;
   BodyDesc desc_;
