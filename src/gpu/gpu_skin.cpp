@@ -374,22 +374,51 @@ MtScale mtScale(const LayeredBody& b) {
 }
 }  // namespace
 
+// out = sk K_e x + sm M_e x + sa addend, and the terms of x . out into terms_[0]
+void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
+                          const GlTexture& out) {
+  stencil_.use();
+  resetUnits();
+  bind(stencil_, "uRest", rest_);
+  bind(stencil_, "uSource", source_);
+  bind(stencil_, "uX", x);
+  bind(stencil_, "uAddend", addend);
+  bind(stencil_, "uK", k_);
+  glUniform1f(stencil_.uniform("uScaleK"), float(sk));
+  glUniform1f(stencil_.uniform("uScaleM"), float(sm));
+  glUniform1f(stencil_.uniform("uScaleAdd"), float(sa));
+  draw(stencil_, {{out.id(), -1}, {terms_[0].id(), -1}});
+}
+
+// Step 1 on q_, qdot_: z_, ma_ and the core sums
+GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt) {
+  forces_.use();
+  resetUnits();
+  bind(forces_, "uRest", rest_);
+  bind(forces_, "uSource", source_);
+  bind(forces_, "uQ", q_);
+  bind(forces_, "uQdot", qdot_);
+  glUniform3f(forces_.uniform("uOmega"), float(w.x()), float(w.y()), float(w.z()));
+  glUniform1f(forces_.uniform("uAlpha"), float(alpha));
+  glUniform1f(forces_.uniform("uBeta"), float(beta));
+  glUniform1f(forces_.uniform("uDt"), float(dt));
+  std::vector<Target> targets = {{z_.id(), -1}, {ma_.id(), -1}};
+  for (int k = 2; k < 8; ++k) targets.push_back({terms_[k].id(), -1});
+  draw(forces_, targets);
+  reduce({&terms_[2], &terms_[3], &terms_[4], &terms_[5], &terms_[6], &terms_[7]},
+         {&sums_[0], &sums_[1], &sums_[2], &sums_[3], &sums_[4], &sums_[5]});
+  GpuForceSums f;
+  f.mq = readSum(sums_[0]);
+  f.mqdot = readSum(sums_[1]);
+  f.ma = readSum(sums_[2]);
+  f.muxa = readSum(sums_[3]);
+  const Vec3 d = readSum(sums_[4]), o = readSum(sums_[5]);
+  f.uu << d.x(), o.x(), o.y(), o.x(), d.y(), o.z(), o.y(), o.z(), d.z();
+  return f;
+}
+
 int GpuSkin::cg(int maxIterations, double tolerance, double* residual) {
   const MtScale sc = mtScale(*preparedBody_);
-  auto stencilPass = [&](const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
-                         const GlTexture& out) {
-    stencil_.use();
-    resetUnits();
-    bind(stencil_, "uRest", rest_);
-    bind(stencil_, "uSource", source_);
-    bind(stencil_, "uX", x);
-    bind(stencil_, "uAddend", addend);
-    bind(stencil_, "uK", k_);
-    glUniform1f(stencil_.uniform("uScaleK"), float(sk));
-    glUniform1f(stencil_.uniform("uScaleM"), float(sm));
-    glUniform1f(stencil_.uniform("uScaleAdd"), float(sa));
-    draw(stencil_, {{out.id(), -1}, {terms_[0].id(), -1}});
-  };
   // r = b - Mt x; z = Mh^-1 r; p = z
   stencilPass(x_[xCur_], rhs_, -sc.c2, -sc.c1, 1.0, r_[0]);
   cgPrecondition_.use();
@@ -493,41 +522,13 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
   {
     StageTimer t(profile, "forces");
     timestamp("gpu_forces");
-    forces_.use();
-    resetUnits();
-    bind(forces_, "uRest", rest_);
-    bind(forces_, "uSource", source_);
-    bind(forces_, "uQ", q_);
-    bind(forces_, "uQdot", qdot_);
-    glUniform3f(forces_.uniform("uOmega"), float(w.x()), float(w.y()), float(w.z()));
-    glUniform1f(forces_.uniform("uAlpha"), float(mat.alpha));
-    glUniform1f(forces_.uniform("uBeta"), float(mat.beta));
-    glUniform1f(forces_.uniform("uDt"), float(dt));
-    std::vector<Target> targets = {{z_.id(), -1}, {ma_.id(), -1}};
-    for (int k = 2; k < 8; ++k) targets.push_back({terms_[k].id(), -1});
-    draw(forces_, targets);
-    stencil_.use();
-    resetUnits();
-    bind(stencil_, "uRest", rest_);
-    bind(stencil_, "uSource", source_);
-    bind(stencil_, "uX", z_);
-    bind(stencil_, "uAddend", ma_);
-    bind(stencil_, "uK", k_);
-    glUniform1f(stencil_.uniform("uScaleK"), -1.0f);
-    glUniform1f(stencil_.uniform("uScaleM"), 0.0f);
-    glUniform1f(stencil_.uniform("uScaleAdd"), -1.0f);
-    draw(stencil_, {{rhs_.id(), -1}});
-    reduce({&terms_[2], &terms_[3], &terms_[4], &terms_[5], &terms_[6], &terms_[7]},
-           {&sums_[0], &sums_[1], &sums_[2], &sums_[3], &sums_[4], &sums_[5]});
-    St = restSt_ + readSum(sums_[0]);
-    const Vec3 mqdot = readSum(sums_[1]);
-    Sa = readSum(sums_[2]);
-    Sua = readSum(sums_[3]);
-    const Vec3 d = readSum(sums_[4]), o = readSum(sums_[5]);
-    Mat3 dU;
-    dU << d.x(), o.x(), o.y(), o.x(), d.y(), o.z(), o.y(), o.z(), d.z();
-    Muu = restMuu_ + dU.trace() * Mat3::Identity() - dU;
-    momentumStart = mass * s.velocity + R * (w.cross(St) + mqdot);
+    const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt);
+    stencilPass(z_, ma_, -1.0, 0.0, -1.0, rhs_);  // Ft_e' = -K z - m (alpha qdot + a)
+    St = restSt_ + f.mq;
+    Sa = f.ma;
+    Sua = f.muxa;
+    Muu = restMuu_ + f.uu.trace() * Mat3::Identity() - f.uu;
+    momentumStart = mass * s.velocity + R * (w.cross(St) + f.mqdot);
   }
   Mat6 Mc;
   Mc.block<3, 3>(0, 0) = mass * Mat3::Identity();
@@ -695,17 +696,7 @@ std::vector<float> GpuSkin::gutterFill(const std::vector<float>& texels) {
 
 std::vector<Vec3> GpuSkin::stencilProduct(const std::vector<Vec3>& x, double scaleK, double scaleM) {
   uploadNodes(z_, x);
-  stencil_.use();
-  resetUnits();
-  bind(stencil_, "uRest", rest_);
-  bind(stencil_, "uSource", source_);
-  bind(stencil_, "uX", z_);
-  bind(stencil_, "uAddend", z_);
-  bind(stencil_, "uK", k_);
-  glUniform1f(stencil_.uniform("uScaleK"), float(scaleK));
-  glUniform1f(stencil_.uniform("uScaleM"), float(scaleM));
-  glUniform1f(stencil_.uniform("uScaleAdd"), 0.0f);
-  draw(stencil_, {{ap_.id(), -1}});
+  stencilPass(z_, z_, scaleK, scaleM, 0.0, ap_);
   return downloadNodes(ap_);
 }
 
@@ -720,28 +711,7 @@ GpuForceSums GpuSkin::forces(const std::vector<Vec3>& q, const std::vector<Vec3>
                              double alpha, double beta, double dt, std::vector<Vec3>* z, std::vector<Vec3>* ma) {
   uploadNodes(q_, q);
   uploadNodes(qdot_, qdot);
-  forces_.use();
-  resetUnits();
-  bind(forces_, "uRest", rest_);
-  bind(forces_, "uSource", source_);
-  bind(forces_, "uQ", q_);
-  bind(forces_, "uQdot", qdot_);
-  glUniform3f(forces_.uniform("uOmega"), float(w.x()), float(w.y()), float(w.z()));
-  glUniform1f(forces_.uniform("uAlpha"), float(alpha));
-  glUniform1f(forces_.uniform("uBeta"), float(beta));
-  glUniform1f(forces_.uniform("uDt"), float(dt));
-  std::vector<Target> targets = {{z_.id(), -1}, {ma_.id(), -1}};
-  for (int k = 2; k < 8; ++k) targets.push_back({terms_[k].id(), -1});
-  draw(forces_, targets);
-  reduce({&terms_[2], &terms_[3], &terms_[4], &terms_[5], &terms_[6], &terms_[7]},
-         {&sums_[0], &sums_[1], &sums_[2], &sums_[3], &sums_[4], &sums_[5]});
-  GpuForceSums f;
-  f.mq = readSum(sums_[0]);
-  f.mqdot = readSum(sums_[1]);
-  f.ma = readSum(sums_[2]);
-  f.muxa = readSum(sums_[3]);
-  const Vec3 d = readSum(sums_[4]), o = readSum(sums_[5]);
-  f.uu << d.x(), o.x(), o.y(), o.x(), d.y(), o.z(), o.y(), o.z(), d.z();
+  const GpuForceSums f = forcesPass(w, alpha, beta, dt);
   if (z) *z = downloadNodes(z_);
   if (ma) *ma = downloadNodes(ma_);
   return f;

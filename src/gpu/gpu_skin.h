@@ -120,6 +120,9 @@ class GpuSkin final : public FreeMotionSolver {
   Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
   std::array<float, 4> readTexel(const GlTexture& oneByOne) const;
   int cg(int maxIterations, double tolerance, double* residual);  // Mt y = rhs_, x in y_[cur]
+  void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
+                   const GlTexture& out);
+  GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt);
   void timestamp(const char* stage);
   void collectTimes(Profile& profile);
 

@@ -9,18 +9,12 @@
 
 #include "../sim/test_shapes.h"
 #include "gpu/contact_camera.h"
-#include "gpu/egl_context.h"
+#include "gl_test.h"
 
 namespace d2t {
 namespace {
 
-class ContactCameraTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { context_ = EglContext::create(); }
-  static void TearDownTestSuite() { context_.reset(); }
-  static std::unique_ptr<EglContext> context_;
-};
-std::unique_ptr<EglContext> ContactCameraTest::context_;
+using ContactCameraTest = test::GlTest;
 
 struct Compared {
   double iou = 0, worstDepth = 0, spacing = 0;

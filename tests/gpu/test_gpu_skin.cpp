@@ -12,7 +12,7 @@
 #include <random>
 
 #include "../sim/test_shapes.h"
-#include "gpu/egl_context.h"
+#include "gl_test.h"
 #include "gpu/gpu_skin.h"
 
 namespace d2t {
@@ -21,13 +21,7 @@ namespace {
 constexpr double kR = 0.5;
 const Vec3 kG(0, -9.81, 0);
 
-class GpuSkinTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { context_ = EglContext::create(); }
-  static void TearDownTestSuite() { context_.reset(); }
-  static std::unique_ptr<EglContext> context_;
-};
-std::unique_ptr<EglContext> GpuSkinTest::context_;
+using GpuSkinTest = test::GlTest;
 
 std::vector<Vec3> randomField(int n, double scale, unsigned seed) {
   std::mt19937 rng(seed);

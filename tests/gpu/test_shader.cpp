@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gpu/egl_context.h"
+#include "gl_test.h"
 #include "gpu/render_target.h"
 #include "gpu/shader.h"
 
@@ -20,13 +20,7 @@ std::string writeShader(const std::string& name, const std::string& text) {
   return p;
 }
 
-class GlTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { context_ = EglContext::create(); }
-  static void TearDownTestSuite() { context_.reset(); }
-  static std::unique_ptr<EglContext> context_;
-};
-std::unique_ptr<EglContext> GlTest::context_;
+using test::GlTest;
 
 }  // namespace
 
