@@ -277,6 +277,14 @@ void GpuSkin::syncOperators(const LayeredBody& body) {
 
 // ---- passes ------------------------------------------------------------------------------------
 
+// Every per-texel pass reads the rest texture (ub, m) and the source map (common.glsl).
+void GpuSkin::beginPass(const ShaderProgram& p) {
+  p.use();
+  resetUnits();
+  bind(p, "uRest", rest_);
+  bind(p, "uSource", source_);
+}
+
 void GpuSkin::bind(const ShaderProgram& p, const char* name, const GlTexture& t) {
   glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
   glBindTexture(t.layers() > 0 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, t.id());
@@ -377,10 +385,7 @@ MtScale mtScale(const LayeredBody& b) {
 // out = sk K_e x + sm M_e x + sa addend, and the terms of x . out into terms_[0]
 void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
                           const GlTexture& out) {
-  stencil_.use();
-  resetUnits();
-  bind(stencil_, "uRest", rest_);
-  bind(stencil_, "uSource", source_);
+  beginPass(stencil_);
   bind(stencil_, "uX", x);
   bind(stencil_, "uAddend", addend);
   bind(stencil_, "uK", k_);
@@ -392,10 +397,7 @@ void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk
 
 // Step 1 on q_, qdot_: z_, ma_ and the core sums
 GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt) {
-  forces_.use();
-  resetUnits();
-  bind(forces_, "uRest", rest_);
-  bind(forces_, "uSource", source_);
+  beginPass(forces_);
   bind(forces_, "uQ", q_);
   bind(forces_, "uQdot", qdot_);
   glUniform3f(forces_.uniform("uOmega"), float(w.x()), float(w.y()), float(w.z()));
@@ -421,10 +423,7 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual) {
   const MtScale sc = mtScale(*preparedBody_);
   // r = b - Mt x; z = Mh^-1 r; p = z
   stencilPass(x_[xCur_], rhs_, -sc.c2, -sc.c1, 1.0, r_[0]);
-  cgPrecondition_.use();
-  resetUnits();
-  bind(cgPrecondition_, "uRest", rest_);
-  bind(cgPrecondition_, "uSource", source_);
+  beginPass(cgPrecondition_);
   bind(cgPrecondition_, "uR", r_[0]);
   bind(cgPrecondition_, "uB", rhs_);
   bind(cgPrecondition_, "uHinv", hinv_);
@@ -444,10 +443,7 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual) {
     stencilPass(p_[pCur], p_[pCur], sc.c2, sc.c1, 0.0, ap_);
     reduce({&terms_[0]}, {&pap_});
     // x += alpha p, r -= alpha ap, z = Mh^-1 r, and r.z, r.r
-    cgUpdate_.use();
-    resetUnits();
-    bind(cgUpdate_, "uRest", rest_);
-    bind(cgUpdate_, "uSource", source_);
+    beginPass(cgUpdate_);
     bind(cgUpdate_, "uX", x_[xCur_]);
     bind(cgUpdate_, "uR", r_[rCur]);
     bind(cgUpdate_, "uP", p_[pCur]);
@@ -465,10 +461,7 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual) {
       if (!(rnorm > tolerance * bnorm) || it == maxIterations) break;
     }
     // p = z + beta p
-    cgDirection_.use();
-    resetUnits();
-    bind(cgDirection_, "uRest", rest_);
-    bind(cgDirection_, "uSource", source_);
+    beginPass(cgDirection_);
     bind(cgDirection_, "uZ", zc_);
     bind(cgDirection_, "uP", p_[pCur]);
     bind(cgDirection_, "uRzNew", rz_[1 - rc]);
@@ -549,10 +542,7 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
   if (!fixed) {
     StageTimer t(profile, "core");
     timestamp("gpu_coupling");
-    coupling_.use();
-    resetUnits();
-    bind(coupling_, "uRest", rest_);
-    bind(coupling_, "uSource", source_);
+    beginPass(coupling_);
     bind(coupling_, "uQ", q_);
     bind(coupling_, "uY", x_[xCur_]);
     bind(coupling_, "uWt", wt_);
@@ -605,10 +595,7 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     timestamp("gpu_velocities");
     const Vec3 tr = dt * gb - R.transpose() * dvc.head<3>();
     const Vec3 rot = dvc.tail<3>();
-    velocities_.use();
-    resetUnits();
-    bind(velocities_, "uRest", rest_);
-    bind(velocities_, "uSource", source_);
+    beginPass(velocities_);
     bind(velocities_, "uQ", q_);
     bind(velocities_, "uQdot", qdot_);
     bind(velocities_, "uY", x_[xCur_]);
@@ -654,16 +641,10 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
 
 void GpuSkin::updateSurface(const std::vector<Vec3>& q) {
   uploadNodes(q_, q);
-  surfaceProgram_.use();
-  resetUnits();
-  bind(surfaceProgram_, "uRest", rest_);
-  bind(surfaceProgram_, "uSource", source_);
+  beginPass(surfaceProgram_);
   bind(surfaceProgram_, "uQ", q_);
   draw(surfaceProgram_, {{surface_.id(), -1}});
-  normalsProgram_.use();
-  resetUnits();
-  bind(normalsProgram_, "uRest", rest_);
-  bind(normalsProgram_, "uSource", source_);
+  beginPass(normalsProgram_);
   bind(normalsProgram_, "uSurface", surface_);
   bind(normalsProgram_, "uAround", around_);
   glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
@@ -681,10 +662,7 @@ void GpuSkin::updateSurface(const std::vector<Vec3>& q) {
 
 std::vector<float> GpuSkin::gutterFill(const std::vector<float>& texels) {
   uploadTexels(z_, 0, texels);
-  copy_.use();
-  resetUnits();
-  bind(copy_, "uRest", rest_);
-  bind(copy_, "uSource", source_);
+  beginPass(copy_);
   bind(copy_, "uX", z_);
   draw(copy_, {{ap_.id(), -1}});
   std::vector<float> out(texels.size());

@@ -112,6 +112,8 @@ class GpuSkin final : public FreeMotionSolver {
   GlTexture newField() const;
   /// Runs `program` into `targets` over the atlas (or a w x h viewport).
   void draw(const ShaderProgram& program, const std::vector<Target>& targets, int w = 0, int h = 0);
+  /// Uses a per-texel pass program and binds the textures every such pass reads.
+  void beginPass(const ShaderProgram& p);
   /// Binds a texture to the next unit for `name` of the current program.
   void bind(const ShaderProgram& p, const char* name, const GlTexture& t);
   void resetUnits() { unit_ = 0; }

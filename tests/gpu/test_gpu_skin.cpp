@@ -23,6 +23,12 @@ const Vec3 kG(0, -9.81, 0);
 
 using GpuSkinTest = test::GlTest;
 
+BodyDesc torus(int resolution) {
+  BodyDesc t = test::ball(kR, resolution, 1e5);
+  t.shape = std::make_shared<test::Torus>(0.4, 0.15);
+  return t;
+}
+
 std::vector<Vec3> randomField(int n, double scale, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-scale, scale);
@@ -77,11 +83,7 @@ struct Pair {
 // ---- single passes -------------------------------------------------------------------------------
 
 TEST_F(GpuSkinTest, GutterPassCopiesEachGutterTexelFromItsSourceNode) {
-  for (const BodyDesc& d : {test::ball(kR, 32, 1e5), [] {
-         BodyDesc t = test::ball(kR, 24, 1e5);
-         t.shape = std::make_shared<test::Torus>(0.4, 0.15);
-         return t;
-       }()}) {
+  for (const BodyDesc& d : {test::ball(kR, 32, 1e5), torus(24)}) {
     const BakedBodyPtr m = bake(d);
     GpuSkin skin(m);
     const Atlas& a = m->atlas;
@@ -231,11 +233,7 @@ TEST_F(GpuSkinTest, FreeStepMatchesTheCpu) {
 // The drawing path: the deformed surface and its normals computed in textures
 // against the CPU's area-weighted vertex normals of the same mesh.
 TEST_F(GpuSkinTest, NormalsPassMatchesTheMeshNormals) {
-  for (const BodyDesc& d : {test::ball(kR, 48, 1e5), [] {
-         BodyDesc t = test::ball(kR, 32, 1e5);
-         t.shape = std::make_shared<test::Torus>(0.4, 0.15);
-         return t;
-       }()}) {
+  for (const BodyDesc& d : {test::ball(kR, 48, 1e5), torus(32)}) {
     const BakedBodyPtr m = bake(d);
     GpuSkin skin(m);
     const int n = m->nodeCount();
