@@ -491,6 +491,8 @@ void GpuSkin::collectTimes(Profile& profile) {
 }
 
 FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, Profile& profile) {
+  if (&body.model() != model_.get())  // re-assembled (a material change): K_e and masses are stale here
+    throw GlError("the body's model changed under its GPU solver (make a new GpuSkin for it)");
   const BakedBody& m = *model_;
   LayeredState& s = body.state();
   const LayeredState start = s;

@@ -163,8 +163,9 @@ HullDistance hullDistance(const std::vector<Vec3>& a, const std::vector<Vec3>& b
     for (const Vertex& x : s) repeated = repeated || (x.w - w.w).squaredNorm() == 0;
     if (repeated) break;
     s.push_back(w);
-    if (!reduceSimplex(s, weight)) {
+    if (!reduceSimplex(s, weight)) {  // the origin is inside the tetrahedron s
       r.overlap = true;
+      weight.assign(s.size(), 1.0 / double(s.size()));
       break;
     }
     v.setZero();
