@@ -206,11 +206,12 @@ void bodiesPanel(Ui& ui) {
   Session& s = ui.session;
   ImGui::SetNextWindowPos(ImVec2(350, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);  // open it to tune a material
   ImGui::Begin("Bodies", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
   auto& bodies = s.world->bodies();
   for (size_t i = 0; i < bodies.size(); ++i) {
     ImGui::PushID(int(i));
-    if (ImGui::CollapsingHeader(bodies[i].desc.name.c_str(), i == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+    if (ImGui::CollapsingHeader(bodies[i].desc.name.c_str())) {
       Material m = bodies[i].desc.material;
       bool changed = false;
       auto slider = [&](const char* label, double* v, double lo, double hi, const char* fmt, bool log) {
