@@ -207,6 +207,9 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
       lookAt(c + 2 * radius * lightDir, c, Vec3::UnitY());
 
   glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_CULL_FACE);
   glDisable(GL_BLEND);
   glDisable(GL_SCISSOR_TEST);
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);

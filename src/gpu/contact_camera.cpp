@@ -173,7 +173,10 @@ void ContactCamera::drawSkin(Skin& s, const std::vector<Vec3>& x, const std::vec
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, s.ebo);
   glDrawElements(GL_TRIANGLES, GLsizei(tris.size() * 3), GL_UNSIGNED_INT, nullptr);
   glBindVertexArray(0);
+  // back to GL's defaults (the renderer draws after the step)
   glDisable(GL_CULL_FACE);
+  glCullFace(GL_BACK);
+  glDepthFunc(GL_LESS);
   glDisable(GL_DEPTH_TEST);
 }
 

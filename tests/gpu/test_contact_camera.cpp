@@ -93,6 +93,12 @@ TEST_F(ContactCameraTest, ContactSetsMatchTheCpuReference) {
     EXPECT_GE(r.iou, 0.95) << c.name;
     EXPECT_LE(r.worstDepth, camera.texelSize()) << c.name;  // within one texel of D (finer than the atlas)
   }
+  // the passes leave GL's defaults for whoever draws next (the renderer)
+  GLint depthFunc = 0;
+  glGetIntegerv(GL_DEPTH_FUNC, &depthFunc);
+  EXPECT_EQ(depthFunc, GL_LESS);
+  EXPECT_FALSE(glIsEnabled(GL_CULL_FACE));
+  EXPECT_FALSE(glIsEnabled(GL_DEPTH_TEST));
 }
 
 TEST_F(ContactCameraTest, SeparatedSkinsDrawNothing) {
