@@ -10,6 +10,7 @@ namespace d2t {
 // ---- parsers: read the parameters of one "type" (the reader is finished by parseShape)
 ShapePtr parseSphere(JsonReader& r);    // shape_star.cpp
 ShapePtr parsePumpkin(JsonReader& r);   // shape_star.cpp
+ShapePtr parseHead(JsonReader& r);      // shape_star.cpp
 ShapePtr parseGear(JsonReader& r);      // shape_star.cpp
 ShapePtr parseCylinder(JsonReader& r);  // shape_star.cpp
 ShapePtr parseBox(JsonReader& r);       // shape_star.cpp

@@ -242,6 +242,55 @@ ShapePtr parseSphere(JsonReader& r) {
   return makeSphere(r.number("radius", 0.5, 0, kInf, true));
 }
 
+// A stylised head, face towards +Z, top towards +Y: an ovoid skull narrowing to
+// the jaw, with nose, brow, cheeks and chin as smooth bumps, eye sockets as
+// dents and ears at the sides. Every feature is a Gaussian in the angle from
+// its direction, so the radius stays a smooth positive function of the
+// direction (star-shaped about the centre) at any size.
+class Head final : public StarShape {
+ public:
+  explicit Head(double size) : size_(size) {}
+  std::string type() const override { return "head"; }
+  double boundingRadius() const override { return 1.25 * size_; }
+
+  double radius(const Vec3& d) const override {
+    // ovoid: half-width 0.78, half-height 1.0, half-depth 0.9 (of size); the jaw
+    // narrows below the ears
+    const double jaw = 1.0 - 0.18 * std::max(0.0, -d.y());
+    const double ax = 0.78 * jaw, ay = 1.0, az = 0.9 * (1.0 - 0.08 * std::max(0.0, -d.y()));
+    const double base = 1.0 / std::sqrt(sq(d.x() / ax) + sq(d.y() / ay) + sq(d.z() / az));
+    struct Feature {
+      Vec3 dir;
+      double height, width;  // relative radius change, angular width [rad]
+    };
+    static const Feature features[] = {
+        {Vec3(0, -0.12, 1), 0.16, 0.16},      // nose
+        {Vec3(0, 0.33, 1), 0.05, 0.35},       // brow
+        {Vec3(0.36, 0.16, 0.92), -0.07, 0.14},  // eye sockets
+        {Vec3(-0.36, 0.16, 0.92), -0.07, 0.14},
+        {Vec3(0.55, -0.2, 0.8), 0.04, 0.3},   // cheeks
+        {Vec3(-0.55, -0.2, 0.8), 0.04, 0.3},
+        {Vec3(0, -0.75, 0.66), 0.07, 0.25},   // chin
+        {Vec3(1, 0.05, -0.05), 0.12, 0.16},   // ears
+        {Vec3(-1, 0.05, -0.05), 0.12, 0.16},
+    };
+    double shape = 1.0;
+    for (const Feature& f : features) {
+      const double ang = std::acos(std::clamp(d.dot(f.dir.normalized()), -1.0, 1.0));
+      shape += f.height * std::exp(-sq(ang / f.width));
+    }
+    return size_ * base * shape;
+  }
+
+ private:
+  static double sq(double x) { return x * x; }
+  double size_;  ///< half-height of the skull [m]
+};
+
+ShapePtr parseHead(JsonReader& r) {
+  return std::make_shared<Head>(r.number("size", 0.3, 0, kInf, true));
+}
+
 ShapePtr parsePumpkin(JsonReader& r) {
   const double a = r.number("radius", 0.5, 0, kInf, true);
   const double c = r.number("height", 0.8 * a, 0.1 * a, 4 * a);

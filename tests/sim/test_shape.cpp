@@ -35,9 +35,10 @@ const std::vector<std::string> kStarShapes = {
     R"({"type": "gear", "radius": 0.5, "thickness": 0.2, "teeth": 10, "tooth_depth": 0.08, "bevel": 0.03})",
     R"({"type": "cylinder", "radius": 0.3, "height": 0.8})",
     R"({"type": "box", "size": [0.6, 0.3, 0.4], "bevel": 0.05})",
+    R"({"type": "head", "size": 0.35})",
 };
 const std::vector<std::string> kAllShapes = {
-    kStarShapes[0], kStarShapes[1], kStarShapes[2], kStarShapes[3], kStarShapes[4],
+    kStarShapes[0], kStarShapes[1], kStarShapes[2], kStarShapes[3], kStarShapes[4], kStarShapes[5],
     R"({"type": "torus", "major_radius": 0.4, "minor_radius": 0.15, "treads": 24, "tread_depth": 0.02})",
     R"({"type": "fist", "size": 0.3})",
     R"({"type": "bird", "size": 0.3})",
@@ -252,7 +253,7 @@ TEST(Shape, FistAndBirdAreSolidColliders) {
 }
 
 TEST(Shape, DefaultsGiveValidShapes) {
-  for (const char* type : {"sphere", "pumpkin", "gear", "cylinder", "box", "torus", "fist", "bird"}) {
+  for (const char* type : {"sphere", "pumpkin", "gear", "cylinder", "box", "torus", "fist", "bird", "head"}) {
     SCOPED_TRACE(type);
     const ShapePtr s = shapeFrom(std::string(R"({"type": ")") + type + "\"}");
     EXPECT_EQ(s->type(), type);
