@@ -62,9 +62,10 @@ void Session::step() {
   world->step();
   const auto t1 = std::chrono::steady_clock::now();
   log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count());
-  if (world->settings().backend == "gpu" && !world->bodies().empty() &&
-      !world->bodies().front().layered.freeMotionSolver()) {
-    world->settings().backend = "cpu";  // the GPU solver failed during the step (warned)
+  bool allOnGpu = true;
+  for (const Body& b : world->bodies()) allOnGpu = allOnGpu && b.layered.freeMotionSolver();
+  if (world->settings().backend == "gpu" && !allOnGpu) {
+    setBackend("cpu");  // the GPU solver failed during the step (warned): no body left on it
     backendNote = "the GPU solver failed: running the CPU backend";
   }
   for (const std::string& w : world->takeWarnings()) {

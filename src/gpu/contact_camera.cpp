@@ -108,21 +108,7 @@ ContactCamera::Skin& ContactCamera::skin(const BakedBody& m) {
   glBindVertexArray(0);
   glGenBuffers(1, &s->idBuffer);
   glGenTextures(1, &s->idTexture);
-  // the triangles around each node (up to 8; cube corners have 7 at most)
-  std::vector<std::vector<int>> around(size_t(m.nodeCount()));
-  for (int t = 0; t < int(a.triangles.size()); ++t)
-    for (int k = 0; k < 3; ++k) around[size_t(a.triangles[size_t(t)][k])].push_back(t);
-  s->triangles = GlTexture(s->n, s->n, 2, GL_RGBA32I);
-  for (int layer = 0; layer < 2; ++layer) {
-    std::vector<GLint> texels(size_t(a.texelCount()) * 4, -1);
-    for (int i = 0; i < m.nodeCount(); ++i)
-      for (int k = 0; k < 4; ++k) {
-        const size_t j = size_t(4 * layer + k);
-        if (j < around[size_t(i)].size()) texels[size_t(a.nodeTexel[size_t(i)]) * 4 + size_t(k)] = around[size_t(i)][j];
-      }
-    glBindTexture(GL_TEXTURE_2D_ARRAY, s->triangles.id());
-    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, s->n, s->n, 1, GL_RGBA_INTEGER, GL_INT, texels.data());
-  }
+  s->triangles = nodeTriangleTexture(a);
   s->position = GlTexture(s->n, s->n, 0, GL_RGBA32F);
   s->contact = GlTexture(s->n, s->n, 0, GL_RG32F);
   s->other = GlTexture(s->n, s->n, 0, GL_R32I);

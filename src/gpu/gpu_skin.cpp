@@ -83,6 +83,26 @@ void checkGlCapabilities() {
 
 }  // namespace
 
+GlTexture nodeTriangleTexture(const Atlas& a) {
+  std::vector<std::vector<int>> around(size_t(a.nodeCount()));
+  for (int t = 0; t < int(a.triangles.size()); ++t)
+    for (int k = 0; k < 3; ++k) around[size_t(a.triangles[size_t(t)][k])].push_back(t);
+  GlTexture tex(a.resolution, a.resolution, 2, GL_RGBA32I);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, tex.id());
+  for (int layer = 0; layer < 2; ++layer) {
+    std::vector<GLint> texels(size_t(a.texelCount()) * 4, -1);
+    for (int i = 0; i < a.nodeCount(); ++i)
+      for (size_t k = 0; k < 4; ++k) {
+        const size_t j = size_t(4 * layer) + k;
+        if (j < around[size_t(i)].size()) texels[size_t(a.nodeTexel[size_t(i)]) * 4 + k] = around[size_t(i)][j];
+      }
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, a.resolution, a.resolution, 1, GL_RGBA_INTEGER, GL_INT,
+                    texels.data());
+  }
+  checkGl("the triangles around each node");
+  return tex;
+}
+
 // ---- setup -------------------------------------------------------------------------------------
 
 GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
@@ -157,20 +177,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   surface_ = newField();
   normals_ = newField();
   {
-    std::vector<std::vector<int>> around(size_t(a.nodeCount()));
-    for (int t = 0; t < int(a.triangles.size()); ++t)
-      for (int k = 0; k < 3; ++k) around[size_t(a.triangles[size_t(t)][k])].push_back(t);
-    around_ = GlTexture(n_, n_, 2, GL_RGBA32I);
-    for (int layer = 0; layer < 2; ++layer) {
-      std::vector<GLint> texels(size_t(a.texelCount()) * 4, -1);
-      for (int i = 0; i < a.nodeCount(); ++i)
-        for (size_t k = 0; k < 4; ++k) {
-          const size_t j = size_t(4 * layer) + k;
-          if (j < around[size_t(i)].size()) texels[size_t(a.nodeTexel[size_t(i)]) * 4 + k] = around[size_t(i)][j];
-        }
-      glBindTexture(GL_TEXTURE_2D_ARRAY, around_.id());
-      glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, n_, n_, 1, GL_RGBA_INTEGER, GL_INT, texels.data());
-    }
+    around_ = nodeTriangleTexture(a);
     std::vector<GLint> tri;
     for (const Vec3i& t : a.triangles) tri.insert(tri.end(), {t[0], t[1], t[2]});
     std::vector<GLint> texel;

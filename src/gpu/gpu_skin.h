@@ -58,6 +58,10 @@ class GlTexture {
   int width_ = 0, height_ = 0, layers_ = 0;
 };
 
+/// The triangles around each node of an atlas, for passes that need a node's own
+/// mesh triangles: a 2-layer RGBA32I array, up to 8 triangle ids per node texel, -1: none.
+GlTexture nodeTriangleTexture(const Atlas& atlas);
+
 /// Sums of the forces pass (the state-dependent parts, see forces.frag).
 struct GpuForceSums {
   Vec3 mq, mqdot, ma, muxa;

@@ -416,24 +416,13 @@ std::vector<Vec3> positions(const LayeredBody& b) {
   return x;
 }
 
-// Area-weighted vertex normals of the skin mesh at positions x (outward, unit).
-std::vector<Vec3> vertexNormals(const LayeredBody& b, const std::vector<Vec3>& x) {
-  std::vector<Vec3> n(x.size(), Vec3::Zero());
-  for (const Vec3i& t : b.model().atlas.triangles) {
-    const Vec3 f = (x[size_t(t[1])] - x[size_t(t[0])]).cross(x[size_t(t[2])] - x[size_t(t[0])]);
-    for (int k = 0; k < 3; ++k) n[size_t(t[k])] += f;
-  }
-  for (Vec3& v : n)
-    if (v.norm() > 0) v.normalize();
-  return n;
-}
-
 }  // namespace
 
 int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
   const std::vector<Vec3> xa = positions(a), xb = positions(b);
-  const std::vector<Vec3> na = vertexNormals(a, xa), nb = vertexNormals(b, xb);
+  const std::vector<Vec3> na = vertexNormals(xa, a.model().atlas.triangles),
+                          nb = vertexNormals(xb, b.model().atlas.triangles);
   std::vector<NodeContact> ca, cb;
   castAlong(a, xa, na, b, xb, nb, pair.normal, &ca);
   castAlong(b, xb, nb, a, xa, na, -pair.normal, &cb);

@@ -127,7 +127,7 @@ bool TriMesh::isClosed() const {
   return true;
 }
 
-std::vector<Vec3> TriMesh::vertexNormals() const {
+std::vector<Vec3> vertexNormals(const std::vector<Vec3>& positions, const std::vector<Vec3i>& triangles) {
   std::vector<Vec3> n(positions.size(), Vec3::Zero());
   for (const Vec3i& t : triangles) {
     // the cross product is twice the area times the unit normal: area weighting for free
@@ -140,6 +140,8 @@ std::vector<Vec3> TriMesh::vertexNormals() const {
   }
   return n;
 }
+
+std::vector<Vec3> TriMesh::vertexNormals() const { return d2t::vertexNormals(positions, triangles); }
 
 int TriMesh::weld(double tol) {
   const int nv = static_cast<int>(positions.size());

@@ -39,4 +39,7 @@ struct TriMesh {
   int weld(double tol);
 };
 
+/// Unit, area-weighted vertex normals of triangles over `positions` (zero for unused vertices).
+std::vector<Vec3> vertexNormals(const std::vector<Vec3>& positions, const std::vector<Vec3i>& triangles);
+
 }  // namespace d2t
