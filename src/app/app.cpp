@@ -12,6 +12,7 @@
 #include "app/metrics.h"
 #include "app/renderer.h"
 #include "app/session.h"
+#include "app/settings.h"
 #include "app/window_loop.h"
 #include "gpu/egl_context.h"
 #include "sim/baked_body.h"
@@ -154,25 +155,48 @@ bool haveDisplay() {
 }  // namespace
 
 int runApp(const Options& o) {
-  const std::string scenePath = o.scene.empty() ? defaultScenePath() : o.scene;
+  const bool headless = o.headless || !haveDisplay();
+  // a window remembers its settings; headless runs ignore them (reproducible)
+  AppSettings settings;
+  std::string scenePath = o.scene.empty() ? defaultScenePath() : o.scene;
+  if (!headless && o.bakeReport.empty()) {
+    std::string warning;
+    settings = loadSettings(settingsPath(), &warning);
+    if (!warning.empty()) std::cerr << "d2tsim: warning: " << warning << "\n";
+    std::error_code ec;
+    if (o.scene.empty() && !settings.lastScene.empty() && fs::is_regular_file(settings.lastScene, ec))
+      scenePath = settings.lastScene;
+  }
   Session session;
   try {
     if (!o.bakeReport.empty()) {
       Scene scene = loadScene(scenePath);
       return writeBakeReport(scene, o.bakeReport);
     }
-    session.load(scenePath, &o);
+    try {
+      session.load(scenePath, &o);
+    } catch (const InputError& e) {
+      if (scenePath == settings.lastScene && o.scene.empty()) {
+        // the remembered scene no longer loads: say so and start with the default one
+        std::cerr << "d2tsim: warning: last scene: " << e.what() << "\n";
+        session.load(defaultScenePath(), &o);
+      } else {
+        throw;
+      }
+    }
   } catch (const InputError& e) {
     std::cerr << "d2tsim: " << e.what() << "\n";
     return 1;
   }
   try {
-    const bool headless = o.headless || !haveDisplay();
     if (!headless) {
       std::string renderer;
       session.world->recordTrajectory(!o.metrics.empty());
-      const int code = runWindowLoop(session, o, &renderer);
+      const int code = runWindowLoop(session, o, settings, &renderer);
       if (code != kNoWindow) {
+        std::string error;
+        if (!saveSettings(settingsPath(), settings, &error))
+          std::cerr << "d2tsim: warning: settings not saved: " << error << "\n";
         writeOutputs(session, o, renderer);
         return code;
       }

@@ -46,6 +46,7 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
   app.add_option("--height", o->height, "Image height in pixels")->check(CLI::Range(16, 8192));
   try {
     app.parse(argc, argv);
+    o->sizeGiven = app.count("--width") + app.count("--height") > 0;
   } catch (const CLI::CallForHelp& e) {
     std::cout << app.help();
     return 0;

@@ -18,6 +18,7 @@ struct Options {
   std::string bench;              ///< CSV, one row per step, one column per stage [ms]
   std::string bakeReport;         ///< bake the bodies, write a JSON report, exit
   int width = 1280, height = 720; ///< window / headless image size [px]
+  bool sizeGiven = false;         ///< --width or --height was given (else a window takes the saved size)
 };
 
 /// Parses argv. Returns an exit code when the program should stop right away

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "app/overlay.h"
+
 namespace d2t {
 
 namespace {
@@ -114,6 +116,39 @@ void SkinIndexBuffer::draw() const {
   glDrawElements(GL_TRIANGLES, count_, GL_UNSIGNED_INT, nullptr);
 }
 
+LineBatch::LineBatch() {
+  glGenVertexArrays(1, &vao_);
+  glBindVertexArray(vao_);
+  glGenBuffers(1, &vbo_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  static_assert(sizeof(LineVertex) == 6 * sizeof(float), "LineVertex: 3 + 3 floats, packed");
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(LineVertex), nullptr);
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(LineVertex), reinterpret_cast<void*>(3 * sizeof(float)));
+  glBindVertexArray(0);
+  checkGl("LineBatch");
+}
+
+LineBatch::~LineBatch() {
+  glDeleteBuffers(1, &vbo_);
+  glDeleteVertexArrays(1, &vao_);
+}
+
+void LineBatch::draw(const std::vector<LineVertex>& vertices) {
+  if (vertices.size() < 2) return;
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  const GLsizeiptr bytes = GLsizeiptr(vertices.size() * sizeof(LineVertex));
+  if (vertices.size() > capacity_) {
+    capacity_ = vertices.size() * 2;
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(capacity_ * sizeof(LineVertex)), nullptr, GL_STREAM_DRAW);
+  }
+  glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, vertices.data());
+  glDrawArrays(GL_LINES, 0, GLsizei(vertices.size() / 2 * 2));
+  glBindVertexArray(0);
+}
+
 // the deformed skin in world coordinates (CPU backend: from the solver's state)
 static TriMesh skinMesh(const Body& b) {
   TriMesh m;
@@ -122,8 +157,17 @@ static TriMesh skinMesh(const Body& b) {
   return m;
 }
 
+// the rigid core surface in the body frame: the core points f under the skin nodes
+static TriMesh coreMesh(const BakedBody& m) {
+  TriMesh t;
+  t.positions = m.core;
+  t.triangles = m.atlas.triangles;
+  return t;
+}
+
 Renderer::Renderer()
-    : meshProgram_("mesh.vert", "mesh.frag"), shadowProgram_("shadow.vert", "shadow.frag") {
+    : meshProgram_("mesh.vert", "mesh.frag"), shadowProgram_("shadow.vert", "shadow.frag"),
+      lineProgram_("lines.vert", "lines.frag"), lines_(std::make_unique<LineBatch>()) {
   try {  // texel fetches from buffer textures: fine on OpenGL 3.3; kept optional all the same
     skinProgram_ = ShaderProgram("mesh.vert", "mesh.frag", "#define SKIN_TEXTURES");
     skinShadowProgram_ = ShaderProgram("shadow.vert", "shadow.frag", "#define SKIN_TEXTURES");
@@ -136,8 +180,12 @@ void Renderer::setWorld(const World& world) {
   bodyMeshes_.clear();
   colliderMeshes_.clear();
   skinIndices_.clear();
+  coreMeshes_.clear();
+  coreModels_.clear();
   for (const Body& b : world.bodies()) {
     bodyMeshes_.push_back(std::make_unique<GpuMesh>(skinMesh(b)));
+    coreMeshes_.push_back(std::make_unique<GpuMesh>(coreMesh(*b.model)));
+    coreModels_.push_back(b.model.get());
     skinIndices_.push_back(std::make_unique<SkinIndexBuffer>(b.model->atlas.triangles));
   }
   for (const Collider& c : world.colliders()) {
@@ -156,21 +204,34 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
     bool checker;
     const GpuSkin* skin = nullptr;             // drawn from this solver's textures instead
     const SkinIndexBuffer* indices = nullptr;  // (with this index buffer)
+    bool isSkin = false;                       // a body's skin (the wireframe toggle applies)
   };
+  // a picked or dragged object is drawn brighter
+  auto highlight = [](Eigen::Vector3f c) { return Eigen::Vector3f(c.array() * 0.5f + 0.5f); };
   std::vector<Draw> draws;
   draws.reserve(world.bodies().size() + world.colliders().size());
   Aabb bounds;
   for (size_t i = 0; i < world.bodies().size() && i < bodyMeshes_.size(); ++i) {
     const Body& b = world.bodies()[i];
+    const Eigen::Matrix4f pose = poseMatrix(b.layered.state().position, b.layered.state().orientation);
+    const Eigen::Vector3f color = int(i) == options.highlightBody ? highlight(kBodyColors[i % 6]) : kBodyColors[i % 6];
     const auto skin = std::dynamic_pointer_cast<GpuSkin>(b.layered.freeMotionSolverShared());
-    if (skin && skinProgram_.id()) {
+    if (!options.skin) {
+      // skin hidden
+    } else if (skin && skinProgram_.id()) {
       // GPU backend: the surface and normals passes, then draw from the textures
       skin->updateSurface(b.layered.state().q);
-      draws.push_back({nullptr, poseMatrix(b.layered.state().position, b.layered.state().orientation),
-                       kBodyColors[i % 6], false, skin.get(), skinIndices_[i].get()});
+      draws.push_back({nullptr, pose, color, false, skin.get(), skinIndices_[i].get(), true});
     } else {
       bodyMeshes_[i]->update(skinMesh(b));
-      draws.push_back({bodyMeshes_[i].get(), Eigen::Matrix4f::Identity(), kBodyColors[i % 6], false});
+      draws.push_back({bodyMeshes_[i].get(), Eigen::Matrix4f::Identity(), color, false, nullptr, nullptr, true});
+    }
+    if (options.core && i < coreMeshes_.size()) {
+      if (coreModels_[i] != b.model.get()) {  // a new material re-baked the model
+        coreMeshes_[i] = std::make_unique<GpuMesh>(coreMesh(*b.model));
+        coreModels_[i] = b.model.get();
+      }
+      draws.push_back({coreMeshes_[i].get(), pose, Eigen::Vector3f(0.45f, 0.42f, 0.40f), false});
     }
     const double r = b.desc.shape->boundingRadius();
     bounds.grow(b.state.position - Vec3::Constant(r));
@@ -180,9 +241,10 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
     const Collider& c = world.colliders()[i];
     const bool plane = c.type() == ColliderType::Plane;
     const bool field = c.type() == ColliderType::HeightField;
-    const Eigen::Vector3f color = plane ? Eigen::Vector3f(0.78f, 0.78f, 0.76f)
-                                  : field ? Eigen::Vector3f(0.55f, 0.62f, 0.45f)
-                                          : Eigen::Vector3f(0.80f, 0.66f, 0.55f);
+    Eigen::Vector3f color = plane ? Eigen::Vector3f(0.78f, 0.78f, 0.76f)
+                            : field ? Eigen::Vector3f(0.55f, 0.62f, 0.45f)
+                                    : Eigen::Vector3f(0.80f, 0.66f, 0.55f);
+    if (int(i) == options.highlightCollider) color = highlight(color);
     draws.push_back({colliderMeshes_[i].get(),
                      plane ? Eigen::Matrix4f(Eigen::Matrix4f::Identity())
                            : poseMatrix(c.position(), c.orientation()),
@@ -244,9 +306,9 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
   const Eigen::Vector3f l = lightDir.cast<float>(), e = camera.eye().cast<float>();
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, shadowMap_.texture());
-  if (options.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
   for (const Draw& d : draws) {
     const ShaderProgram& p = d.skin ? skinProgram_ : meshProgram_;
+    glPolygonMode(GL_FRONT_AND_BACK, d.isSkin && options.wireframe ? GL_LINE : GL_FILL);
     p.use();
     glUniformMatrix4fv(p.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
     glUniformMatrix4fv(p.uniform("uLightViewProj"), 1, GL_FALSE, lightViewProj.data());
@@ -265,6 +327,15 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
     }
   }
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+  // pass 3: overlay lines, depth-tested against the scene
+  if (options.contacts || options.proxies) {
+    std::vector<LineVertex> lines;
+    if (options.contacts) contactLines(world, world.lastContacts(), 0.08, &lines);
+    if (options.proxies) proxyLines(world, &lines);
+    lineProgram_.use();
+    glUniformMatrix4fv(lineProgram_.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
+    lines_->draw(lines);
+  }
   glBindVertexArray(0);
   checkGl("Renderer::render");
 }

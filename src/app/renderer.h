@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "app/camera.h"
+#include "app/overlay.h"
+#include "app/view_options.h"
 #include "gpu/gpu_skin.h"
 #include "gpu/render_target.h"
 #include "gpu/shader.h"
@@ -29,11 +31,6 @@ class GpuMesh {
   size_t vertices_ = 0;
 };
 
-struct ViewOptions {
-  bool shadows = true;
-  bool wireframe = false;
-};
-
 /// A body's skin drawn straight from the GPU solver's textures: only an index
 /// buffer of node indices (the vertex shader fetches positions and normals).
 class SkinIndexBuffer {
@@ -49,6 +46,21 @@ class SkinIndexBuffer {
   GLsizei count_ = 0;
 };
 
+/// Line segments in a dynamic vertex buffer (overlays: contacts, proxies).
+class LineBatch {
+ public:
+  LineBatch();
+  ~LineBatch();
+  LineBatch(const LineBatch&) = delete;
+  LineBatch& operator=(const LineBatch&) = delete;
+  /// Replaces the segments (consecutive pairs of vertices) and draws them.
+  void draw(const std::vector<LineVertex>& vertices);
+
+ private:
+  GLuint vao_ = 0, vbo_ = 0;
+  size_t capacity_ = 0;  // vertices the buffer holds
+};
+
 class Renderer {
  public:
   Renderer();
@@ -61,8 +73,12 @@ class Renderer {
  private:
   ShaderProgram meshProgram_, shadowProgram_;
   ShaderProgram skinProgram_, skinShadowProgram_;  // the same, skin from the GPU solver's textures
+  ShaderProgram lineProgram_;
   ShadowMap shadowMap_;
   std::vector<std::unique_ptr<GpuMesh>> bodyMeshes_, colliderMeshes_;
+  std::vector<std::unique_ptr<GpuMesh>> coreMeshes_;  // body frame (rigid): drawn with the body's pose
+  std::vector<const BakedBody*> coreModels_;          // the model each core mesh was made from
+  std::unique_ptr<LineBatch> lines_;
   std::vector<std::unique_ptr<SkinIndexBuffer>> skinIndices_;
 };
 

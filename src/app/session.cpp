@@ -1,5 +1,6 @@
 #include "app/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -20,6 +21,7 @@ void Session::load(const std::string& path, const Options* o) {
   auto w = std::make_unique<World>(scene);
   world = std::move(w);
   scenePath = path;
+  drag_ = -1;
   log.clear();
   accumulator = 0;
   lastWarning.clear();
@@ -58,10 +60,19 @@ void Session::setBackend(const std::string& backend) {
 }
 
 void Session::step() {
+  if (drag_ >= 0) moveDragged();
   const auto t0 = std::chrono::steady_clock::now();
   world->step();
   const auto t1 = std::chrono::steady_clock::now();
-  log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count());
+  // what the statistics panel plots besides the stage times
+  StepSummary sum;
+  for (const Body& b : world->bodies()) {
+    sum.cgIterations = std::max(sum.cgIterations, float(b.stats.cgIterations));
+    sum.cgResidual = std::max(sum.cgResidual, float(b.stats.cgResidual));
+    sum.contacts += float(b.stats.contacts);
+    sum.energy += float(world->energy(b).total());
+  }
+  log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count(), sum);
   bool allOnGpu = true;
   for (const Body& b : world->bodies()) allOnGpu = allOnGpu && b.layered.freeMotionSolver();
   if (world->settings().backend == "gpu" && !allOnGpu) {
@@ -78,20 +89,58 @@ int Session::advance(double wallSeconds, int maxSteps) {
   if (paused) return 0;
   const double dt = world->settings().dt;
   accumulator += wallSeconds * realTimeFactor;
-  int n = 0;
-  while (accumulator >= dt && n < maxSteps) {
+  // the steps owed, counted first so that a drag is spread evenly over them
+  int owed = 0;
+  for (double a = accumulator; a >= dt && owed < maxSteps; a -= dt) ++owed;
+  dragStepsLeft_ = owed;
+  for (int i = 0; i < owed; ++i) {
     step();
     accumulator -= dt;
-    ++n;
   }
-  if (n == maxSteps) accumulator = 0;  // cannot keep up: slow down instead of spiralling
-  return n;
+  dragStepsLeft_ = 0;
+  if (owed == maxSteps) accumulator = 0;  // cannot keep up: slow down instead of spiralling
+  return owed;
 }
 
 void Session::reset() {
+  drag_ = -1;  // World::reset puts every collider back (drag ended, script on)
   world->reset();
   log.clear();
   accumulator = 0;
+}
+
+bool Session::beginDrag(int index) {
+  auto& cs = world->colliders();
+  if (index < 0 || index >= int(cs.size()) || !cs[size_t(index)].desc().draggable) return false;
+  if (drag_ >= 0 && drag_ != index) endDrag();
+  drag_ = index;
+  dragTarget_ = cs[size_t(index)].position();
+  cs[size_t(index)].dragTo(dragTarget_, 0);  // held from now on: the script stops
+  return true;
+}
+
+void Session::dragTo(const Vec3& target) {
+  if (drag_ < 0) return;
+  dragTarget_ = target;
+  if (paused) world->colliders()[size_t(drag_)].dragTo(target, 0);  // placed, at rest
+}
+
+void Session::endDrag() {
+  if (drag_ < 0) return;
+  world->colliders()[size_t(drag_)].endDrag();
+  drag_ = -1;
+}
+
+// One step's share of the way to the drag target: 1/k of it with k steps left in
+// this advance() (all of it for a single step), capped at kMaxDragSpeed.
+void Session::moveDragged() {
+  Collider& c = world->colliders()[size_t(drag_)];
+  const double dt = world->settings().dt;
+  Vec3 move = (dragTarget_ - c.position()) / double(std::max(dragStepsLeft_, 1));
+  const double cap = kMaxDragSpeed * dt;
+  if (move.norm() > cap) move *= cap / move.norm();
+  c.dragTo(c.position() + move, dt);
+  if (dragStepsLeft_ > 0) --dragStepsLeft_;
 }
 
 }  // namespace d2t

@@ -34,6 +34,28 @@ struct Session {
   int advance(double wallSeconds, int maxSteps);
   void reset();
   std::string lastWarning;
+
+  // ---- a collider dragged by the user ------------------------------------------------
+  /// Starts dragging collider `index` (the window's mouse; tests script it the same way).
+  /// Returns false (and does nothing) for a collider that is not draggable.
+  bool beginDrag(int index);
+  /// Where the dragged collider should be. While running, each step of the next
+  /// advance() moves it an equal share of the way (Collider::dragTo with the step's dt,
+  /// so contacts see velocity = displacement / dt), at most kMaxDragSpeed; while
+  /// paused it is placed there at rest.
+  void dragTo(const Vec3& target);
+  /// Lets go: the collider stays where it is (its script stays off until reset).
+  void endDrag();
+  int draggedCollider() const { return drag_; }
+  /// Fastest a dragged collider moves [m/s] (a flick of the mouse would otherwise
+  /// carry it through a body in one step).
+  static constexpr double kMaxDragSpeed = 8.0;
+
+ private:
+  void moveDragged();
+  int drag_ = -1;              // dragged collider, -1: none
+  Vec3 dragTarget_ = Vec3::Zero();
+  int dragStepsLeft_ = 0;      // steps left in this advance() to reach the target
 };
 
 }  // namespace d2t

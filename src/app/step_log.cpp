@@ -15,7 +15,7 @@ double median(std::vector<double> v) {
   return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + long(m)));
 }
 
-void StepLog::record(const Profile& p, double stepMs) {
+void StepLog::record(const Profile& p, double stepMs, const StepSummary& summary) {
   std::vector<double> row(names_.size(), 0.0);
   for (const Profile::Stage& s : p.stages()) {
     auto it = std::find(names_.begin(), names_.end(), s.name);
@@ -28,12 +28,14 @@ void StepLog::record(const Profile& p, double stepMs) {
   }
   steps_.push_back(stepMs);
   stages_.push_back(std::move(row));
+  summaries_.push_back(summary);
 }
 
 void StepLog::clear() {
   names_.clear();
   steps_.clear();
   stages_.clear();
+  summaries_.clear();
 }
 
 double StepLog::medianStep() const { return median(steps_); }
@@ -54,13 +56,30 @@ std::vector<float> StepLog::recentSteps(size_t n) const {
   return out;
 }
 
-void StepLog::writeCsv(const std::string& path, double dt) const {
+std::vector<float> StepLog::recentStage(const std::string& name, size_t n) const {
+  std::vector<float> out;
+  auto it = std::find(names_.begin(), names_.end(), name);
+  if (it == names_.end()) return out;
+  const size_t k = size_t(it - names_.begin());
+  for (size_t i = stages_.size() > n ? stages_.size() - n : 0; i < stages_.size(); ++i)
+    out.push_back(k < stages_[i].size() ? float(stages_[i][k]) : 0.0f);
+  return out;
+}
+
+std::vector<float> StepLog::recentSummary(float StepSummary::*member, size_t n) const {
+  std::vector<float> out;
+  for (size_t i = summaries_.size() > n ? summaries_.size() - n : 0; i < summaries_.size(); ++i)
+    out.push_back(summaries_[i].*member);
+  return out;
+}
+
+void StepLog::writeCsv(const std::string& path, double dt, size_t first) const {
   std::ofstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot write the bench CSV");
   f << "step,t,step_ms";
   for (const auto& n : names_) f << "," << n << "_ms";
   f << "\n";
-  for (size_t i = 0; i < steps_.size(); ++i) {
+  for (size_t i = first; i < steps_.size(); ++i) {
     f << i + 1 << "," << double(i + 1) * dt << "," << steps_[i];
     for (size_t k = 0; k < names_.size(); ++k) f << "," << (k < stages_[i].size() ? stages_[i][k] : 0.0);
     f << "\n";

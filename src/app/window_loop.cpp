@@ -6,13 +6,20 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
+#include <optional>
 
 #include "app/app.h"
 #include "app/atlas_view.h"
+#include "app/picking.h"
+#include "app/recorder.h"
 #include "app/renderer.h"
 
 namespace d2t {
@@ -21,18 +28,32 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// What a left-button press started.
+enum class MouseMode { None, Orbit, Pan, DragCollider };
+
 /// Everything the frame loop and the panels share.
 struct Ui {
-  Ui(Session& s, const Options& o) : session(s), options(o) {}
+  Ui(Session& s, const Options& o, AppSettings& st) : session(s), options(o), settings(st), view(st.view) {}
   Session& session;
   const Options& options;
+  AppSettings& settings;         // panels open (read and written by the panels)
   GLFWwindow* window = nullptr;
+  float scale = 1;               // the window's content scale (HiDPI)
   Camera camera;
-  ViewOptions view;
+  ViewOptions& view;             // = settings.view
   std::unique_ptr<Renderer> renderer;
   RenderTarget target;
-  bool showHelp = false;
+  bool showPanels = true;        // Tab hides every panel
   bool screenshotRequested = false;
+  // mouse: what the press did, the drag in progress, the last pick
+  MouseMode mouse = MouseMode::None;
+  bool leftWasDown = false;
+  std::optional<ColliderDrag> drag;
+  Pick picked;                   // the last body or collider clicked (kind None: nothing)
+  bool pickChanged = false;      // the Bodies panel opens the picked body once
+  // recording
+  FrameRecorder recorder;
+  std::optional<size_t> benchFrom;  // first logged step of the bench being recorded
   std::string status;            // last message shown in the status line
   std::string loadError;         // last scene-load error (shown in the picker)
   double lastX = 0, lastY = 0;
@@ -51,6 +72,10 @@ struct Ui {
       session.load(path, nullptr);
       renderer->setWorld(*session.world);
       resetCamera();
+      drag.reset();
+      picked = Pick{};
+      mouse = MouseMode::None;
+      benchFrom.reset();
       loadError.clear();
       status = "loaded " + path;
     } catch (const std::exception& e) {
@@ -58,13 +83,6 @@ struct Ui {
     }
   }
 };
-
-std::string timestampedName() {
-  char buf[64];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "d2tsim-%Y%m%d-%H%M%S.png", std::localtime(&t));
-  return buf;
-}
 
 void saveScreenshot(Ui& ui, const std::string& path) {
   try {
@@ -90,53 +108,172 @@ void saveWindowShot(const std::string& path, int w, int h) {
   std::cout << "screenshot written to " << path << "\n";
 }
 
+// panel placement in unscaled pixels, times the content scale
+ImVec2 px(const Ui& ui, float x, float y) { return ImVec2(x * ui.scale, y * ui.scale); }
+
+// ---- recording ---------------------------------------------------------------------------
+
+void toggleFrameRecording(Ui& ui, FrameRecorder::Format format) {
+  if (ui.recorder.recording()) {
+    ui.status = ui.recorder.stop();
+  } else {
+    const bool mp4 = format == FrameRecorder::Format::Mp4;
+    const std::string path = timestampedName("d2tsim-rec", mp4 ? ".mp4" : "");
+    std::string error;
+    ui.status = ui.recorder.start(format, path, 60, &error) ? "recording frames to " + path : error;
+  }
+  std::cout << ui.status << "\n";
+}
+
+void toggleBenchRecording(Ui& ui) {
+  Session& s = ui.session;
+  if (!ui.benchFrom) {
+    ui.benchFrom = s.log.size();
+    ui.status = "recording step timings (stop to write the CSV)";
+  } else {
+    const std::string path = timestampedName("d2tsim-bench", ".csv");
+    const size_t first = std::min(*ui.benchFrom, s.log.size());  // a reset clears the log
+    try {
+      s.log.writeCsv(path, s.world->settings().dt, first);
+      ui.status = std::to_string(s.log.size() - first) + " steps of timings written to " + path;
+    } catch (const std::exception& e) {
+      ui.status = e.what();
+    }
+    ui.benchFrom.reset();
+  }
+  std::cout << ui.status << "\n";
+}
+
+// ---- keys and mouse ----------------------------------------------------------------------
+
 void onKey(GLFWwindow* w, int key, int, int action, int mods) {
   Ui& ui = *static_cast<Ui*>(glfwGetWindowUserPointer(w));
   if (action != GLFW_PRESS || ImGui::GetIO().WantCaptureKeyboard) return;
+  const bool ctrl = mods & GLFW_MOD_CONTROL;
   switch (key) {
     case GLFW_KEY_SPACE: ui.session.paused = !ui.session.paused; break;
     case GLFW_KEY_N:
       ui.session.paused = true;
       ui.session.step();
       break;
-    case GLFW_KEY_R: ui.session.reset(); break;
-    case GLFW_KEY_P:
-      if (mods & GLFW_MOD_CONTROL) ui.screenshotRequested = true;
+    case GLFW_KEY_R:
+      if (ctrl) {
+        toggleFrameRecording(ui, FrameRecorder::Format::Png);
+      } else {
+        ui.drag.reset();
+        ui.mouse = MouseMode::None;
+        ui.session.reset();
+      }
       break;
-    case GLFW_KEY_F1: ui.showHelp = !ui.showHelp; break;
-    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;
+    case GLFW_KEY_B:
+      if (ctrl) toggleBenchRecording(ui);
+      break;
+    case GLFW_KEY_P:
+      if (ctrl) ui.screenshotRequested = true;
+      break;
+    case GLFW_KEY_TAB: ui.showPanels = !ui.showPanels; break;
+    case GLFW_KEY_F1: ui.settings.panels.help = !ui.settings.panels.help; break;
+    case GLFW_KEY_ESCAPE:
+      if (ui.drag) {  // Esc lets go of a dragged collider first
+        ui.session.endDrag();
+        ui.drag.reset();
+        ui.mouse = MouseMode::None;
+      } else {
+        glfwSetWindowShouldClose(w, GLFW_TRUE);
+      }
+      break;
     default: break;
   }
 }
 
+// the ray through the cursor, in window coordinates (the camera's viewport is the window)
+Ray cursorRayOf(const Ui& ui) {
+  double x, y;
+  glfwGetCursorPos(ui.window, &x, &y);
+  int w, h;
+  glfwGetWindowSize(ui.window, &w, &h);
+  return cursorRay(ui.camera, x, y, w, h);
+}
+
+// wheel: while dragging a collider it moves the drag plane (depth), else it zooms
 void onScroll(GLFWwindow* w, double, double dy) {
   Ui& ui = *static_cast<Ui*>(glfwGetWindowUserPointer(w));
+  if (ui.drag) {
+    ui.session.dragTo(ui.drag->push(-dy, ui.camera.eye(), cursorRayOf(ui)));
+    return;
+  }
   if (ImGui::GetIO().WantCaptureMouse) return;
   ui.camera.zoom(std::pow(0.9, dy));
 }
 
-// camera: left drag orbits, right or middle drag pans (Shift + left too)
+// A left press picks what is under the cursor: a draggable collider is grabbed (and
+// dragged in the plane facing the camera until release), anything else is selected
+// and the press orbits the camera. Right or middle drag (Shift + left too) pans.
 void handleMouse(Ui& ui) {
   double x, y;
   glfwGetCursorPos(ui.window, &x, &y);
   const double dx = x - ui.lastX, dy = y - ui.lastY;
   ui.lastX = x;
   ui.lastY = y;
-  if (ImGui::GetIO().WantCaptureMouse) return;
   int w, h;
   glfwGetWindowSize(ui.window, &w, &h);
   const bool left = glfwGetMouseButton(ui.window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
   const bool right = glfwGetMouseButton(ui.window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS ||
                      glfwGetMouseButton(ui.window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
-  const bool shift = glfwGetKey(ui.window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS;
-  if (left && !shift) ui.camera.orbit(-dx * 0.006, dy * 0.006);
-  if (right || (left && shift)) ui.camera.pan(dx / std::max(h, 1), dy / std::max(h, 1));
+  const bool shift = glfwGetKey(ui.window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS ||
+                     glfwGetKey(ui.window, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS;
+  const bool pressed = left && !ui.leftWasDown;
+  ui.leftWasDown = left;
+  const bool panelHasMouse = ImGui::GetIO().WantCaptureMouse;
+
+  // a drag in progress follows the cursor wherever it is, panels or not
+  if (ui.mouse == MouseMode::DragCollider) {
+    if (!left || !ui.drag) {
+      ui.session.endDrag();
+      if (ui.drag) {
+        const Vec3 p = ui.session.world->colliders()[size_t(ui.drag->collider())].position();
+        char text[128];
+        std::snprintf(text, sizeof text, "released at (%.3f, %.3f, %.3f)", p.x(), p.y(), p.z());
+        ui.status = text;
+      }
+      ui.drag.reset();
+      ui.mouse = MouseMode::None;
+      return;
+    }
+    ui.session.dragTo(ui.drag->follow(cursorRay(ui.camera, x, y, w, h)));
+    return;
+  }
+  if (!left && !right) ui.mouse = MouseMode::None;
+  if (pressed && !panelHasMouse) {
+    if (shift) {
+      ui.mouse = MouseMode::Pan;
+    } else {
+      const Pick pick = pickWorld(*ui.session.world, cursorRay(ui.camera, x, y, w, h));
+      const auto& colliders = ui.session.world->colliders();
+      if (pick.kind == Pick::Kind::Collider && ui.session.beginDrag(pick.index)) {
+        ui.drag.emplace(pick.index, colliders[size_t(pick.index)].position(), pick.point, ui.camera);
+        ui.mouse = MouseMode::DragCollider;
+        ui.status = "dragging " + colliders[size_t(pick.index)].name() + " (wheel: nearer / farther)";
+      } else {
+        ui.mouse = MouseMode::Orbit;
+      }
+      ui.picked = pick;
+      ui.pickChanged = pick.kind == Pick::Kind::Body;
+      if (ui.pickChanged) ui.settings.panels.bodies = true;
+      // hook for a skin-point spring drag (issue 7, solver side): pick.index is the body,
+      // pick.node / pick.texel the anchor node and its atlas texel, pick.point the world point
+    }
+  }
+  if (pressed && panelHasMouse) ui.mouse = MouseMode::None;  // the press belongs to a panel
+  if (right && !panelHasMouse && ui.mouse == MouseMode::None) ui.mouse = MouseMode::Pan;
+  if (ui.mouse == MouseMode::Orbit && left) ui.camera.orbit(-dx * 0.006, dy * 0.006);
+  if (ui.mouse == MouseMode::Pan) ui.camera.pan(dx / std::max(h, 1), dy / std::max(h, 1));
 }
 
 void scenePanel(Ui& ui) {
-  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
-  ImGui::Begin("Scene");
+  ImGui::SetNextWindowPos(px(ui, 10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 330, 0), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Scene", &ui.settings.panels.scene)) return ImGui::End();
   ImGui::TextWrapped("%s", ui.session.scenePath.c_str());
   const std::string& d = ui.session.world->scene().description;
   if (!d.empty()) ImGui::TextWrapped("%s", d.c_str());
@@ -160,9 +297,9 @@ void scenePanel(Ui& ui) {
 void simulationPanel(Ui& ui) {
   Session& s = ui.session;
   SimulationSettings& set = s.world->settings();
-  ImGui::SetNextWindowPos(ImVec2(10, 160), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
-  ImGui::Begin("Simulation");
+  ImGui::SetNextWindowPos(px(ui, 10, 160), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 330, 0), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Simulation", &ui.settings.panels.simulation)) return ImGui::End();
   ImGui::Text("t = %.3f s, %ld steps", s.world->time(), s.world->steps());
   if (ImGui::Button(s.paused ? "Run (Space)" : "Pause (Space)")) s.paused = !s.paused;
   ImGui::SameLine();
@@ -171,7 +308,11 @@ void simulationPanel(Ui& ui) {
     s.step();
   }
   ImGui::SameLine();
-  if (ImGui::Button("Reset (R)")) s.reset();
+  if (ImGui::Button("Reset (R)")) {
+    ui.drag.reset();
+    ui.mouse = MouseMode::None;
+    s.reset();
+  }
   double dtMs = set.dt * 1e3;
   const double lo = 0.05, hi = 50;
   if (ImGui::SliderScalar("dt [ms]", ImGuiDataType_Double, &dtMs, &lo, &hi, "%.3f",
@@ -187,9 +328,6 @@ void simulationPanel(Ui& ui) {
     set.gravity = Vec3(g[0], g[1], g[2]);
     s.world->rebaseEnergy();  // the potential energy's reference changed
   }
-  ImGui::Checkbox("shadows", &ui.view.shadows);
-  ImGui::SameLine();
-  ImGui::Checkbox("wireframe", &ui.view.wireframe);
   ImGui::TextUnformatted("backend:");
   for (const char* b : {"cpu", "gpu"}) {
     ImGui::SameLine();
@@ -204,14 +342,35 @@ void simulationPanel(Ui& ui) {
 // same shape and atlas (World::setMaterial) when the slider is released.
 void bodiesPanel(Ui& ui) {
   Session& s = ui.session;
-  ImGui::SetNextWindowPos(ImVec2(350, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(px(ui, 350, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 330, 0), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);  // open it to tune a material
-  ImGui::Begin("Bodies", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+  if (ui.pickChanged) ImGui::SetNextWindowCollapsed(false);     // a body was clicked: show it
+  if (!ImGui::Begin("Bodies", &ui.settings.panels.bodies, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ui.pickChanged = false;
+    return ImGui::End();
+  }
   auto& bodies = s.world->bodies();
+  // the last click: a body (its name, the node and texel under the cursor) or a collider
+  const Pick& pk = ui.picked;
+  if (pk.kind == Pick::Kind::Body && pk.index < int(bodies.size())) {
+    const int n = bodies[size_t(pk.index)].model->atlas.resolution;
+    ImGui::Text("picked: %s, node %d, texel (%d, %d)", bodies[size_t(pk.index)].desc.name.c_str(), pk.node,
+                pk.texel % n, pk.texel / n);
+    ImGui::Text("  at (%.3f, %.3f, %.3f) m", pk.point.x(), pk.point.y(), pk.point.z());
+  } else if (pk.kind == Pick::Kind::Collider && pk.index < int(s.world->colliders().size())) {
+    const Collider& c = s.world->colliders()[size_t(pk.index)];
+    ImGui::Text("picked: collider %s%s", c.name().c_str(), c.desc().draggable ? " (draggable)" : "");
+  } else {
+    ImGui::TextDisabled("click a body to select it");
+  }
   for (size_t i = 0; i < bodies.size(); ++i) {
     ImGui::PushID(int(i));
-    if (ImGui::CollapsingHeader(bodies[i].desc.name.c_str())) {
+    const bool selected = pk.kind == Pick::Kind::Body && pk.index == int(i);
+    if (selected && ui.pickChanged) ImGui::SetNextItemOpen(true);
+    // "###h": the same id whether or not it is selected (keeps the header's open state)
+    const std::string header = bodies[i].desc.name + (selected ? "  (selected)" : "") + "###h";
+    if (ImGui::CollapsingHeader(header.c_str())) {
       Material m = bodies[i].desc.material;
       bool changed = false;
       auto slider = [&](const char* label, double* v, double lo, double hi, const char* fmt, bool log) {
@@ -242,33 +401,59 @@ void bodiesPanel(Ui& ui) {
     }
     ImGui::PopID();
   }
+  ui.pickChanged = false;
   ImGui::End();
 }
 
+// One plot of the last kPlotSteps values, labelled with the newest value and the range.
+void plot(const char* label, const std::vector<float>& v, const char* unit) {
+  if (v.empty()) return;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  char overlay[96];
+  std::snprintf(overlay, sizeof overlay, "%s %.4g %s (%.3g .. %.3g)", label, double(v.back()), unit, double(*lo),
+                double(*hi));
+  ImGui::PushID(label);
+  ImGui::PlotLines("", v.data(), int(v.size()), 0, overlay, FLT_MAX, FLT_MAX,
+                   ImVec2(ImGui::GetContentRegionAvail().x, 42 * ImGui::GetFontSize() / 13));
+  ImGui::PopID();
+}
+
+constexpr size_t kPlotSteps = 300;  // the plots show the last 300 steps
+
 void statisticsPanel(Ui& ui) {
   const Session& s = ui.session;
-  ImGui::SetNextWindowPos(ImVec2(10, 400), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
-  ImGui::Begin("Statistics", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
-  ImGui::Text("%.1f fps", ui.fps);
-  const std::vector<float> recent = s.log.recentSteps(300);
+  ImGui::SetNextWindowPos(px(ui, 10, 400), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 330, 0), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Statistics", &ui.settings.panels.statistics)) return ImGui::End();
+  ImGui::Text("%.1f fps, %zu steps logged", ui.fps, s.log.size());
+  const std::vector<float> recent = s.log.recentSteps(kPlotSteps);
   if (!recent.empty()) {
-    ImGui::Text("step: %.3f ms (median %.3f ms)", recent.back(), s.log.medianStep());
-    ImGui::PlotLines("##step", recent.data(), int(recent.size()), 0, "step [ms]", 0.0f, FLT_MAX,
-                     ImVec2(0, 50));
+    ImGui::Text("step: %.3f ms (median %.3f ms)", double(recent.back()), s.log.medianStep());
+    plot("step", recent, "ms");
   }
-  if (ImGui::BeginTable("stages", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
-    ImGui::TableSetupColumn("stage");
-    ImGui::TableSetupColumn("median [ms]");
-    ImGui::TableHeadersRow();
-    for (const auto& st : s.log.stages()) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(st.c_str());
-      ImGui::TableNextColumn();
-      ImGui::Text("%.4f", s.log.medianStage(st));
+  if (ImGui::CollapsingHeader("stages", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (ImGui::BeginTable("stages", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+      ImGui::TableSetupColumn("stage");
+      ImGui::TableSetupColumn("median [ms]");
+      ImGui::TableHeadersRow();
+      for (const auto& st : s.log.stages()) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(st.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.4f", s.log.medianStage(st));
+      }
+      ImGui::EndTable();
     }
-    ImGui::EndTable();
+  }
+  if (ImGui::CollapsingHeader("stage plots")) {
+    for (const auto& st : s.log.stages()) plot(st.c_str(), s.log.recentStage(st, kPlotSteps), "ms");
+  }
+  if (ImGui::CollapsingHeader("solver, contacts, energy", ImGuiTreeNodeFlags_DefaultOpen)) {
+    plot("CG iterations", s.log.recentSummary(&StepSummary::cgIterations, kPlotSteps), "");
+    plot("CG residual", s.log.recentSummary(&StepSummary::cgResidual, kPlotSteps), "");
+    plot("contacts", s.log.recentSummary(&StepSummary::contacts, kPlotSteps), "nodes");
+    plot("energy", s.log.recentSummary(&StepSummary::energy, kPlotSteps), "J");
   }
   if (s.world->bodies().size() > 1) {
     const PairStats& p = s.world->pairStats();
@@ -277,8 +462,8 @@ void statisticsPanel(Ui& ui) {
   }
   for (const Body& b : s.world->bodies()) {
     const Energy e = s.world->energy(b);
-    ImGui::Text("%s: %d contacts, E %.3f J, resets %d", b.desc.name.c_str(), b.stats.contacts,
-                e.total(), b.stats.resets);
+    ImGui::Text("%s: %d contacts, CG %d (res %.1e), E %.3f J, resets %d", b.desc.name.c_str(), b.stats.contacts,
+                b.stats.cgIterations, b.stats.cgResidual, e.total(), b.stats.resets);
   }
   ImGui::End();
 }
@@ -286,9 +471,10 @@ void statisticsPanel(Ui& ui) {
 // the baked atlas textures of one body as an image
 void atlasPanel(Ui& ui) {
   const auto& bodies = ui.session.world->bodies();
-  ImGui::SetNextWindowPos(ImVec2(float(ui.target.width()) - 300, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(290, 0), ImGuiCond_FirstUseEver);
-  ImGui::Begin("Atlas");
+  ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 300 * ui.scale, 10 * ui.scale),
+                          ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 290, 0), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Atlas", &ui.settings.panels.atlas)) return ImGui::End();
   if (bodies.empty()) {
     ImGui::TextUnformatted("no deformable bodies");
     ImGui::End();
@@ -331,26 +517,113 @@ void atlasPanel(Ui& ui) {
   ImGui::End();
 }
 
-void helpOverlay(Ui& ui) {
-  if (!ui.showHelp) return;
-  ImGui::SetNextWindowPos(ImVec2(360, 10), ImGuiCond_Always);
-  ImGui::Begin("Help (F1)", &ui.showHelp, ImGuiWindowFlags_AlwaysAutoResize);
-  ImGui::Text("Space        pause / run");
-  ImGui::Text("N            single step");
-  ImGui::Text("R            reset the scene");
-  ImGui::Text("Ctrl+P       screenshot (timestamped PNG)");
-  ImGui::Text("F1           this help");
-  ImGui::Text("Esc          quit");
+// View toggles, which panels are open, and recording.
+void viewPanel(Ui& ui) {
+  ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 300 * ui.scale, 420 * ui.scale),
+                          ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 290, 0), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("View", &ui.settings.panels.view)) return ImGui::End();
+  ViewOptions& v = ui.view;
+  ImGui::Checkbox("skin", &v.skin);
+  ImGui::SameLine();
+  ImGui::Checkbox("wireframe", &v.wireframe);
+  ImGui::SameLine();
+  ImGui::Checkbox("core", &v.core);
+  ImGui::Checkbox("contacts", &v.contacts);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("contact nodes along their normal: red penetrating, yellow within the\n"
+                      "1 cm margin, magenta against another body");
+  ImGui::SameLine();
+  ImGui::Checkbox("proxies", &v.proxies);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("stage-1 convex proxy points, crosses of the grown margin");
+  ImGui::SameLine();
+  ImGui::Checkbox("shadows", &v.shadows);
   ImGui::Separator();
-  ImGui::Text("Left drag    orbit the camera");
-  ImGui::Text("Right drag   pan (also Shift + left drag, middle drag)");
-  ImGui::Text("Wheel        zoom");
+  ImGui::TextUnformatted("panels (Tab: hide all)");
+  AppSettings::Panels& p = ui.settings.panels;
+  ImGui::Checkbox("Scene", &p.scene);
+  ImGui::SameLine();
+  ImGui::Checkbox("Simulation", &p.simulation);
+  ImGui::SameLine();
+  ImGui::Checkbox("Bodies", &p.bodies);
+  ImGui::Checkbox("Statistics", &p.statistics);
+  ImGui::SameLine();
+  ImGui::Checkbox("Atlas", &p.atlas);
+  ImGui::SameLine();
+  ImGui::Checkbox("Help (F1)", &p.help);
+  ImGui::Separator();
+  ImGui::TextUnformatted("record");
+  if (ImGui::Button("Screenshot (Ctrl+P)")) ui.screenshotRequested = true;
+  static const bool haveFfmpeg = !findOnPath("ffmpeg").empty();
+  if (ui.recorder.recording()) {
+    if (ImGui::Button("Stop frames (Ctrl+R)")) toggleFrameRecording(ui, FrameRecorder::Format::Png);
+    ImGui::SameLine();
+    ImGui::Text("%d frames", ui.recorder.frames());
+  } else {
+    if (ImGui::Button("Frames to PNGs (Ctrl+R)")) toggleFrameRecording(ui, FrameRecorder::Format::Png);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!haveFfmpeg);
+    if (ImGui::Button("Video (MP4)")) toggleFrameRecording(ui, FrameRecorder::Format::Mp4);
+    ImGui::EndDisabled();
+    if (!haveFfmpeg) ImGui::TextDisabled("MP4 needs ffmpeg on PATH (not found)");
+  }
+  if (ImGui::Button(ui.benchFrom ? "Stop bench, write CSV (Ctrl+B)" : "Record bench CSV (Ctrl+B)"))
+    toggleBenchRecording(ui);
+  if (ui.benchFrom) {
+    ImGui::SameLine();
+    ImGui::Text("%zu steps", ui.session.log.size() - std::min(*ui.benchFrom, ui.session.log.size()));
+  }
+  ImGui::End();
+}
+
+void helpOverlay(Ui& ui) {
+  if (!ui.settings.panels.help) return;
+  ImGui::SetNextWindowPos(px(ui, 360, 10), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Help (F1)", &ui.settings.panels.help, ImGuiWindowFlags_AlwaysAutoResize))
+    return ImGui::End();
+  static const char* const keys[][2] = {
+      {"Space", "pause / run"},
+      {"N", "single step (pauses)"},
+      {"R", "reset the scene"},
+      {"Ctrl+P", "screenshot of the scene (timestamped PNG)"},
+      {"Ctrl+R", "start / stop recording frames (timestamped folder of PNGs)"},
+      {"Ctrl+B", "start / stop recording step timings (timestamped CSV)"},
+      {"Tab", "hide / show all panels"},
+      {"F1", "this help"},
+      {"Esc", "let go of a dragged collider; else quit"},
+  };
+  static const char* const mouse[][2] = {
+      {"Left drag on a draggable collider", "drag it in the plane facing the camera"},
+      {"  + wheel while dragging", "move it nearer / farther"},
+      {"Left click on a body", "select it (Bodies panel: name, node, texel)"},
+      {"Left drag elsewhere", "orbit the camera"},
+      {"Right / middle drag, Shift+left", "pan"},
+      {"Wheel", "zoom"},
+  };
+  auto table = [](const char* id, const char* const (*rows)[2], size_t n) {
+    if (!ImGui::BeginTable(id, 2)) return;
+    for (size_t i = 0; i < n; ++i) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(rows[i][0]);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(rows[i][1]);
+    }
+    ImGui::EndTable();
+  };
+  table("keys", keys, std::size(keys));
+  ImGui::Separator();
+  table("mouse", mouse, std::size(mouse));
+  ImGui::Separator();
+  ImGui::TextUnformatted("Panels keep the mouse and keys while you use them.");
+  ImGui::TextUnformatted("Settings are kept in");
+  ImGui::TextUnformatted(settingsPath().c_str());
   ImGui::End();
 }
 
 }  // namespace
 
-int runWindowLoop(Session& session, const Options& options, std::string* renderer) {
+int runWindowLoop(Session& session, const Options& options, AppSettings& settings, std::string* renderer) {
   glfwSetErrorCallback([](int code, const char* text) {
     std::cerr << "d2tsim: GLFW error " << code << ": " << text << "\n";
   });
@@ -364,7 +637,10 @@ int runWindowLoop(Session& session, const Options& options, std::string* rendere
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-    window = glfwCreateWindow(options.width, options.height, "d2tsim", nullptr, nullptr);
+    // the saved window size unless the command line gives one
+    const bool saved = !options.sizeGiven && settings.windowWidth > 0 && settings.windowHeight > 0;
+    window = glfwCreateWindow(saved ? settings.windowWidth : options.width,
+                              saved ? settings.windowHeight : options.height, "d2tsim", nullptr, nullptr);
     if (window) break;
   }
   if (!window) {
@@ -378,21 +654,34 @@ int runWindowLoop(Session& session, const Options& options, std::string* rendere
     loadGlFunctions();
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
-    ImGui::GetIO().IniFilename = nullptr;
+    // ImGui's own layout file (panel positions, sizes) next to the settings, not in the
+    // working directory
+    static std::string imguiIni;
+    const std::string dir = settingsDirectory();
+    std::error_code ec;
+    if (!dir.empty() && (fs::create_directories(dir, ec), fs::is_directory(dir, ec)))
+      imguiIni = (fs::path(dir) / "imgui.ini").string();
+    ImGui::GetIO().IniFilename = imguiIni.empty() ? nullptr : imguiIni.c_str();
     ImGui::StyleColorsDark();
+    // HiDPI: the font rasterised at the content scale (sharp, unlike FontGlobalScale),
+    // paddings and the panels' first positions scaled by it
     float sx = 1, sy = 1;
     glfwGetWindowContentScale(window, &sx, &sy);
-    if (sx > 1.01f) {
-      ImGui::GetStyle().ScaleAllSizes(sx);
-      ImGui::GetIO().FontGlobalScale = sx;
+    const float scale = std::clamp(std::max(sx, sy), 1.0f, 4.0f);
+    if (scale > 1.01f) {
+      ImGui::GetStyle().ScaleAllSizes(scale);
+      ImFontConfig font;
+      font.SizePixels = std::round(13.0f * scale);
+      ImGui::GetIO().Fonts->AddFontDefault(&font);
     }
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
     session.glReady = true;
     session.setBackend(session.requestedBackend);
-    Ui ui(session, options);
+    Ui ui(session, options, settings);
     ui.window = window;
+    ui.scale = scale;
     ui.renderer = std::make_unique<Renderer>();
     ui.renderer->setWorld(*session.world);
     ui.resetCamera();
@@ -426,10 +715,17 @@ int runWindowLoop(Session& session, const Options& options, std::string* rendere
       glfwGetFramebufferSize(window, &fw, &fh);
       if (fw > 0 && fh > 0) {
         ui.target.resize(fw, fh);
+        // what was picked or is dragged is drawn brighter
+        ui.view.highlightBody = ui.picked.kind == Pick::Kind::Body ? ui.picked.index : -1;
+        ui.view.highlightCollider = ui.drag ? ui.drag->collider() : -1;
         ui.renderer->render(*session.world, ui.camera, ui.target, ui.view);
         if (ui.screenshotRequested) {
-          saveScreenshot(ui, timestampedName());
+          saveScreenshot(ui, timestampedName("d2tsim", ".png"));
           ui.screenshotRequested = false;
+        }
+        if (ui.recorder.recording() && !ui.recorder.addFrame(fw, fh, ui.target.readRgb())) {
+          ui.status = ui.recorder.stop();
+          std::cout << ui.status << "\n";
         }
         glBindFramebuffer(GL_READ_FRAMEBUFFER, ui.target.framebuffer());
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
@@ -442,14 +738,27 @@ int runWindowLoop(Session& session, const Options& options, std::string* rendere
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
-      scenePanel(ui);
-      simulationPanel(ui);
-      bodiesPanel(ui);
-      statisticsPanel(ui);
-      atlasPanel(ui);
-      helpOverlay(ui);
+      if (ui.showPanels) {
+        const AppSettings::Panels& p = settings.panels;
+        if (p.scene) scenePanel(ui);
+        if (p.simulation) simulationPanel(ui);
+        if (p.view) viewPanel(ui);
+        if (p.bodies) bodiesPanel(ui);
+        if (p.statistics) statisticsPanel(ui);
+        if (p.atlas) atlasPanel(ui);
+        helpOverlay(ui);
+      }
+      if (ui.recorder.recording() || ui.benchFrom) {
+        ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x * 0.5f, 8 * scale), ImGuiCond_Always,
+                                ImVec2(0.5f, 0));
+        ImGui::Begin("##recording", nullptr,
+                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
+        if (ui.recorder.recording()) ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "REC %d frames", ui.recorder.frames());
+        if (ui.benchFrom) ImGui::TextColored(ImVec4(1, 0.7f, 0.2f, 1), "BENCH recording");
+        ImGui::End();
+      }
       if (!ui.status.empty()) {
-        ImGui::SetNextWindowPos(ImVec2(10, float(fh) - 34), ImGuiCond_Always);
+        ImGui::SetNextWindowPos(ImVec2(10 * scale, ImGui::GetIO().DisplaySize.y - 34 * scale), ImGuiCond_Always);
         ImGui::Begin("##status", nullptr,
                      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                          ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoBackground);
@@ -463,6 +772,20 @@ int runWindowLoop(Session& session, const Options& options, std::string* rendere
       glfwSwapBuffers(window);
       if (last) break;
     }
+    // what the next run starts with
+    if (ui.recorder.recording()) std::cout << ui.recorder.stop() << "\n";
+    if (ui.benchFrom) toggleBenchRecording(ui);  // a bench being recorded is written, not lost
+    if (ui.drag) session.endDrag();
+    int ww = 0, wh = 0;
+    glfwGetWindowSize(window, &ww, &wh);
+    if (ww > 0 && wh > 0 && !options.sizeGiven) {
+      settings.windowWidth = ww;
+      settings.windowHeight = wh;
+    }
+    std::error_code absEc;
+    const fs::path scene = fs::absolute(session.scenePath, absEc);
+    settings.lastScene = absEc ? session.scenePath : scene.lexically_normal().string();
+    settings.view.highlightBody = settings.view.highlightCollider = -1;
     ui.renderer.reset();
     if (ui.atlasTexture) glDeleteTextures(1, &ui.atlasTexture);
     ImGui_ImplOpenGL3_Shutdown();

@@ -22,11 +22,12 @@ void Collider::reset() {
   velocity_.setZero();
   angularVelocity_.setZero();
   dragging_ = false;
+  released_ = false;
 }
 
 void Collider::animate(double t) {
   const auto& k = desc_.keyframes;
-  if (k.empty() || dragging_) return;
+  if (k.empty() || dragging_ || released_) return;
   // piecewise-linear position, slerped orientation, held at both ends
   if (t <= k.front().time || k.size() == 1) {
     position_ = k.front().position;
@@ -62,6 +63,7 @@ void Collider::dragTo(const Vec3& position, double dt) {
 }
 
 void Collider::endDrag() {
+  if (dragging_) released_ = true;
   dragging_ = false;
   velocity_.setZero();
 }

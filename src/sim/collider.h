@@ -26,10 +26,16 @@ class Collider {
   /// Pose and velocity at simulation time t from the keyframes (no-op without keyframes
   /// or while dragged). Velocity is the keyframe path's derivative.
   void animate(double t);
-  /// Moves the collider to a user-given pose over `dt` (drag): velocity = displacement / dt.
+  /// Moves the collider to a user-given pose over `dt` (drag): velocity = displacement / dt
+  /// (dt = 0: placed at rest, e.g. while the simulation is paused).
   void dragTo(const Vec3& position, double dt);
+  /// Ends a drag: the collider stays where it was released, at rest; its keyframed
+  /// script (if any) stays off until reset().
   void endDrag();
   bool dragging() const { return dragging_; }
+  /// Whether the user has moved it since the last reset (the script is off then).
+  bool released() const { return released_; }
+  /// Back to the scene's pose; the script runs again.
   void reset();
 
   const Vec3& position() const { return position_; }
@@ -53,6 +59,7 @@ class Collider {
   Vec3 position_, velocity_ = Vec3::Zero(), angularVelocity_ = Vec3::Zero();
   Quat orientation_;
   bool dragging_ = false;
+  bool released_ = false;  // dragged and let go: keyframes ignored until reset()
 };
 
 }  // namespace d2t

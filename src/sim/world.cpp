@@ -72,6 +72,7 @@ double World::setMaterial(size_t index, const Material& material) {
 void World::reset() {
   time_ = 0;
   pairsInContact_.clear();
+  lastContacts_.clear();
   steps_ = 0;
   for (Collider& c : colliders_) c.reset();
   for (Body& b : bodies_) {
@@ -360,6 +361,7 @@ void World::step() {
   for (size_t i = 0; i < bodies_.size(); ++i)
     for (const NodeContact& c : contacts[i]) touchesBody[i] = touchesBody[i] || c.other >= 0;
   respondAll(contacts);
+  lastContacts_ = contacts;  // (respond dropped the ones without depth)
   {
     StageTimer t(profile_, "detect");
     contacts = findAllContacts();

@@ -126,6 +126,9 @@ class World {
   bool hasSkinContactFinder() const { return bool(skinFinder_); }
   /// What the detection between bodies did in the last pass of the last step.
   const PairStats& pairStats() const { return pairStats_; }
+  /// The contacts the last step responded to, per body (found at the predicted state,
+  /// those with depth > 0): for drawing. Empty before the first step.
+  const std::vector<std::vector<NodeContact>>& lastContacts() const { return lastContacts_; }
 
  private:
   void respondAll(std::vector<std::vector<NodeContact>>& contacts);
@@ -146,6 +149,7 @@ class World {
   PairStats pairStats_;
   SkinContactFinder skinFinder_;
   std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
+  std::vector<std::vector<NodeContact>> lastContacts_;  // (nbody) what the last response used
 };
 
 }  // namespace d2t

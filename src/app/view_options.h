@@ -1,0 +1,18 @@
+#pragma once
+// What the renderer draws besides the lit scene (the View panel's toggles;
+// persisted in the settings file).
+
+namespace d2t {
+
+struct ViewOptions {
+  bool shadows = true;      ///< shadow map pass
+  bool skin = true;         ///< draw the bodies' skins
+  bool wireframe = false;   ///< skins as wireframe (the core shows through)
+  bool core = false;        ///< the rigid core surface of each body
+  bool contacts = false;    ///< contact nodes with a line along their normal (colliders and bodies)
+  bool proxies = false;     ///< the stage-1 convex proxy points of each body (grown margin as cross size)
+  int highlightBody = -1;       ///< picked body drawn brighter (-1: none)
+  int highlightCollider = -1;   ///< picked or dragged collider drawn brighter (-1: none)
+};
+
+}  // namespace d2t
