@@ -13,7 +13,7 @@ namespace d2t {
 /// One end of a line segment (segments are consecutive pairs), world frame.
 struct LineVertex {
   Eigen::Vector3f position;
-  Eigen::Vector3f color;  ///< linear RGB in [0, 1]
+  Eigen::Vector3f color;  ///< sRGB in [0, 1]
 };
 
 /// A segment from each contact node (at its current position) along its normal,

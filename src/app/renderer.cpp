@@ -327,14 +327,23 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
     }
   }
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-  // pass 3: overlay lines, depth-tested against the scene
+  // pass 3: overlay lines. Contacts are drawn over everything (they lie under the
+  // bodies that make them); proxy crosses are depth-tested (the far side is hidden).
   if (options.contacts || options.proxies) {
-    std::vector<LineVertex> lines;
-    if (options.contacts) contactLines(world, world.lastContacts(), 0.08, &lines);
-    if (options.proxies) proxyLines(world, &lines);
     lineProgram_.use();
     glUniformMatrix4fv(lineProgram_.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
-    lines_->draw(lines);
+    std::vector<LineVertex> lines;
+    if (options.proxies) {
+      proxyLines(world, &lines);
+      lines_->draw(lines);
+    }
+    if (options.contacts) {
+      lines.clear();
+      contactLines(world, world.lastContacts(), 0.08, &lines);
+      glDisable(GL_DEPTH_TEST);
+      lines_->draw(lines);
+      glEnable(GL_DEPTH_TEST);
+    }
   }
   glBindVertexArray(0);
   checkGl("Renderer::render");
