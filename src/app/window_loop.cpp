@@ -776,11 +776,16 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     if (ui.recorder.recording()) std::cout << ui.recorder.stop() << "\n";
     if (ui.benchFrom) toggleBenchRecording(ui);  // a bench being recorded is written, not lost
     if (ui.drag) session.endDrag();
-    int ww = 0, wh = 0;
+    // the size as glfwCreateWindow takes it: where window coordinates are pixels (X11,
+    // Windows) GLFW_SCALE_TO_MONITOR multiplies it by the content scale again at the
+    // next start, so it is kept unscaled
+    int ww = 0, wh = 0, fbw = 0, fbh = 0;
     glfwGetWindowSize(window, &ww, &wh);
+    glfwGetFramebufferSize(window, &fbw, &fbh);
+    const float unscale = fbw == ww && scale > 1.01f ? scale : 1.0f;
     if (ww > 0 && wh > 0 && !options.sizeGiven) {
-      settings.windowWidth = ww;
-      settings.windowHeight = wh;
+      settings.windowWidth = int(std::lround(ww / unscale));
+      settings.windowHeight = int(std::lround(wh / unscale));
     }
     std::error_code absEc;
     const fs::path scene = fs::absolute(session.scenePath, absEc);
