@@ -1,13 +1,13 @@
 #version 430 core
-// Contact camera, passes 4-5 (Fig. 3.11): each node texel of one body's atlas
-// is projected into the contact texture with the camera's texture matrix. It
+// Contact camera, passes 4-5 (Fig. 3.11): each node of one body's patch (one
+// point each, contact_map.vert) is projected into the contact texture with the
+// camera's texture matrix. It
 // may collide when the triangle drawn there on its own side is one of the
 // node's own triangles (an occluded node is not on the contact surface); it
 // does when its own exact height h = n . x overlaps the other skin's height,
 // interpolated bilinearly over that side's texels (valid ones only). D's
 // texels are finer than the atlas, but D itself at a texel centre would be off
 // by the slope times half a texel at the node.
-uniform sampler2D uPosition;         // xyz: node world position; w: 1 on node texels
 uniform isampler2DArray uTriangles;  // layers 0-1: up to 8 triangles around the node (-1: none)
 uniform isampler2D uIds;
 uniform sampler2D uOtherH;           // the other side's height texture
@@ -19,12 +19,14 @@ uniform int uResolution;             // D is uResolution^2
 layout(location = 0) out vec2 oContact;  // (depth, 1 when colliding)
 layout(location = 1) out int oOther;     // the other side's triangle at the node
 
+in vec3 vPosition;     // the node's world position
+flat in ivec2 vTexel;  // its atlas texel
+
 void main() {
   oContact = vec2(0.0);
   oOther = -1;
-  ivec2 texel = ivec2(gl_FragCoord.xy);
-  vec4 x = texelFetch(uPosition, texel, 0);
-  if (x.w <= 0.0) return;
+  ivec2 texel = vTexel;
+  vec4 x = vec4(vPosition, 1.0);
   vec2 p = (vec2(dot(uT1, x.xyz), dot(uT2, x.xyz)) - uLo) / (uHi - uLo) * float(uResolution);
   ivec2 c = ivec2(floor(p));
   if (any(lessThan(c, ivec2(0))) || any(greaterThanEqual(c, ivec2(uResolution)))) return;

@@ -8,14 +8,13 @@
 
 namespace d2t {
 
-// Per-body GL objects: the skin mesh (world positions, drawn triangles and their
-// global ids), the atlas textures of passes 4-5, and their outputs.
+// Per-body GL objects: the patch mesh (world positions, drawn triangles and
+// their global ids) and the triangles around each node (passes 4-5).
 struct ContactCamera::Skin {
-  int n = 0;  // atlas resolution
-  GLuint vao = 0, vbo = 0, ebo = 0, idBuffer = 0, idTexture = 0, fbo = 0;
-  GlTexture position, triangles, contact, other;
+  std::weak_ptr<const BakedBody> model;
+  GLuint vao = 0, vbo = 0, ebo = 0, idBuffer = 0, idTexture = 0;
+  GlTexture triangles;
   ~Skin() {
-    glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(1, &idTexture);
     GLuint buffers[3] = {vbo, ebo, idBuffer};
     glDeleteBuffers(3, buffers);
@@ -63,7 +62,7 @@ ContactCamera::ContactCamera(int resolution) : resolution_(resolution) {
     throw GlError("the contact camera needs OpenGL 4.3; this context is " + glVersion());
   depth_ = ShaderProgram("d2t/contact_depth.vert", "d2t/contact_depth.frag");
   difference_ = ShaderProgram("d2t/pass.vert", "d2t/contact_difference.frag");
-  map_ = ShaderProgram("d2t/pass.vert", "d2t/contact_map.frag");
+  map_ = ShaderProgram("d2t/contact_map.vert", "d2t/contact_map.frag");
   const int r = resolution_;
   hA_ = GlTexture(r, r, 0, GL_R32F);
   hB_ = GlTexture(r, r, 0, GL_R32F);
@@ -78,29 +77,44 @@ ContactCamera::ContactCamera(int resolution) : resolution_(resolution) {
   fboB_ = colorFbo({hB_.id(), idB_.id()}, depthBuffer_, "contact camera, pass 2");
   fboD_ = colorFbo({d_.id(), ids_.id()}, 0, "contact camera, pass 3");
   glGenVertexArrays(1, &emptyVao_);
+  glGenVertexArrays(1, &pointVao_);
+  glBindVertexArray(pointVao_);
+  glGenBuffers(1, &pointPositions_);
+  glBindBuffer(GL_ARRAY_BUFFER, pointPositions_);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glGenBuffers(1, &pointTexels_);
+  glBindBuffer(GL_ARRAY_BUFFER, pointTexels_);
+  glEnableVertexAttribArray(1);
+  glVertexAttribIPointer(1, 2, GL_INT, 0, nullptr);
+  glBindVertexArray(0);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("setting up the contact camera");
 }
 
 ContactCamera::~ContactCamera() {
   skins_.clear();
-  GLuint fbos[3] = {fboA_, fboB_, fboD_};
-  glDeleteFramebuffers(3, fbos);
+  GLuint fbos[4] = {fboA_, fboB_, fboD_, fboMap_};
+  glDeleteFramebuffers(4, fbos);
+  GLuint buffers[2] = {pointPositions_, pointTexels_};
+  glDeleteBuffers(2, buffers);
+  glDeleteVertexArrays(1, &pointVao_);
   glDeleteRenderbuffers(1, &depthBuffer_);
   glDeleteVertexArrays(1, &emptyVao_);
 }
 
-ContactCamera::Skin& ContactCamera::skin(const BakedBody& m) {
+ContactCamera::Skin& ContactCamera::skin(const BakedBodyPtr& model) {
+  const BakedBody& m = *model;
   auto it = skins_.find(&m);
-  if (it != skins_.end()) return *it->second;
+  if (it != skins_.end() && it->second->model.lock() == model) return *it->second;
+  if (it != skins_.end()) skins_.erase(it);
   auto s = std::make_unique<Skin>();
+  s->model = model;
   const Atlas& a = m.atlas;
-  s->n = a.resolution;
   glGenVertexArrays(1, &s->vao);
   glBindVertexArray(s->vao);
   glGenBuffers(1, &s->vbo);
   glBindBuffer(GL_ARRAY_BUFFER, s->vbo);
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(size_t(m.nodeCount()) * 3 * sizeof(float)), nullptr, GL_STREAM_DRAW);
   glEnableVertexAttribArray(0);
   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
   glGenBuffers(1, &s->ebo);
@@ -109,24 +123,32 @@ ContactCamera::Skin& ContactCamera::skin(const BakedBody& m) {
   glGenBuffers(1, &s->idBuffer);
   glGenTextures(1, &s->idTexture);
   s->triangles = nodeTriangleTexture(a);
-  s->position = GlTexture(s->n, s->n, 0, GL_RGBA32F);
-  s->contact = GlTexture(s->n, s->n, 0, GL_RG32F);
-  s->other = GlTexture(s->n, s->n, 0, GL_R32I);
-  s->fbo = colorFbo({s->contact.id(), s->other.id()}, 0, "contact camera, passes 4-5");
   checkGl("contact camera: a body's buffers");
   Skin& ref = *s;
   skins_.emplace(&m, std::move(s));
   return ref;
 }
 
-// Passes 1-2: the skin's triangles facing the camera (A, nearest) or facing away (B, farthest).
-void ContactCamera::drawSkin(Skin& s, const std::vector<Vec3>& x, const std::vector<int>& tris, bool nearest) {
-  std::vector<float> xyz(x.size() * 3);
-  for (size_t i = 0; i < x.size(); ++i)
-    for (int c = 0; c < 3; ++c) xyz[3 * i + size_t(c)] = float(x[i][c]);
+// Passes 1-2: the patch's triangles facing the camera (A, nearest) or facing away (B, farthest).
+void ContactCamera::drawSkin(Skin& s, const BakedBody& model, const SkinPatch& patch, bool nearest) {
+  // the patch's nodes, and its triangles indexing them
+  std::vector<float> xyz(patch.x.size() * 3);
+  for (size_t i = 0; i < patch.x.size(); ++i)
+    for (int c = 0; c < 3; ++c) xyz[3 * i + size_t(c)] = float(patch.x[i][c]);
+  std::vector<GLuint> idx;
+  idx.reserve(patch.triangles.size() * 3);
+  for (int t : patch.triangles)
+    for (int c = 0; c < 3; ++c) {
+      const int node = model.atlas.triangles[size_t(t)][c];
+      idx.push_back(GLuint(std::lower_bound(patch.nodes.begin(), patch.nodes.end(), node) - patch.nodes.begin()));
+    }
+  glBindVertexArray(s.vao);
   glBindBuffer(GL_ARRAY_BUFFER, s.vbo);
-  glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(xyz.size() * sizeof(float)), xyz.data());
-  const std::vector<GLint> ids(tris.begin(), tris.end());
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(xyz.size() * sizeof(float)), xyz.data(), GL_STREAM_DRAW);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, s.ebo);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(idx.size() * sizeof(GLuint)), idx.data(), GL_STREAM_DRAW);
+  glBindVertexArray(0);
+  const std::vector<GLint> ids(patch.triangles.begin(), patch.triangles.end());
   glBindBuffer(GL_TEXTURE_BUFFER, s.idBuffer);
   glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(std::max<size_t>(ids.size(), 1) * sizeof(GLint)),
                ids.empty() ? nullptr : ids.data(), GL_STREAM_DRAW);
@@ -157,7 +179,7 @@ void ContactCamera::drawSkin(Skin& s, const std::vector<Vec3>& x, const std::vec
   glUniform1i(depth_.uniform("uTriangleIds"), 0);
   glBindVertexArray(s.vao);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, s.ebo);
-  glDrawElements(GL_TRIANGLES, GLsizei(tris.size() * 3), GL_UNSIGNED_INT, nullptr);
+  glDrawElements(GL_TRIANGLES, GLsizei(idx.size()), GL_UNSIGNED_INT, nullptr);
   glBindVertexArray(0);
   // back to GL's defaults (the renderer draws after the step)
   glDisable(GL_CULL_FACE);
@@ -166,85 +188,103 @@ void ContactCamera::drawSkin(Skin& s, const std::vector<Vec3>& x, const std::vec
   glDisable(GL_DEPTH_TEST);
 }
 
-// Passes 4-5 for one body (side 0: A, 1: B).
-void ContactCamera::mapNodes(Skin& s, int side) {
-  glBindFramebuffer(GL_FRAMEBUFFER, s.fbo);
-  glViewport(0, 0, s.n, s.n);
+// Passes 4-5 for one side's patch (side 0: A, 1: B).
+void ContactCamera::mapNodes(Skin& s, const BakedBody& model, const SkinPatch& patch, int side,
+                             std::vector<float>* contact, std::vector<GLint>* other) {
+  const int count = int(patch.nodes.size());
+  const int rows = (count + kMapWidth - 1) / kMapWidth;
+  if (rows > mapHeight_) {  // the compact output grows with the largest patch seen
+    mapHeight_ = std::max(rows, 2 * mapHeight_);
+    mapContact_ = GlTexture(kMapWidth, mapHeight_, 0, GL_RG32F);
+    mapOther_ = GlTexture(kMapWidth, mapHeight_, 0, GL_R32I);
+    glDeleteFramebuffers(1, &fboMap_);
+    fboMap_ = colorFbo({mapContact_.id(), mapOther_.id()}, 0, "contact camera, passes 4-5");
+  }
+  std::vector<float> xyz(size_t(count) * 3);
+  std::vector<GLint> texel(size_t(count) * 2);
+  const int n = model.atlas.resolution;
+  for (int k = 0; k < count; ++k) {
+    for (int c = 0; c < 3; ++c) xyz[3 * size_t(k) + size_t(c)] = float(patch.x[size_t(k)][c]);
+    const int t = model.atlas.nodeTexel[size_t(patch.nodes[size_t(k)])];
+    texel[2 * size_t(k)] = t % n;
+    texel[2 * size_t(k) + 1] = t / n;
+  }
+  glBindBuffer(GL_ARRAY_BUFFER, pointPositions_);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(xyz.size() * sizeof(float)), xyz.data(), GL_STREAM_DRAW);
+  glBindBuffer(GL_ARRAY_BUFFER, pointTexels_);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(texel.size() * sizeof(GLint)), texel.data(), GL_STREAM_DRAW);
+
+  glBindFramebuffer(GL_FRAMEBUFFER, fboMap_);
+  glViewport(0, 0, kMapWidth, mapHeight_);
+  const GLfloat zero[2] = {0, 0};
+  const GLint none = -1;
+  glClearBufferfv(GL_COLOR, 0, zero);
+  glClearBufferiv(GL_COLOR, 1, &none);
   map_.use();
-  bindTexture(map_, "uPosition", GL_TEXTURE_2D, s.position.id(), 0);
   bindTexture(map_, "uTriangles", GL_TEXTURE_2D_ARRAY, s.triangles.id(), 1);
   bindTexture(map_, "uIds", GL_TEXTURE_2D, ids_.id(), 3);
   bindTexture(map_, "uOtherH", GL_TEXTURE_2D, side == 0 ? hB_.id() : hA_.id(), 4);
   glUniform1i(map_.uniform("uSide"), side);
   glUniform1i(map_.uniform("uResolution"), resolution_);
+  glUniform1i(map_.uniform("uOutWidth"), kMapWidth);
+  glUniform1i(map_.uniform("uOutHeight"), mapHeight_);
   glUniform3f(map_.uniform("uN"), float(n_.x()), float(n_.y()), float(n_.z()));
   setWindow(map_, t1_, t2_, lo_, hi_);
-  glBindVertexArray(emptyVao_);
-  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(pointVao_);
+  glDrawArrays(GL_POINTS, 0, count);
+  glBindVertexArray(0);
+  // read back the rows the patch covers
+  contact->assign(size_t(rows) * kMapWidth * 2, 0.0f);
+  other->assign(size_t(rows) * kMapWidth, -1);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glReadPixels(0, 0, kMapWidth, rows, GL_RG, GL_FLOAT, contact->data());
+  glReadBuffer(GL_COLOR_ATTACHMENT1);
+  glReadPixels(0, 0, kMapWidth, rows, GL_RED_INTEGER, GL_INT, other->data());
 }
 
 int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
                         std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
   const LayeredBody* body[2] = {&a, &b};
-  std::vector<Vec3> x[2];
-  for (int k = 0; k < 2; ++k) {
-    x[k].resize(size_t(body[k]->nodeCount()));
-    for (int i = 0; i < body[k]->nodeCount(); ++i) x[k][size_t(i)] = body[k]->nodePosition(i);
-  }
+  PairPatches patches;
+  if (!findPairPatches(a, b, pair, &patches)) return 0;  // nothing overlaps along n
+  const SkinPatch* patch[2] = {&patches.a, &patches.b};
   n_ = pair.normal;
-  double hA = -1e300, hB = 1e300;
-  for (const Vec3& p : x[0]) hA = std::max(hA, n_.dot(p));
-  for (const Vec3& p : x[1]) hB = std::min(hB, n_.dot(p));
-  if (hA <= hB) return 0;  // the skins do not overlap along n: stage 2 has nothing to draw
   t1_ = n_.unitOrthogonal();
   t2_ = n_.cross(t1_);
-  // the triangles reaching into the overlap slab (A: facing B, B: facing A), and the window over them
-  std::vector<int> tris[2];
+  // the window over both patches, square (square texels), one mean edge of margin
   lo_ = Vec2(1e300, 1e300);
   hi_ = Vec2(-1e300, -1e300);
   double edge = 0;
   int edges = 0;
   for (int k = 0; k < 2; ++k) {
-    const std::vector<Vec3i>& all = body[k]->model().atlas.triangles;
-    for (int t = 0; t < int(all.size()); ++t) {
-      const Vec3i& v = all[size_t(t)];
-      const Vec3 &p0 = x[k][size_t(v[0])], &p1 = x[k][size_t(v[1])], &p2 = x[k][size_t(v[2])];
-      const double facing = (p1 - p0).cross(p2 - p0).dot(n_);
-      const double hi = std::max({n_.dot(p0), n_.dot(p1), n_.dot(p2)}), lo = std::min({n_.dot(p0), n_.dot(p1), n_.dot(p2)});
-      if (k == 0 ? (facing <= 0 || hi <= hB) : (facing >= 0 || lo >= hA)) continue;
-      tris[k].push_back(t);
-      for (const Vec3* p : {&p0, &p1, &p2}) {
-        const Vec2 q(t1_.dot(*p), t2_.dot(*p));
-        lo_ = lo_.cwiseMin(q);
-        hi_ = hi_.cwiseMax(q);
-      }
-      edge += (p1 - p0).norm();
+    for (const Vec3& p : patch[k]->x) {
+      const Vec2 q(t1_.dot(p), t2_.dot(p));
+      lo_ = lo_.cwiseMin(q);
+      hi_ = hi_.cwiseMax(q);
+    }
+    const std::vector<Vec3i>& tris = body[k]->model().atlas.triangles;
+    for (int t : patch[k]->triangles) {
+      const Vec3i& v = tris[size_t(t)];
+      auto at = [&](int node) {
+        return patch[k]->x[size_t(std::lower_bound(patch[k]->nodes.begin(), patch[k]->nodes.end(), node) -
+                                   patch[k]->nodes.begin())];
+      };
+      edge += (at(v[1]) - at(v[0])).norm();
       ++edges;
     }
   }
-  if (tris[0].empty() || tris[1].empty()) return 0;
-  // a square window (square texels), one mean edge of margin
   const double pad = edge / edges;
   const Vec2 centre = 0.5 * (lo_ + hi_);
   const double half = 0.5 * (hi_ - lo_).maxCoeff() + pad;
   lo_ = centre - Vec2(half, half);
   hi_ = centre + Vec2(half, half);
   texelSize_ = 2 * half / resolution_;
-  hMin_ = hB - pad;
-  hMax_ = hA + pad;
+  hMin_ = patches.hB - pad;
+  hMax_ = patches.hA + pad;
 
-  Skin* s[2] = {&skin(a.model()), &skin(b.model())};
-  for (int k = 0; k < 2; ++k) {
-    std::vector<GLuint> idx;
-    idx.reserve(tris[k].size() * 3);
-    for (int t : tris[k])
-      for (int c = 0; c < 3; ++c) idx.push_back(GLuint(body[k]->model().atlas.triangles[size_t(t)][c]));
-    glBindVertexArray(s[k]->vao);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, s[k]->ebo);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(idx.size() * sizeof(GLuint)), idx.data(), GL_STREAM_DRAW);
-    glBindVertexArray(0);
-    drawSkin(*s[k], x[k], tris[k], k == 0);
-  }
+  Skin* s[2] = {&skin(a.modelPtr()), &skin(b.modelPtr())};
+  for (int k = 0; k < 2; ++k) drawSkin(*s[k], body[k]->model(), *patch[k], k == 0);
   // pass 3: D
   glBindFramebuffer(GL_FRAMEBUFFER, fboD_);
   glViewport(0, 0, resolution_, resolution_);
@@ -259,34 +299,20 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
   const RigidMotion motion[2] = {rigidMotion(a), rigidMotion(b)};
   std::vector<NodeContact> found[2];
   for (int k = 0; k < 2; ++k) {
-    const Atlas& atlas = body[k]->model().atlas;
-    std::vector<float> texels(size_t(atlas.texelCount()) * 4, 0.0f);
-    for (int i = 0; i < body[k]->nodeCount(); ++i) {
-      float* p = &texels[size_t(atlas.nodeTexel[size_t(i)]) * 4];
-      for (int c = 0; c < 3; ++c) p[c] = float(x[k][size_t(i)][c]);
-      p[3] = 1;
-    }
-    glBindTexture(GL_TEXTURE_2D, s[k]->position.id());
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, s[k]->n, s[k]->n, GL_RGBA, GL_FLOAT, texels.data());
-    mapNodes(*s[k], k);
-    std::vector<float> contact(size_t(atlas.texelCount()) * 2);
-    std::vector<GLint> other(size_t(atlas.texelCount()));
-    glBindTexture(GL_TEXTURE_2D, s[k]->contact.id());
-    glGetTexImage(GL_TEXTURE_2D, 0, GL_RG, GL_FLOAT, contact.data());
-    glBindTexture(GL_TEXTURE_2D, s[k]->other.id());
-    glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_INT, other.data());
+    std::vector<float> contact;
+    std::vector<GLint> other;
+    mapNodes(*s[k], body[k]->model(), *patch[k], k, &contact, &other);
     const LayeredBody& mine = *body[k];
     const LayeredBody& theirs = *body[1 - k];
     const std::vector<Vec3i>& theirTris = theirs.model().atlas.triangles;
-    for (int i = 0; i < mine.nodeCount(); ++i) {
-      const size_t t = size_t(atlas.nodeTexel[size_t(i)]);
-      if (contact[2 * t + 1] <= 0) continue;
-      const int tri = other[t];
+    for (size_t j = 0; j < patch[k]->nodes.size(); ++j) {
+      if (contact[2 * j + 1] <= 0) continue;
+      const int tri = other[j];
       if (tri < 0 || tri >= int(theirTris.size())) continue;
       const Vec3 nrm = k == 0 ? Vec3(-n_) : n_;  // out of the other body
-      found[k].push_back(makePairContact(mine, motion[k], i, x[k][size_t(i)], theirs, motion[1 - k],
-                                         theirTris[size_t(tri)], {1.0 / 3, 1.0 / 3, 1.0 / 3}, nrm,
-                                         double(contact[2 * t])));
+      found[k].push_back(makePairContact(mine, motion[k], patch[k]->nodes[j], patch[k]->x[j], theirs,
+                                         motion[1 - k], theirTris[size_t(tri)], {1.0 / 3, 1.0 / 3, 1.0 / 3}, nrm,
+                                         double(contact[2 * j])));
     }
   }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);

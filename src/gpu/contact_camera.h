@@ -13,9 +13,11 @@
 //        (one sample per node: a node's depth taken as the deepest D texel of a
 //        footprint would overestimate it by the slope times the footprint)
 //
-// Only the triangles that reach into the slab where the skins overlap along n
-// are drawn, and the window covers only their overlap, so the passes follow the
-// contact area. The CPU reference is findSkinContacts (sim/body_contact.h).
+// Only each skin's patch (sim/body_contact.h: findPairPatches, through the
+// skins' bounding-volume hierarchies) is uploaded, drawn and mapped: passes 4-5
+// draw one point per patch node into a compact output, and only that is read
+// back, so the cost follows the contact area, not the skins' resolution. The
+// CPU reference is findSkinContacts (sim/body_contact.h).
 // Needs a current OpenGL 4.3 context; throws GlError otherwise.
 #include <map>
 #include <memory>
@@ -43,9 +45,11 @@ class ContactCamera {
 
  private:
   struct Skin;
-  Skin& skin(const BakedBody& model);
-  void drawSkin(Skin& s, const std::vector<Vec3>& x, const std::vector<int>& triangles, bool nearest);
-  void mapNodes(Skin& s, int side);
+  Skin& skin(const BakedBodyPtr& model);
+  void drawSkin(Skin& s, const BakedBody& model, const SkinPatch& patch, bool nearest);
+  /// Passes 4-5 for one side's patch: (depth, other side's triangle) per patch node.
+  void mapNodes(Skin& s, const BakedBody& model, const SkinPatch& patch, int side, std::vector<float>* contact,
+                std::vector<GLint>* other);
 
   int resolution_;
   double texelSize_ = 0;
@@ -53,6 +57,12 @@ class ContactCamera {
   GlTexture hA_, hB_, idA_, idB_, d_, ids_;
   GLuint depthBuffer_ = 0, emptyVao_ = 0;
   GLuint fboA_ = 0, fboB_ = 0, fboD_ = 0;
+  // passes 4-5: the patch's nodes as points, and their compact outputs
+  static constexpr int kMapWidth = 256;
+  int mapHeight_ = 0;
+  GlTexture mapContact_, mapOther_;
+  GLuint fboMap_ = 0, pointVao_ = 0, pointPositions_ = 0, pointTexels_ = 0;
+  // per model; an entry whose model is gone is rebuilt (a new model may reuse its address)
   std::map<const BakedBody*, std::unique_ptr<Skin>> skins_;
   // window of the current pair
   Vec3 t1_, t2_, n_;

@@ -358,6 +358,7 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   body->totalCom = s / m;
   body->totalInertia = inertiaFromSecondMoment(c - m * body->totalCom * body->totalCom.transpose());
   progressAt(progress, 1.0f, "done");
+  body->skinBvh = SkinBvh(body->restSkin, body->atlas.triangles);
   return body;
 }
 

@@ -25,6 +25,7 @@
 #include "sim/atlas.h"
 #include "sim/math.h"
 #include "sim/scene.h"
+#include "sim/skin_bvh.h"
 
 namespace d2t {
 
@@ -87,6 +88,9 @@ struct BakedBody {
   std::vector<std::array<Mat3, kStencilSlots>> stiffness;
   /// Nodes with a nonzero K block outside their stencil slots (dropped); must be 0.
   int incompleteNeighbourhoods = 0;
+  /// The skin's triangles in a bounding-volume hierarchy over the rest skin (stage 2
+  /// of the detection between bodies reaches the contact patch through it).
+  SkinBvh skinBvh;
 
   int nodeCount() const { return static_cast<int>(restSkin.size()); }
   int tetCount() const { return static_cast<int>(tets.size()); }

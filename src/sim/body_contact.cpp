@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <unordered_map>
 
 namespace d2t {
 
@@ -191,6 +192,7 @@ struct WorldProxy {
   double margin = 0;         // proxy margin + largest skin displacement
   Vec3 centre = Vec3::Zero();
   double radius = 0;         // bounding sphere about centre
+  double grow = 0;           // largest skin displacement [m]
 };
 
 WorldProxy placeProxy(const LayeredBody& body, const ConvexProxy& p) {
@@ -198,6 +200,7 @@ WorldProxy placeProxy(const LayeredBody& body, const ConvexProxy& p) {
   const LayeredState& s = body.state();
   double qmax = 0;
   for (const Vec3& q : s.q) qmax = std::max(qmax, q.norm());
+  w.grow = qmax;
   w.margin = p.margin + qmax;
   w.centre = s.position;
   const Mat3 R = s.orientation.toRotationMatrix();
@@ -241,6 +244,8 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*
       c.a = std::min(i, j);
       c.b = std::max(i, j);
       c.gap = gap;
+      c.growA = pa.grow;
+      c.growB = pb.grow;
       Vec3 nrm = d.distance > 1e-9 ? Vec3(d.onB - d.onA) : Vec3(pb.centre - pa.centre);
       if (nrm.norm() < 1e-12) nrm = Vec3::UnitY();
       c.normal = nrm.normalized();
@@ -310,15 +315,76 @@ void unifyPairNormal(std::vector<NodeContact>& ca, std::vector<NodeContact>& cb,
 
 namespace {
 
-// Casts the candidate nodes of `self` along `dir` (towards `other`) against the
-// triangles of `other` that face `self`; appends the penetrating nodes.
-int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::vector<Vec3>& ns,
-              const LayeredBody& other, const std::vector<Vec3>& xo, const std::vector<Vec3>& no, const Vec3& dir,
+// Node positions of one body, computed when first asked for (stage 2 touches
+// only the patch and its neighbours).
+class LazyPositions {
+ public:
+  explicit LazyPositions(const LayeredBody& b) : body_(b) {}
+  const Vec3& operator()(int i) {
+    auto it = x_.find(i);
+    if (it == x_.end()) it = x_.emplace(i, body_.nodePosition(i)).first;
+    return it->second;
+  }
+  // area-weighted normal of node i over all its triangles
+  Vec3 normal(int i) {
+    const SkinBvh& bvh = body_.model().skinBvh;
+    const std::vector<Vec3i>& tris = body_.model().atlas.triangles;
+    Vec3 n = Vec3::Zero();
+    for (int k = bvh.aroundStart()[size_t(i)]; k < bvh.aroundStart()[size_t(i) + 1]; ++k) {
+      const Vec3i& t = tris[size_t(bvh.aroundList()[size_t(k)])];
+      const Vec3 a = (*this)(t[0]), b = (*this)(t[1]), c = (*this)(t[2]);
+      n += (b - a).cross(c - a);
+    }
+    return n.norm() > 0 ? Vec3(n.normalized()) : n;
+  }
+
+ private:
+  const LayeredBody& body_;
+  std::unordered_map<int, Vec3> x_;
+};
+
+// One side's patch: the triangles of `body` whose grown boxes reach beyond
+// sign * (n . x) = h, kept when they face the other body (along sign * n) and
+// really reach beyond h at the current state.
+SkinPatch patchOf(const LayeredBody& body, const Vec3& n, double sign, double h, double grow, LazyPositions& pos) {
+  const LayeredState& s = body.state();
+  const Mat3 R = s.orientation.toRotationMatrix();
+  const Vec3 dir = sign * n;
+  const Vec3 db = R.transpose() * dir;  // body frame
+  std::vector<int> candidates;
+  body.model().skinBvh.trianglesBeyond(db, h - dir.dot(s.position), grow, &candidates);
+  SkinPatch p;
+  const std::vector<Vec3i>& tris = body.model().atlas.triangles;
+  for (int t : candidates) {
+    const Vec3i& v = tris[size_t(t)];
+    const Vec3 a = pos(v[0]), b = pos(v[1]), c = pos(v[2]);
+    if ((b - a).cross(c - a).dot(dir) <= 0) continue;  // faces away from the other body
+    if (std::max({dir.dot(a), dir.dot(b), dir.dot(c)}) <= h) continue;
+    p.triangles.push_back(t);
+    for (int k = 0; k < 3; ++k) p.nodes.push_back(v[k]);
+  }
+  std::sort(p.triangles.begin(), p.triangles.end());
+  std::sort(p.nodes.begin(), p.nodes.end());
+  p.nodes.erase(std::unique(p.nodes.begin(), p.nodes.end()), p.nodes.end());
+  p.x.reserve(p.nodes.size());
+  for (int i : p.nodes) p.x.push_back(pos(i));
+  return p;
+}
+
+// max over the body's skin of dir . x, through the skin's hierarchy
+double extentAlong(const LayeredBody& body, const Vec3& dir, double grow) {
+  const LayeredState& s = body.state();
+  const Vec3 db = s.orientation.toRotationMatrix().transpose() * dir;
+  const BakedBody& m = body.model();
+  return dir.dot(s.position) + m.skinBvh.maxAlong(db, grow, [&](int i) { return db.dot(m.restSkin[size_t(i)] + s.q[size_t(i)]); });
+}
+
+// Casts the nodes of `self`'s patch beyond hOther along `dir` (towards `other`)
+// against the triangles of `other`'s patch (they face `self`); appends the
+// penetrating nodes.
+int castAlong(const LayeredBody& self, const SkinPatch& mine, LazyPositions& ps, double hOther,
+              const LayeredBody& other, const SkinPatch& theirs, LazyPositions& po, const Vec3& dir,
               std::vector<NodeContact>* out) {
-  double hSelf = -1e300, hOther = 1e300;
-  for (const Vec3& x : xs) hSelf = std::max(hSelf, dir.dot(x));
-  for (const Vec3& y : xo) hOther = std::min(hOther, dir.dot(y));
-  if (hSelf <= hOther) return 0;  // the skins do not overlap along dir
   // the contact camera's window: a grid on the plane orthogonal to dir
   const Vec3 t1 = dir.unitOrthogonal(), t2 = dir.cross(t1);
   auto plane = [&](const Vec3& p) { return Vec2(t1.dot(p), t2.dot(p)); };
@@ -330,15 +396,11 @@ int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::v
   std::vector<Tri> tris;
   Vec2 lo(1e300, 1e300), hi(-1e300, -1e300);
   double extent = 0;
-  for (const Vec3i& t : other.model().atlas.triangles) {
-    const Vec3 &a = xo[size_t(t[0])], &b = xo[size_t(t[1])], &c = xo[size_t(t[2])];
-    if ((b - a).cross(c - a).dot(dir) >= 0) continue;  // faces away from self
-    if (std::min({dir.dot(a), dir.dot(b), dir.dot(c)}) >= hSelf) continue;  // beyond every self node
+  for (int id : theirs.triangles) {
+    const Vec3i& t = other.model().atlas.triangles[size_t(id)];
     Tri tr;
     tr.v = t;
-    tr.p[0] = plane(a);
-    tr.p[1] = plane(b);
-    tr.p[2] = plane(c);
+    for (int k = 0; k < 3; ++k) tr.p[k] = plane(po(t[k]));
     tr.lo = tr.p[0].cwiseMin(tr.p[1]).cwiseMin(tr.p[2]);
     tr.hi = tr.p[0].cwiseMax(tr.p[1]).cwiseMax(tr.p[2]);
     lo = lo.cwiseMin(tr.lo);
@@ -365,8 +427,9 @@ int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::v
   }
   const RigidMotion rs = rigidMotion(self), ro = rigidMotion(other);
   int found = 0;
-  for (int i = 0; i < self.nodeCount(); ++i) {
-    const Vec3& x = xs[size_t(i)];
+  for (size_t j = 0; j < mine.nodes.size(); ++j) {
+    const int i = mine.nodes[j];
+    const Vec3& x = mine.x[j];
     if (dir.dot(x) <= hOther) continue;  // not in the overlap slab
     const Vec2 p = plane(x);
     if (p.x() < lo.x() || p.y() < lo.y() || p.x() > hi.x() || p.y() > hi.y()) continue;
@@ -386,7 +449,7 @@ int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::v
       if (u < 0 || v < 0 || u + v > 1) continue;
       const std::array<double, 3> bary = {1 - u - v, u, v};
       double h = 0;
-      for (int c = 0; c < 3; ++c) h += bary[size_t(c)] * dir.dot(xo[size_t(t.v[c])]);
+      for (int c = 0; c < 3; ++c) h += bary[size_t(c)] * dir.dot(po(t.v[c]));
       if (h < best) {
         best = h;
         bestTri = k;
@@ -395,37 +458,41 @@ int castAlong(const LayeredBody& self, const std::vector<Vec3>& xs, const std::v
     }
     if (bestTri < 0 || dir.dot(x) <= best) continue;  // in front of the other surface
     const Tri& t = tris[size_t(bestTri)];
-    const Vec3 &a = xo[size_t(t.v[0])], &b = xo[size_t(t.v[1])], &c = xo[size_t(t.v[2])];
+    const Vec3 a = po(t.v[0]), b = po(t.v[1]), c = po(t.v[2]);
     const Vec3 facet = (b - a).cross(c - a).normalized();  // out of `other`, towards self
     // the overlap along n, as the contact camera's D measures it
     const double depth = dir.dot(x) - best;
     // the average of the two surfaces' (smooth) normals at the contact
-    Vec3 nrm = -ns[size_t(i)];
-    for (int v = 0; v < 3; ++v) nrm += bestBary[size_t(v)] * no[size_t(t.v[v])];
+    Vec3 nrm = -ps.normal(i);
+    for (int v = 0; v < 3; ++v) nrm += bestBary[size_t(v)] * po.normal(t.v[v]);
     nrm = nrm.norm() > 1e-12 ? Vec3(nrm.normalized()) : facet;
-    NodeContact k = makePairContact(self, rs, i, x, other, ro, t.v, bestBary, nrm, depth);
-    out->push_back(k);
+    out->push_back(makePairContact(self, rs, i, x, other, ro, t.v, bestBary, nrm, depth));
     ++found;
   }
   return found;
 }
 
-std::vector<Vec3> positions(const LayeredBody& b) {
-  std::vector<Vec3> x(size_t(b.nodeCount()));
-  for (int i = 0; i < b.nodeCount(); ++i) x[size_t(i)] = b.nodePosition(i);
-  return x;
-}
-
 }  // namespace
+
+bool findPairPatches(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair, PairPatches* out) {
+  const Vec3& n = pair.normal;
+  out->hA = extentAlong(a, n, pair.growA);
+  out->hB = -extentAlong(b, -n, pair.growB);
+  if (out->hA <= out->hB) return false;  // the skins do not overlap along n
+  LazyPositions pa(a), pb(b);
+  out->a = patchOf(a, n, 1, out->hB, pair.growA, pa);
+  out->b = patchOf(b, n, -1, -out->hA, pair.growB, pb);
+  return !out->a.triangles.empty() && !out->b.triangles.empty();
+}
 
 int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
-  const std::vector<Vec3> xa = positions(a), xb = positions(b);
-  const std::vector<Vec3> na = vertexNormals(xa, a.model().atlas.triangles),
-                          nb = vertexNormals(xb, b.model().atlas.triangles);
+  PairPatches patches;
+  if (!findPairPatches(a, b, pair, &patches)) return 0;
+  LazyPositions pa(a), pb(b);
   std::vector<NodeContact> ca, cb;
-  castAlong(a, xa, na, b, xb, nb, pair.normal, &ca);
-  castAlong(b, xb, nb, a, xa, na, -pair.normal, &cb);
+  castAlong(a, patches.a, pa, patches.hB, b, patches.b, pb, pair.normal, &ca);
+  castAlong(b, patches.b, pb, -patches.hA, a, patches.a, pa, -pair.normal, &cb);
   if (ca.empty() && cb.empty()) return 0;
   unifyPairNormal(ca, cb, pair.normal);
   outA->insert(outA->end(), ca.begin(), ca.end());

@@ -55,6 +55,7 @@ struct ProxyContact {
   Vec3 normal = Vec3::UnitY();  ///< unit, from A towards B
   Vec3 planePoint = Vec3::Zero();  ///< a point of the contact plane D (midway between the proxies)
   double gap = 0;  ///< distance between the grown proxies (< 0: they overlap) [m]
+  double growA = 0, growB = 0;  ///< each body's largest skin displacement |q| [m] (the proxies' growth)
 };
 
 /// What the detection between bodies did in one pass (for tests and panels).
@@ -104,6 +105,25 @@ NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int 
 /// differs between the two sides); A's contacts get -n, B's +n, so the two
 /// responses are equal and opposite. `fallback` when there is no contact.
 void unifyPairNormal(std::vector<NodeContact>& a, std::vector<NodeContact>& b, const Vec3& fallback);
+
+/// The part of one skin that can touch the other body along the pair normal n.
+struct SkinPatch {
+  std::vector<int> triangles;  ///< facing the other body and reaching into the overlap slab
+  std::vector<int> nodes;      ///< the nodes of those triangles, ascending
+  std::vector<Vec3> x;         ///< their world positions, in the order of `nodes`
+};
+
+/// Stage 2's input for a pair: the slab where the two skins overlap along n and
+/// each side's patch in it, reached through each skin's bounding-volume
+/// hierarchy (BakedBody::skinBvh, grown by ProxyContact::growA/B): the work is
+/// proportional to the patches, not to the skins. False when the skins do not
+/// overlap along n (stage 2 has nothing to do).
+struct PairPatches {
+  double hA = 0;  ///< max of n . x over A's skin [m]
+  double hB = 0;  ///< min of n . x over B's skin [m]; the slab is (hB, hA)
+  SkinPatch a, b;
+};
+bool findPairPatches(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair, PairPatches* out);
 
 /// Stage 2 (CPU reference) for one pair: appends the colliding nodes of A to
 /// `outA` and of B to `outB`. Returns the number of colliding nodes.

@@ -105,6 +105,7 @@ class LayeredBody {
   LayeredBody(BakedBodyPtr model, const BodyDesc& desc);
 
   const BakedBody& model() const { return *model_; }
+  const BakedBodyPtr& modelPtr() const { return model_; }
   const BodyDesc& desc() const { return desc_; }
   int nodeCount() const { return model_->nodeCount(); }
 
