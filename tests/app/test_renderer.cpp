@@ -8,8 +8,10 @@
 
 using namespace d2t;
 
-TEST(Renderer, SkinFromTexturesMatchesTheCpuMesh) {
-  const auto gl = EglContext::create();
+namespace {
+
+// one ball (32^2) over the ground plane
+Scene ballOverGround(const Vec3& position, const Quat& orientation = Quat::Identity()) {
   Scene s;
   ColliderDesc ground;
   ground.name = "ground";
@@ -18,10 +20,17 @@ TEST(Renderer, SkinFromTexturesMatchesTheCpuMesh) {
   d.name = "ball";
   d.shape = makeSphere(0.5);
   d.atlasResolution = 32;
-  d.position = Vec3(0, 0.7, 0);
-  d.orientation = Quat(Eigen::AngleAxisd(0.5, Vec3(1, 1, 0).normalized()));
+  d.position = position;
+  d.orientation = orientation;
   s.bodies.push_back(d);
-  World w(s);
+  return s;
+}
+
+}  // namespace
+
+TEST(Renderer, SkinFromTexturesMatchesTheCpuMesh) {
+  const auto gl = EglContext::create();
+  World w(ballOverGround(Vec3(0, 0.7, 0), Quat(Eigen::AngleAxisd(0.5, Vec3(1, 1, 0).normalized()))));
   // a deformed skin, so that positions and normals both matter
   LayeredState& st = w.bodies()[0].layered.state();
   for (int i = 0; i < int(st.q.size()); ++i)
@@ -54,17 +63,7 @@ TEST(Renderer, SkinFromTexturesMatchesTheCpuMesh) {
 // them), proxies in cyan.
 TEST(Renderer, ViewTogglesDrawCoreContactsAndProxies) {
   const auto gl = EglContext::create();
-  Scene s;
-  ColliderDesc ground;
-  ground.name = "ground";
-  s.colliders.push_back(ground);
-  BodyDesc d;
-  d.name = "ball";
-  d.shape = makeSphere(0.5);
-  d.atlasResolution = 32;
-  d.position = Vec3(0, 0.5, 0);
-  s.bodies.push_back(d);
-  World w(s);
+  World w(ballOverGround(Vec3(0, 0.5, 0)));
   for (int i = 0; i < 60; ++i) w.step();
   ASSERT_FALSE(w.lastContacts()[0].empty());
   Renderer r;
