@@ -554,7 +554,7 @@ void atlasPanel(Ui& ui) {
   const auto& bodies = ui.session.world->bodies();
   ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 300 * ui.scale, 10 * ui.scale),
                           ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(px(ui, 290, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 290, 400), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Atlas", &ui.settings.panels.atlas)) return ImGui::End();
   if (bodies.empty()) {
     ImGui::TextUnformatted("no deformable bodies");
