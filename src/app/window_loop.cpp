@@ -582,7 +582,8 @@ void atlasPanel(Ui& ui) {
       haveImage = false;
     } else if (ui.snapshots.empty()) {
       ImGui::TextWrapped("No pair of bodies reached stage 2 in the last step (D is drawn only where two "
-                         "skins overlap along the pair normal).");
+                         "skins overlap along the pair normal; it is read back only while shown, so a "
+                         "paused run needs a step, N).");
       haveImage = false;
     } else {
       ui.atlasPair = std::clamp(ui.atlasPair, 0, int(ui.snapshots.size()) - 1);
