@@ -5,7 +5,7 @@
 // (ContactCamera::find, glFinish included), the patch sizes and contacts, and,
 // for scale, the time to compute every node position once (the O(n) work the
 // stage used to start with).
-//   build/d2t_bench_contact [repeats]
+//   build/bench_contact [repeats]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

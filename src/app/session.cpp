@@ -34,6 +34,7 @@ void Session::setBackend(const std::string& backend) {
   backendNote.clear();
   for (Body& b : world->bodies()) b.layered.setFreeMotionSolver(nullptr);
   world->setSkinContactFinder(nullptr);
+  contactCamera.reset();
   world->settings().backend = "cpu";
   if (backend != "gpu") return;
   if (!glReady) {
@@ -51,6 +52,7 @@ void Session::setBackend(const std::string& backend) {
           return camera->find(a, b, p, ca, cb);
         });
       world->settings().backend = "gpu";
+      contactCamera = camera;
       return;
     } catch (const GlError& e) {
       backendNote = std::string("the GPU solver cannot run (") + e.what() + "): running the CPU backend";

@@ -9,6 +9,8 @@
 
 namespace d2t {
 
+class ContactCamera;
+
 struct Session {
   std::string scenePath;
   std::unique_ptr<World> world;
@@ -18,6 +20,9 @@ struct Session {
   double accumulator = 0;        ///< simulated time owed to the fixed-dt loop [s]
   std::string backendNote;       ///< why the requested backend is not the one running, if so
   std::string requestedBackend;  ///< what the scene or the command line asked for
+  /// Stage 2 between bodies on the GPU backend (null on the CPU or with one body);
+  /// the texture viewer shows its contact texture D.
+  std::shared_ptr<ContactCamera> contactCamera;
 
   /// Loads and validates a scene; throws InputError (the session is unchanged then).
   /// With a GL context (glReady) the scene's backend is set up at once.

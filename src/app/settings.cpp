@@ -120,6 +120,7 @@ AppSettings loadSettings(const std::string& path, std::string* warning) {
     }
   }
   read(j, "last_scene", &s.lastScene, &bad, "/");
+  read(j, "atlas_texture", &s.atlasTexture, &bad, "/");
   if (!bad.empty()) {
     std::ostringstream text;
     text << "unexpected value at";
@@ -143,6 +144,7 @@ bool saveSettings(const std::string& path, const AppSettings& s, std::string* er
                  {"statistics", p.statistics}, {"atlas", p.atlas}, {"help", p.help}};
   if (s.windowWidth > 0 && s.windowHeight > 0) j["window"] = {{"width", s.windowWidth}, {"height", s.windowHeight}};
   if (!s.lastScene.empty()) j["last_scene"] = s.lastScene;
+  if (!s.atlasTexture.empty()) j["atlas_texture"] = s.atlasTexture;
   std::error_code ec;
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ec);

@@ -17,6 +17,7 @@ struct AppSettings {
   } panels;
   int windowWidth = 0, windowHeight = 0;  ///< [screen coordinates]; 0: not known
   std::string lastScene;                  ///< absolute path of the last scene run in the window
+  std::string atlasTexture;               ///< the texture viewer's texture, by its label ("": the first)
 };
 
 /// $XDG_CONFIG_HOME/d2tsim, else $HOME/.config/d2tsim; "" when neither variable is set.

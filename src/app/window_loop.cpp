@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 
 #include "app/app.h"
@@ -21,6 +22,7 @@
 #include "app/picking.h"
 #include "app/recorder.h"
 #include "app/renderer.h"
+#include "gpu/contact_camera.h"
 
 namespace d2t {
 
@@ -58,10 +60,30 @@ struct Ui {
   std::string loadError;         // last scene-load error (shown in the picker)
   double lastX = 0, lastY = 0;
   double fps = 0;
-  // texture viewer: the picture on screen and what it shows
+  // texture viewer: the picture on screen, what it was made from, and the contact
+  // camera's D textures (atlasChannel == atlasChannels().size() selects D)
   GLuint atlasTexture = 0;
-  int atlasBody = 0, atlasChannel = 0, atlasShownBody = -1, atlasShownChannel = -1;
+  int atlasBody = 0, atlasChannel = 0, atlasPair = 0;
+  TexturePicture atlasPicture;
+  int atlasShownBody = -1, atlasShownChannel = -1, atlasShownPair = -1;
   const BakedBody* atlasShownModel = nullptr;
+  long atlasShownStep = -1;
+  std::vector<ContactCamera::Snapshot> snapshots;  // the latest D per pair in contact
+  long snapshotStep = -1;                          // world step when they were taken
+  // the last material change of each body (Bodies panel): what it cost
+  struct MaterialChange {
+    double assembleMs = 0;     // World::setMaterial: K_e and the masses re-assembled
+    double gpuMs = -1;         // the GPU solver's textures rebuilt (-1: on the CPU)
+    size_t logSize = 0;        // steps logged before it: the next one pays the refactoring
+    double nextStepMs = -1;    // that step's time (-1: not run yet)
+    double typicalStepMs = -1; // the median step before the change
+  };
+  std::map<size_t, MaterialChange> materialChanges;
+  bool snapshotsChanged = false;
+
+  bool showsContactTexture() const {
+    return showPanels && settings.panels.atlas && atlasChannel == int(atlasChannels().size());
+  }
 
   void resetCamera() {
     const CameraDesc& c = session.world->scene().camera;
@@ -76,6 +98,7 @@ struct Ui {
       picked = Pick{};
       mouse = MouseMode::None;
       benchFrom.reset();
+      materialChanges.clear();
       loadError.clear();
       status = "loaded " + path;
     } catch (const std::exception& e) {
@@ -387,15 +410,37 @@ void bodiesPanel(Ui& ui) {
       slider("restitution", &m.restitution, 0.0, 1.0, "%.2f", false);
       if (changed) {
         try {
-          const double ms = s.world->setMaterial(i, m);
-          if (s.world->settings().backend == "gpu") s.setBackend("gpu");  // its K_e textures
+          Ui::MaterialChange mc;
+          mc.assembleMs = s.world->setMaterial(i, m);
+          if (s.world->settings().backend == "gpu") {  // its K_e textures
+            const auto t0 = std::chrono::steady_clock::now();
+            s.setBackend("gpu");
+            mc.gpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          }
+          mc.logSize = s.log.size();
+          mc.typicalStepMs = s.log.size() ? s.log.medianStep() : -1;
+          ui.materialChanges[i] = mc;
           char text[160];
           std::snprintf(text, sizeof text, "%s: K_e and masses re-assembled in %.1f ms", bodies[i].desc.name.c_str(),
-                        ms);
+                        mc.assembleMs);
           ui.status = text;
         } catch (const std::exception& e) {
           ui.status = e.what();
         }
+      }
+      // how long the last change took: the re-assembly, the GPU textures, and the next
+      // step (Mt_e refactored, the coupling columns solved again)
+      if (auto it = ui.materialChanges.find(i); it != ui.materialChanges.end()) {
+        Ui::MaterialChange& mc = it->second;
+        if (s.log.size() < mc.logSize) mc.logSize = 0;  // a reset cleared the log
+        if (mc.nextStepMs < 0 && s.log.size() > mc.logSize)
+          mc.nextStepMs = double(s.log.recentSteps(s.log.size() - mc.logSize).front());
+        ImGui::Text("last change: K_e + masses %.1f ms", mc.assembleMs);
+        if (mc.gpuMs >= 0) ImGui::Text("  GPU textures %.1f ms", mc.gpuMs);
+        if (mc.nextStepMs >= 0)
+          ImGui::Text("  next step %.1f ms (median step %.1f ms)", mc.nextStepMs, mc.typicalStepMs);
+        else
+          ImGui::TextDisabled("  next step: not yet run");
       }
       ImGui::Text("%d nodes, %d tets, %.1f kg", bodies[i].nodes(), bodies[i].tets(), bodies[i].mass());
     }
@@ -468,52 +513,157 @@ void statisticsPanel(Ui& ui) {
   ImGui::End();
 }
 
-// the baked atlas textures of one body as an image
+// The texture viewer: any texture of a body's atlas (baked or live) or the contact
+// texture D of the GPU contact camera, with the value under the cursor.
+void uploadPicture(Ui& ui, TexturePicture pic) {
+  if (!ui.atlasTexture) glGenTextures(1, &ui.atlasTexture);
+  glBindTexture(GL_TEXTURE_2D, ui.atlasTexture);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  if (pic.width > 0 && pic.height > 0)
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, pic.width, pic.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, pic.rgba.data());
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  ui.atlasPicture = std::move(pic);
+}
+
+// the contact camera's snapshots of D after this frame's steps: the latest per pair;
+// none after a step means no pair reached stage 2 any more
+void takeSnapshots(Ui& ui) {
+  ContactCamera* cam = ui.session.contactCamera.get();
+  const long steps = ui.session.world->steps();
+  if (!cam) {
+    ui.snapshotsChanged = !ui.snapshots.empty();
+    ui.snapshots.clear();
+    return;
+  }
+  std::vector<ContactCamera::Snapshot> fresh = cam->takeSnapshots();
+  if (!fresh.empty() || steps != ui.snapshotStep) {
+    ui.snapshots = std::move(fresh);
+    ui.snapshotStep = steps;
+    ui.snapshotsChanged = true;
+  }
+}
+
+// the viewer's textures: the atlas channels, then D (index atlasChannels().size())
+const char* viewerTextureLabel(int i) {
+  const auto& channels = atlasChannels();
+  return i >= 0 && i < int(channels.size()) ? channels[size_t(i)].second : "contact texture D (GPU contact camera)";
+}
+
 void atlasPanel(Ui& ui) {
   const auto& bodies = ui.session.world->bodies();
   ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 300 * ui.scale, 10 * ui.scale),
                           ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(px(ui, 290, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 290, 400), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Atlas", &ui.settings.panels.atlas)) return ImGui::End();
   if (bodies.empty()) {
     ImGui::TextUnformatted("no deformable bodies");
     ImGui::End();
     return;
   }
-  ui.atlasBody = std::clamp(ui.atlasBody, 0, int(bodies.size()) - 1);
-  if (ImGui::BeginCombo("body", bodies[size_t(ui.atlasBody)].desc.name.c_str())) {
-    for (int i = 0; i < int(bodies.size()); ++i)
-      if (ImGui::Selectable(bodies[size_t(i)].desc.name.c_str(), i == ui.atlasBody)) ui.atlasBody = i;
-    ImGui::EndCombo();
-  }
   const auto& channels = atlasChannels();
-  if (ImGui::BeginCombo("texture", channels[size_t(ui.atlasChannel)].second)) {
-    for (int i = 0; i < int(channels.size()); ++i)
-      if (ImGui::Selectable(channels[size_t(i)].second, i == ui.atlasChannel)) ui.atlasChannel = i;
+  const int dChannel = int(channels.size());
+  ui.atlasChannel = std::clamp(ui.atlasChannel, 0, dChannel);
+  if (ImGui::BeginCombo("texture", viewerTextureLabel(ui.atlasChannel))) {
+    for (int i = 0; i <= dChannel; ++i)
+      if (ImGui::Selectable(viewerTextureLabel(i), i == ui.atlasChannel)) ui.atlasChannel = i;
     ImGui::EndCombo();
   }
-  const BakedBody& m = *bodies[size_t(ui.atlasBody)].model;
-  const int n = m.atlas.resolution;
-  if (ui.atlasShownBody != ui.atlasBody || ui.atlasShownChannel != ui.atlasChannel ||
-      ui.atlasShownModel != &m) {
-    const std::vector<uint8_t> img = atlasImage(m, channels[size_t(ui.atlasChannel)].first);
-    if (!ui.atlasTexture) glGenTextures(1, &ui.atlasTexture);
-    glBindTexture(GL_TEXTURE_2D, ui.atlasTexture);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, n, n, 0, GL_RGBA, GL_UNSIGNED_BYTE, img.data());
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    ui.atlasShownBody = ui.atlasBody;
-    ui.atlasShownChannel = ui.atlasChannel;
-    ui.atlasShownModel = &m;
+  ui.settings.atlasTexture = viewerTextureLabel(ui.atlasChannel);  // kept for the next run
+  takeSnapshots(ui);
+  const long steps = ui.session.world->steps();
+  bool haveImage = true;
+  if (ui.atlasChannel == dChannel) {
+    // D of one pair of bodies in contact (stage 2 ran for it in the last step)
+    if (!ui.session.contactCamera) {
+      ImGui::TextWrapped("The contact camera runs between two bodies on the GPU backend (Simulation panel); "
+                         "this scene runs %s.",
+                         ui.session.world->bodies().size() < 2 ? "one body" : "the CPU backend");
+      haveImage = false;
+    } else if (ui.snapshots.empty()) {
+      ImGui::TextWrapped("No pair of bodies reached stage 2 in the last step (D is drawn only where two "
+                         "skins overlap along the pair normal; it is read back only while shown, so a "
+                         "paused run needs a step, N).");
+      haveImage = false;
+    } else {
+      ui.atlasPair = std::clamp(ui.atlasPair, 0, int(ui.snapshots.size()) - 1);
+      auto pairName = [&](int i) {
+        return ui.snapshots[size_t(i)].bodyA + " - " + ui.snapshots[size_t(i)].bodyB;
+      };
+      if (ImGui::BeginCombo("pair", pairName(ui.atlasPair).c_str())) {
+        for (int i = 0; i < int(ui.snapshots.size()); ++i)
+          if (ImGui::Selectable(pairName(i).c_str(), i == ui.atlasPair)) ui.atlasPair = i;
+        ImGui::EndCombo();
+      }
+      if (ui.snapshotsChanged || ui.atlasShownChannel != dChannel || ui.atlasShownPair != ui.atlasPair) {
+        const ContactCamera::Snapshot& sn = ui.snapshots[size_t(ui.atlasPair)];
+        uploadPicture(ui, contactTexturePicture(sn.resolution, sn.d));
+        ui.atlasShownChannel = dChannel;
+        ui.atlasShownPair = ui.atlasPair;
+        ui.atlasShownModel = nullptr;
+      }
+    }
+    ui.snapshotsChanged = false;
+  } else {
+    ui.atlasBody = std::clamp(ui.atlasBody, 0, int(bodies.size()) - 1);
+    if (ImGui::BeginCombo("body", bodies[size_t(ui.atlasBody)].desc.name.c_str())) {
+      for (int i = 0; i < int(bodies.size()); ++i)
+        if (ImGui::Selectable(bodies[size_t(i)].desc.name.c_str(), i == ui.atlasBody)) ui.atlasBody = i;
+      ImGui::EndCombo();
+    }
+    const Body& body = bodies[size_t(ui.atlasBody)];
+    const AtlasChannel channel = channels[size_t(ui.atlasChannel)].first;
+    const bool live = isLiveChannel(channel);
+    if (ui.atlasShownBody != ui.atlasBody || ui.atlasShownChannel != ui.atlasChannel ||
+        ui.atlasShownModel != body.model.get() || (live && ui.atlasShownStep != steps)) {
+      const auto& contacts = ui.session.world->lastContacts();
+      static const std::vector<NodeContact> none;
+      const std::vector<NodeContact>& mine =
+          size_t(ui.atlasBody) < contacts.size() ? contacts[size_t(ui.atlasBody)] : none;
+      uploadPicture(ui, atlasPicture(*body.model, channel, &body.layered.state(), &mine));
+      ui.atlasShownBody = ui.atlasBody;
+      ui.atlasShownChannel = ui.atlasChannel;
+      ui.atlasShownModel = body.model.get();
+      ui.atlasShownStep = steps;
+    }
   }
-  const float side = ImGui::GetContentRegionAvail().x;
-  // texel row 0 is the bottom row of the atlas: flip v so the picture is upright
-  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(ui.atlasTexture)),
-               ImVec2(side, side), ImVec2(0, 1), ImVec2(1, 0));
-  ImGui::Text("%d x %d texels, %d patches", n, n, m.atlas.patchCount);
-  ImGui::Text("%d nodes, %d tetrahedra", m.nodeCount(), m.tetCount());
-  ImGui::Text("mass %.3f kg (core %.3f kg)", m.totalMass, m.coreMass);
+  const TexturePicture& pic = ui.atlasPicture;
+  if (haveImage && pic.width > 0) {
+    const float side = ImGui::GetContentRegionAvail().x;
+    // texel row 0 is the bottom row: flip v so the picture is upright
+    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(ui.atlasTexture)), ImVec2(side, side),
+                 ImVec2(0, 1), ImVec2(1, 0));
+    if (ImGui::IsItemHovered()) {  // the value under the cursor
+      const ImVec2 lo = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize(), m = ImGui::GetMousePos();
+      const int x = int(std::floor((m.x - lo.x) / std::max(size.x, 1.0f) * float(pic.width)));
+      const int y = pic.height - 1 - int(std::floor((m.y - lo.y) / std::max(size.y, 1.0f) * float(pic.height)));
+      const std::string r = pictureReadout(pic, x, y);
+      if (!r.empty()) ImGui::SetTooltip("%s", r.c_str());
+    }
+    if (pic.hi > pic.lo)
+      ImGui::Text("blue %.3g .. red %.3g %s", pic.lo, pic.hi, pic.unit.c_str());
+  }
+  if (ui.atlasChannel == dChannel) {
+    if (haveImage) {
+      const ContactCamera::Snapshot& sn = ui.snapshots[size_t(ui.atlasPair)];
+      ImGui::TextWrapped("D = h_A - h_B along n = (%.2f, %.2f, %.2f): overlap on the colour map, grey apart "
+                         "(darker: wider gap), black: a skin missing. %d x %d texels of %.2f mm.",
+                         sn.normal.x(), sn.normal.y(), sn.normal.z(), sn.resolution, sn.resolution,
+                         sn.texelSize * 1e3);
+    }
+  } else {
+    const BakedBody& m = *bodies[size_t(ui.atlasBody)].model;
+    const AtlasChannel channel = channels[size_t(ui.atlasChannel)].first;
+    if ((channel == AtlasChannel::ContactDepth || channel == AtlasChannel::ContactNormal) &&
+        std::none_of(pic.values.begin(), pic.values.end(), [](float v) { return std::isfinite(v); }))
+      ImGui::TextDisabled("no contacts in the last step");
+    else if (channel == AtlasChannel::ContactDepth || channel == AtlasChannel::ContactNormal)
+      ImGui::TextDisabled("grey: no contact at that node");
+    const int n = m.atlas.resolution;
+    ImGui::Text("%d x %d texels, %d patches", n, n, m.atlas.patchCount);
+    ImGui::Text("%d nodes, %d tetrahedra", m.nodeCount(), m.tetCount());
+    ImGui::Text("mass %.3f kg (core %.3f kg)", m.totalMass, m.coreMass);
+  }
   ImGui::End();
 }
 
@@ -682,6 +832,8 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     Ui ui(session, options, settings);
     ui.window = window;
     ui.scale = scale;
+    for (int i = 0; i <= int(atlasChannels().size()); ++i)  // the texture viewer's last texture
+      if (settings.atlasTexture == viewerTextureLabel(i)) ui.atlasChannel = i;
     ui.renderer = std::make_unique<Renderer>();
     ui.renderer->setWorld(*session.world);
     ui.resetCamera();
@@ -708,6 +860,8 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
       last = now;
       ui.fps = 0.95 * ui.fps + 0.05 * (wall > 0 ? 1.0 / wall : 0.0);
       handleMouse(ui);
+      // the contact camera reads D back only while the texture viewer shows it
+      if (session.contactCamera) session.contactCamera->keepSnapshots(ui.showsContactTexture());
       session.advance(wall, 8);
 
       // scene into the offscreen target (the same path as headless), then to the window

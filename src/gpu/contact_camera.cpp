@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "gpu/render_target.h"
 
@@ -243,6 +244,13 @@ void ContactCamera::mapNodes(Skin& s, const BakedBody& model, const SkinPatch& p
   glReadPixels(0, 0, kMapWidth, rows, GL_RED_INTEGER, GL_INT, other->data());
 }
 
+std::vector<ContactCamera::Snapshot> ContactCamera::takeSnapshots() {
+  std::vector<Snapshot> out;
+  for (auto& [pair, snap] : snapshots_) out.push_back(std::move(snap));
+  snapshots_.clear();
+  return out;
+}
+
 int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
                         std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
   const LayeredBody* body[2] = {&a, &b};
@@ -295,6 +303,20 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
   bindTexture(difference_, "uIdB", GL_TEXTURE_2D, idB_.id(), 3);
   glBindVertexArray(emptyVao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
+  if (keepSnapshots_) {  // D for the texture viewer
+    Snapshot& snap = snapshots_[{a.desc().name, b.desc().name}];
+    snap.bodyA = a.desc().name;
+    snap.bodyB = b.desc().name;
+    snap.resolution = resolution_;
+    snap.texelSize = texelSize_;
+    snap.normal = n_;
+    snap.d.resize(size_t(resolution_) * size_t(resolution_));
+    glBindTexture(GL_TEXTURE_2D, d_.id());
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_FLOAT, snap.d.data());
+    for (float& v : snap.d)
+      if (v < -1e29f) v = std::numeric_limits<float>::quiet_NaN();  // pass 3's "a skin is missing"
+  }
   // passes 4-5 and the contacts they found
   const RigidMotion motion[2] = {rigidMotion(a), rigidMotion(b)};
   std::vector<NodeContact> found[2];

@@ -21,6 +21,8 @@
 // Needs a current OpenGL 4.3 context; throws GlError otherwise.
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "gpu/gpu_skin.h"
 #include "sim/body_contact.h"
@@ -42,6 +44,24 @@ class ContactCamera {
   int resolution() const { return resolution_; }
   /// Side of a D texel in the last window [m].
   double texelSize() const { return texelSize_; }
+
+  /// A copy of the contact texture D of one pair, for the texture viewer.
+  struct Snapshot {
+    std::string bodyA, bodyB;      ///< the pair's bodies (A: front faces, B: back faces)
+    int resolution = 0;            ///< D is resolution^2 texels
+    double texelSize = 0;          ///< side of a texel [m]
+    Vec3 normal = Vec3::UnitY();   ///< camera direction n, from A to B
+    std::vector<float> d;          ///< (resolution^2) D = h_A - h_B [m], row 0 first; NaN: a skin missing
+  };
+  /// While on, every find() that draws reads D back (resolution^2 floats) into a
+  /// snapshot of its pair; off by default (the readback costs time).
+  void keepSnapshots(bool on) {
+    keepSnapshots_ = on;
+    if (!on) snapshots_.clear();
+  }
+  bool keepingSnapshots() const { return keepSnapshots_; }
+  /// The snapshots taken since the last call, the latest per pair.
+  std::vector<Snapshot> takeSnapshots();
 
  private:
   struct Skin;
@@ -68,6 +88,8 @@ class ContactCamera {
   Vec3 t1_, t2_, n_;
   Vec2 lo_, hi_;
   double hMin_ = 0, hMax_ = 0;
+  bool keepSnapshots_ = false;
+  std::map<std::pair<std::string, std::string>, Snapshot> snapshots_;
 };
 
 }  // namespace d2t

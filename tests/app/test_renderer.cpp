@@ -2,6 +2,11 @@
 // CPU mesh path gives.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
 #include "app/renderer.h"
 #include "gpu/egl_context.h"
 #include "gpu/gpu_skin.h"
@@ -106,4 +111,190 @@ TEST(Renderer, ViewTogglesDrawCoreContactsAndProxies) {
   EXPECT_GT(skin.x() - skin.z(), 60) << skin.transpose();                  // orange
   EXPECT_LT(std::abs(coreOnly.x() - coreOnly.z()), 40) << coreOnly.transpose();  // grey
   EXPECT_NE(coreOnly, sky);                                                // the ground behind
+}
+
+namespace {
+
+std::string shippedScene(const char* name) {
+  return (std::filesystem::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes" / name).string();
+}
+
+// A shipped scene with every atlas at `resolution` (the shipped 128^2 bakes slowly).
+Scene sceneAt(const char* name, int resolution) {
+  Scene s = loadScene(shippedScene(name));
+  for (BodyDesc& b : s.bodies) b.atlasResolution = resolution;
+  return s;
+}
+
+// Pixel (x, y) (top row first) where a world point projects.
+Eigen::Vector2i project(const Camera& c, const Vec3& p, int w, int h) {
+  const Eigen::Vector4f clip =
+      c.projection(double(w) / h) * c.view() * Eigen::Vector4f(float(p.x()), float(p.y()), float(p.z()), 1.f);
+  return {int((clip.x() / clip.w() * 0.5 + 0.5) * w), int((1 - (clip.y() / clip.w() * 0.5 + 0.5)) * h)};
+}
+
+double luminance(const uint8_t* p) { return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]; }
+
+// Distance from the eye to the surface drawn at each pixel (rows top first), +inf where
+// nothing was drawn: the depth buffer of the last render, unprojected.
+std::vector<double> eyeDistances(const RenderTarget& t, const Camera& c) {
+  const int w = t.width(), h = t.height();
+  std::vector<float> depth(size_t(w) * h);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, t.framebuffer());
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glReadPixels(0, 0, w, h, GL_DEPTH_COMPONENT, GL_FLOAT, depth.data());
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+  const Eigen::Matrix4d inv = (c.projection(double(w) / h) * c.view()).cast<double>().inverse();
+  std::vector<double> out(depth.size(), INFINITY);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const double d = depth[size_t(y) * w + size_t(x)];
+      if (d >= 1.0) continue;
+      const Eigen::Vector4d p = inv * Eigen::Vector4d(2 * (x + 0.5) / w - 1, 2 * (y + 0.5) / h - 1, 2 * d - 1, 1);
+      out[size_t(h - 1 - y) * w + size_t(x)] = (p.head<3>() / p.w() - c.eye()).norm();
+    }
+  return out;
+}
+
+}  // namespace
+
+// Screenshots of two shipped scenes (their own cameras) show every body, lit: the
+// pixels where the skin is drawn (against the same frame without skins) cover each
+// body's projected centre of mass, differ from the background there, and are shaded
+// (a spread of brightness across the surface that a flat, unlit body would not have).
+TEST(Renderer, ShippedScenesShowEveryBodyLit) {
+  const auto gl = EglContext::create();
+  for (const char* name : {"pumpkins.json", "head_punch.json"}) {
+    SCOPED_TRACE(name);
+    World w(sceneAt(name, 32));
+    for (int i = 0; i < 150; ++i) w.step();  // the top pumpkin has landed; the fist is on its way
+    Renderer r;
+    r.setWorld(w);
+    const CameraDesc& cd = w.scene().camera;
+    const Camera camera(cd.eye, cd.target, cd.fovY);
+    const int W = 320, H = 180;
+    RenderTarget target;
+    target.resize(W, H);
+    r.render(w, camera, target, ViewOptions{});
+    const std::vector<uint8_t> shot = target.readRgb();
+    ViewOptions bare;
+    bare.skin = false;
+    r.render(w, camera, target, bare);
+    const std::vector<uint8_t> background = target.readRgb();
+    // the bodies' pixels: where drawing the skins changed the picture
+    std::vector<char> body(size_t(W) * H, 0);
+    std::vector<double> lum;
+    double contrast = 0;
+    for (size_t p = 0; p < body.size(); ++p) {
+      int d = 0;
+      for (int c = 0; c < 3; ++c) d = std::max(d, std::abs(int(shot[3 * p + size_t(c)]) - int(background[3 * p + size_t(c)])));
+      body[p] = d > 16;
+      if (!body[p]) continue;
+      lum.push_back(luminance(&shot[3 * p]));
+      contrast += std::abs(luminance(&shot[3 * p]) - luminance(&background[3 * p]));
+    }
+    ASSERT_GT(lum.size(), size_t(W * H / 50)) << "the bodies cover less than 2% of the picture";
+    contrast /= double(lum.size());
+    std::sort(lum.begin(), lum.end());
+    const double p5 = lum[lum.size() / 20], p95 = lum[lum.size() * 19 / 20];
+    const double mean = std::accumulate(lum.begin(), lum.end(), 0.0) / double(lum.size());
+    std::printf("%s: %zu body pixels, luminance mean %.0f, 5%%..95%% %.0f..%.0f, contrast to background %.0f\n", name,
+                lum.size(), mean, p5, p95, contrast);
+    EXPECT_GT(mean, 50) << "bodies drawn dark: no light?";
+    EXPECT_GT(p95 - p5, 40) << "no shading across the bodies";
+    EXPECT_GT(contrast, 15);
+    for (const Body& b : w.bodies()) {
+      const Eigen::Vector2i c = project(camera, b.state.position, W, H);
+      int covered = 0;
+      for (int dy = -2; dy <= 2; ++dy)
+        for (int dx = -2; dx <= 2; ++dx) {
+          const int x = std::clamp(c.x() + dx, 0, W - 1), y = std::clamp(c.y() + dy, 0, H - 1);
+          covered += body[size_t(y) * W + size_t(x)];
+        }
+      EXPECT_GE(covered, 20) << b.desc.name << " not drawn at its centre (" << c.transpose() << ")";
+    }
+  }
+}
+
+// The fist of head_punch.json dents the head, and the rendered surface shows it: seen
+// from the fist's side (the fist moved out of the way after the step), the depth
+// buffer over the contact region lies deeper than the same head drawn with its skin
+// at rest (q = 0, same pose) by about the dent the solver reports there, while the
+// rest of the head moves far less.
+TEST(Renderer, PunchDentIsVisibleInTheDepthOfTheContactRegion) {
+  const auto gl = EglContext::create();
+  World w(sceneAt("head_punch.json", 64));  // at 32^2 the coarser head sits lower and the fist only grazes it
+  // step until the fist presses on the head: contacts whose normal (out of the fist) is along +x
+  auto fistContacts = [&] {
+    std::vector<NodeContact> out;
+    if (w.lastContacts().empty()) return out;
+    for (const NodeContact& c : w.lastContacts()[0])
+      if (c.normal.x() > 0.5) out.push_back(c);
+    return out;
+  };
+  std::vector<NodeContact> pressed;
+  for (int i = 0; i < 260 && pressed.size() < 10; ++i) {
+    w.step();
+    pressed = fistContacts();
+  }
+  ASSERT_GE(pressed.size(), 10u) << "the fist never pressed on the head";
+  const Body& head = w.bodies()[0];
+  const LayeredState deformed = head.layered.state();
+  // the dent the solver reports: skin displacement along the contact normal (out of the fist)
+  Vec3 centre = Vec3::Zero(), n = Vec3::Zero();
+  double dent = 0;
+  for (const NodeContact& c : pressed) {
+    centre += head.layered.nodePosition(c.node);
+    n += c.normal;
+    dent += (deformed.orientation * deformed.q[size_t(c.node)]).dot(c.normal);
+  }
+  centre /= double(pressed.size());
+  n.normalize();
+  dent /= double(pressed.size());
+  ASSERT_GT(dent, 0.002) << "the skin under the fist is not pushed in";
+  w.colliders()[1].dragTo(Vec3(-6, 0.5, 0), 0);  // out of the picture, at rest
+
+  Renderer r;
+  r.setWorld(w);
+  const Camera camera(centre - 0.9 * n, centre, 40);  // from the fist's side, along its push
+  const int W = 200, H = 200;
+  RenderTarget target;
+  target.resize(W, H);
+  ViewOptions plain;
+  plain.shadows = false;
+  r.render(w, camera, target, plain);
+  const std::vector<double> dented = eyeDistances(target, camera);
+  LayeredState rest = deformed;
+  std::fill(rest.q.begin(), rest.q.end(), Vec3::Zero());
+  w.bodies()[0].layered.state() = rest;
+  w.bodies()[0].refreshState();
+  r.render(w, camera, target, plain);
+  const std::vector<double> smooth = eyeDistances(target, camera);
+
+  // the contact region: the pixels within the projected contact nodes' box
+  Eigen::Vector2i lo(W, H), hi(-1, -1);
+  for (const NodeContact& c : pressed) {
+    const Eigen::Vector2i p = project(camera, rest.position + rest.orientation * head.model->restSkin[size_t(c.node)], W, H);
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
+  double inside = 0, outside = 0;
+  int nIn = 0, nOut = 0;
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      const size_t p = size_t(y) * W + size_t(x);
+      if (!std::isfinite(dented[p]) || !std::isfinite(smooth[p])) continue;
+      const double d = dented[p] - smooth[p];
+      const bool in = x >= lo.x() && x <= hi.x() && y >= lo.y() && y <= hi.y();
+      (in ? inside : outside) += d;
+      (in ? nIn : nOut) += 1;
+    }
+  ASSERT_GT(nIn, 20) << "the contact region is not in the picture";
+  inside /= nIn;
+  outside /= std::max(nOut, 1);
+  std::printf("dent under the fist: solver %.2f mm over %zu contact nodes; rendered depth %.2f mm deeper over %d "
+              "pixels, %.2f mm elsewhere on the head (%d pixels)\n",
+              dent * 1e3, pressed.size(), inside * 1e3, nIn, outside * 1e3, nOut);
+  EXPECT_NEAR(inside, dent, 0.3 * dent);
+  EXPECT_LT(std::abs(outside), 0.5 * inside);
 }

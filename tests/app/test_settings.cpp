@@ -59,6 +59,7 @@ TEST(Settings, RoundTripKeepsEveryField) {
   s.windowWidth = 1600;
   s.windowHeight = 900;
   s.lastScene = "/somewhere/scenes/head_punch.json";
+  s.atlasTexture = "contact depth (live)";
   std::string error;
   ASSERT_TRUE(saveSettings(path.string(), s, &error)) << error;
   EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
@@ -78,6 +79,7 @@ TEST(Settings, RoundTripKeepsEveryField) {
   EXPECT_EQ(r.windowWidth, 1600);
   EXPECT_EQ(r.windowHeight, 900);
   EXPECT_EQ(r.lastScene, s.lastScene);
+  EXPECT_EQ(r.atlasTexture, s.atlasTexture);
 }
 
 TEST(Settings, MissingFileGivesTheDefaultsWithoutAWarning) {

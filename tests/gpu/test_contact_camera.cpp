@@ -3,6 +3,7 @@
 // (intersection over union) and their depths.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -112,6 +113,62 @@ TEST_F(ContactCameraTest, SeparatedSkinsDrawNothing) {
   std::vector<NodeContact> ca, cb;
   EXPECT_EQ(camera.find(a, b, p, &ca, &cb), 0);
   EXPECT_TRUE(ca.empty() && cb.empty());
+}
+
+
+// The texture viewer's copy of D: two balls (r 0.5 m) overlapping by 2 cm along y.
+// D peaks at the overlap (2 cm, less the chords of the skin mesh), the overlap covers
+// the lens of radius sqrt(0.5^2 - 0.49^2) = 0.0995 m, and the copy is taken only on request.
+TEST_F(ContactCameraTest, SnapshotOfDShowsTheOverlapLens) {
+  ContactCamera camera(128);
+  BodyDesc da = test::ball(0.5, 32, 1e5), db = da;
+  da.name = "lower";
+  db.name = "upper";
+  const BakedBodyPtr ma = bake(da), mb = bake(db);
+  LayeredBody a(ma, da), b(mb, db);
+  b.state().position = Vec3(0, 0.98, 0);
+  ProxyContact p;
+  p.normal = Vec3::UnitY();
+  std::vector<NodeContact> ca, cb;
+  camera.find(a, b, p, &ca, &cb);
+  EXPECT_TRUE(camera.takeSnapshots().empty());  // not kept unless asked
+  camera.keepSnapshots(true);
+  ca.clear();
+  cb.clear();
+  EXPECT_GT(camera.find(a, b, p, &ca, &cb), 0);
+  std::vector<ContactCamera::Snapshot> snaps = camera.takeSnapshots();
+  ASSERT_EQ(snaps.size(), 1u);
+  const ContactCamera::Snapshot& s = snaps[0];
+  EXPECT_EQ(s.bodyA, "lower");
+  EXPECT_EQ(s.bodyB, "upper");
+  ASSERT_EQ(s.d.size(), size_t(128 * 128));
+  EXPECT_NEAR(s.normal.y(), 1.0, 1e-12);
+  double deepest = -1;
+  int overlap = 0, missing = 0;
+  for (float v : s.d) {
+    if (!std::isfinite(v)) {
+      ++missing;
+      continue;
+    }
+    deepest = std::max(deepest, double(v));
+    overlap += v > 0;
+  }
+  // the skins are inscribed in the spheres (chords): D is at most the spheres' overlap,
+  // and at least the deepest node the same passes found (within a texel's slope)
+  double nodeDepth = 0;
+  for (const auto* cs : {&ca, &cb})
+    for (const NodeContact& c : *cs) nodeDepth = std::max(nodeDepth, c.depth);
+  const double area = overlap * s.texelSize * s.texelSize, lens = M_PI * (0.25 - 0.49 * 0.49);
+  std::printf("D: deepest %.4f m (deepest node %.4f m), overlap %.4f m2 (spheres' lens %.4f m2), %d texels "
+              "without a skin\n",
+              deepest, nodeDepth, area, lens, missing);
+  EXPECT_LE(deepest, 0.02 + 1e-5);
+  EXPECT_GE(deepest, nodeDepth - 0.002);
+  EXPECT_GT(deepest, 0.4 * 0.02);
+  EXPECT_LE(area, 1.05 * lens);
+  EXPECT_GE(area, 0.5 * lens);
+  EXPECT_GT(missing, 0);  // the window's corners see no skin
+  EXPECT_TRUE(camera.takeSnapshots().empty());  // taken once
 }
 
 }  // namespace
