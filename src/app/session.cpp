@@ -61,7 +61,13 @@ void Session::step() {
   const auto t0 = std::chrono::steady_clock::now();
   world->step();
   const auto t1 = std::chrono::steady_clock::now();
-  log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count());
+  int contacts = 0, cgIterations = 0;
+  for (const Body& b : world->bodies()) {
+    contacts += b.stats.contacts;
+    cgIterations += b.stats.cgIterations;
+  }
+  log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count(), contacts,
+             cgIterations);
   bool allOnGpu = true;
   for (const Body& b : world->bodies()) allOnGpu = allOnGpu && b.layered.freeMotionSolver();
   if (world->settings().backend == "gpu" && !allOnGpu) {

@@ -15,7 +15,7 @@ double median(std::vector<double> v) {
   return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + long(m)));
 }
 
-void StepLog::record(const Profile& p, double stepMs) {
+void StepLog::record(const Profile& p, double stepMs, int contacts, int cgIterations) {
   std::vector<double> row(names_.size(), 0.0);
   for (const Profile::Stage& s : p.stages()) {
     auto it = std::find(names_.begin(), names_.end(), s.name);
@@ -28,12 +28,14 @@ void StepLog::record(const Profile& p, double stepMs) {
   }
   steps_.push_back(stepMs);
   stages_.push_back(std::move(row));
+  counts_.push_back({contacts, cgIterations});
 }
 
 void StepLog::clear() {
   names_.clear();
   steps_.clear();
   stages_.clear();
+  counts_.clear();
 }
 
 double StepLog::medianStep() const { return median(steps_); }
@@ -59,11 +61,11 @@ void StepLog::writeCsv(const std::string& path, double dt) const {
   if (!f) throw std::runtime_error(path + ": cannot write the bench CSV");
   f << "step,t,step_ms";
   for (const auto& n : names_) f << "," << n << "_ms";
-  f << "\n";
+  f << ",contacts,cg_iterations\n";
   for (size_t i = 0; i < steps_.size(); ++i) {
     f << i + 1 << "," << double(i + 1) * dt << "," << steps_[i];
     for (size_t k = 0; k < names_.size(); ++k) f << "," << (k < stages_[i].size() ? stages_[i][k] : 0.0);
-    f << "\n";
+    f << "," << counts_[i][0] << "," << counts_[i][1] << "\n";
   }
   if (!f) throw std::runtime_error(path + ": write failed");
 }
