@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
 
   // run: per step wall time, lowest node, centre-of-mass speed
   std::vector<double> ms;
-  double maxPen = 0, restTime = -1, minComY = 1e300;
+  double maxPen = 0, restTime = -1, firstStill = -1, minComY = 1e300;
   double lastCom = height, lastSpeed = 0;
   bool resting = false;
   int blownUp = 0;
@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
     // at rest: centre-of-mass speed below 1 mm/s from this step to the end
     const bool still = vel.length() < 1e-3;
     if (still && !resting) restTime = s * dt;
+    if (still && firstStill < 0) firstStill = s * dt;
     if (!still) restTime = -1;
     resting = still;
   }
@@ -199,6 +200,7 @@ int main(int argc, char** argv) {
   std::printf("  \"max_penetration\": %.6g,\n  \"final_com_y\": %.6g,\n  \"min_com_y\": %.6g,\n", maxPen, lastCom,
               minComY);
   std::printf("  \"final_speed\": %.6g,\n", lastSpeed);
+  std::printf("  \"first_still_time\": %.6g,\n", firstStill);
   std::printf("  \"rests\": %s,\n  \"rest_time\": %.6g,\n  \"blew_up_at_step\": %d\n}\n",
               restTime >= 0 ? "true" : "false", restTime, blownUp);
   world->removeSoftBody(ball);
