@@ -104,6 +104,15 @@ def read_bench_csv(path):
     return header, rows
 
 
+def cpu_pressure():
+    """Share of the last 60 s in which some runnable task waited for a CPU (Linux PSI), or None."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return float(re.search(r"avg60=([0-9.]+)", f.readline()).group(1))
+    except (OSError, AttributeError):
+        return None
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -481,11 +490,11 @@ def main():
         + (" (software: short GPU set)" if software else ""))
 
     t0 = time.time()
-    load0 = os.getloadavg()
+    load0, psi0 = os.getloadavg(), cpu_pressure()
     configs, runs = suite(R, a)
     points, collision = scaling(R, a) if not a.no_scaling else ([], [])
     peers = peer(R, a) if not a.no_peer else []
-    load1 = os.getloadavg()
+    load1, psi1 = os.getloadavg(), cpu_pressure()
     minutes = (time.time() - t0) / 60
 
     # ---- CSVs ----
@@ -566,7 +575,8 @@ def main():
     L.append(f"- GL renderer: {renderer}" + (" (software rasterizer: GPU figures say nothing about a real GPU)"
                                                if software else ""))
     L.append(f"- load average at start / end: {load0[0]:.2f} / {load1[0]:.2f} (the machine is shared: medians "
-             f"over repeats)")
+             f"over repeats)" + (f"; CPU pressure (PSI some avg60) at start / end: {psi0:.0f}% / {psi1:.0f}% "
+                                   "of the time some task waited for a core" if psi0 is not None else ""))
     L.append(f"- CPU runs: {a.warmup} warm-up + {a.steps} measured steps, {a.repeats} repeats; GPU runs: "
              f"{a.gpu_warmup} + {a.gpu_steps} steps, {a.gpu_repeats} repeat(s); the scene's own dt; every body "
              f"at the run's atlas resolution (`--resolution`)\n")
