@@ -1,6 +1,7 @@
 #pragma once
 // Per-step stage timings of a run: the --bench CSV, the medians of --metrics,
 // the headless timing summary and the statistics panel's plots.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@ namespace d2t {
 /// The world after one step, for the statistics plots (all bodies together).
 struct StepSummary {
   float cgIterations = 0;  ///< most CG iterations of any body's y solve
+  int cgIterationsTotal = 0;  ///< CG iterations summed over the bodies
   float cgResidual = 0;    ///< largest final relative CG residual of any body
   float contacts = 0;      ///< colliding nodes, all bodies
   float energy = 0;        ///< total energy, all bodies [J]
@@ -33,7 +35,8 @@ class StepLog {
   std::vector<float> recentStage(const std::string& name, size_t n) const;
   /// The last `n` values of one summary member, oldest first.
   std::vector<float> recentSummary(float StepSummary::*member, size_t n) const;
-  /// CSV: "step,t,step_ms,<stage>_ms,..." one row per step from step `first` (0-based;
+  /// CSV: "step,t,step_ms,<stage>_ms,...,contacts,cg_iterations" (colliding nodes and CG
+  /// iterations summed over the bodies), one row per step from step `first` (0-based;
   /// the panel's start/stop recording) on. Throws std::runtime_error on I/O failure.
   void writeCsv(const std::string& path, double dt, size_t first = 0) const;
 
