@@ -384,7 +384,9 @@ TEST_F(GpuSkinTest, CoreSpringMatchesTheCpuAndSettlesAtMgOverK) {
       ASSERT_TRUE(p.gpu.state().position.allFinite()) << n;
       worst = std::max(worst, (p.gpu.state().position - p.cpu.state().position).norm());
     }
-    const double ext = y0 - p.gpu.state().position.y(), extCpu = y0 - p.cpu.state().position.y();
+    // (the spring's point is the shape's origin: c sits comOffset from it)
+    const double ext = y0 - (p.gpu.state().position - p.gpu.state().orientation * p.model->comOffset).y();
+    const double extCpu = y0 - (p.cpu.state().position - p.cpu.state().orientation * p.model->comOffset).y();
     std::printf("GPU core spring k = %.0e, dt = %.4f: extension %.6e m (CPU %.6e, m g / k %.6e, rel. %.2e), "
                 "largest GPU-CPU gap %.2e m\n",
                 k, dt, ext, extCpu, expect, std::abs(ext / expect - 1), worst);

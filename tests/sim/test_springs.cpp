@@ -9,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <filesystem>
 
 #include "sim/layered_body.h"
 #include "sim/world.h"
@@ -302,6 +303,45 @@ TEST(DragSpring, PulledFreeBodyGainsTheMomentumOfTheSpringForce) {
   EXPECT_TRUE(b.layered.state().position.allFinite());
   EXPECT_LT(gap, 1e-3);
   EXPECT_EQ(b.stats.resets, 0);
+}
+
+}  // namespace d2t
+
+namespace d2t {
+
+// The punch demo (issue 7): the head held by its neck springs hangs still at the
+// static sag of its springs, the scripted fist dents it and pushes it aside, and the
+// springs bring it back. A 32^2 atlas for speed (the scene's is 128^2).
+TEST(CoreSpring, HeadPunchSceneDentsTheHeadAndItSwingsBack) {
+  const std::filesystem::path file =
+      std::filesystem::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes" / "head_punch.json";
+  Scene scene = loadScene(file.string());
+  scene.bodies[0].atlasResolution = 32;
+  World w(scene);
+  Body& head = w.bodies()[0];
+  const Vec3 start = head.state.position;
+  double sagBefore = 0, dent = 0, pushed = 0, farAfter = 0;
+  for (int step = 1; step * scene.simulation.dt <= 3.0 + 1e-9; ++step) {
+    w.step();
+    const double t = w.time();
+    const Vec3 d = head.state.position - start;
+    if (t <= 0.6) sagBefore = std::max(sagBefore, std::abs(d.y()));
+    for (const Vec3& q : head.layered.state().q) dent = std::max(dent, q.norm());
+    if (t > 0.9 && t < 1.4) pushed = std::max(pushed, d.x());  // the fist comes from -x
+    if (t > 2.6) farAfter = std::max(farAfter, d.norm());
+  }
+  // four springs carry the weight: sag m g / 4k, with the skin's own sag on top
+  double k = 0;
+  for (const CoreSpring& s : head.layered.coreSprings()) k += s.stiffness;
+  const double staticSag = head.mass() * 9.81 / k;
+  std::printf("head punch: sag before %.4f m (m g / sum k = %.4f m), deepest skin displacement %.4f m, pushed "
+              "%.4f m, within %.4f m of the start after 2.6 s, %d resets\n",
+              sagBefore, staticSag, dent, pushed, farAfter, head.stats.resets);
+  EXPECT_LT(sagBefore, 3 * staticSag);
+  EXPECT_GT(dent, 0.01);
+  EXPECT_GT(pushed, 0.02);
+  EXPECT_LT(farAfter, 0.5 * pushed);
+  EXPECT_EQ(head.stats.resets, 0);
 }
 
 }  // namespace d2t
