@@ -490,6 +490,7 @@ void LayeredBody::beginDrag(int node, const Vec3& target, double stiffness, doub
   if (node < 0 || node >= m.nodeCount())
     throw std::out_of_range("beginDrag: node " + std::to_string(node) + " is not a node of this body (" +
                             std::to_string(m.nodeCount()) + " nodes)");
+  if (!target.allFinite()) throw std::invalid_argument("beginDrag: the target is not a finite point");
   if (!(stiffness > 0) || !std::isfinite(stiffness))
     throw std::invalid_argument("beginDrag: the stiffness must be positive, got " + std::to_string(stiffness));
   if (!(damping >= 0)) {

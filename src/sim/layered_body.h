@@ -209,9 +209,13 @@ class LayeredBody {
   /// core is held). The spring is part of the implicit step: after the free update its
   /// impulse is solved with the node's exact compliance G = L_i Mt^-1 L_i^T (a rank-3
   /// Woodbury update of the decoupled solve), which is backward Euler with the spring
-  /// inside Mt: stable for any k and dt. Throws std::out_of_range for a bad node.
+  /// inside Mt: stable for any k and dt. Throws std::out_of_range for a bad node and
+  /// std::invalid_argument for a non-finite target or a stiffness that is not > 0.
   void beginDrag(int node, const Vec3& target, double stiffness, double damping = -1);
-  void moveDrag(const Vec3& target) { drag_.target = target; }
+  /// Moves the spring's world target [m] (a non-finite one is ignored).
+  void moveDrag(const Vec3& target) {
+    if (target.allFinite()) drag_.target = target;
+  }
   void endDrag() { drag_ = DragSpring{}; }
   bool dragging() const { return drag_.node >= 0; }
   const DragSpring& drag() const { return drag_; }

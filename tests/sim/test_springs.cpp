@@ -345,3 +345,20 @@ TEST(CoreSpring, HeadPunchSceneDentsTheHeadAndItSwingsBack) {
 }
 
 }  // namespace d2t
+
+namespace d2t {
+
+TEST(DragSpring, BadArgumentsAreRefusedWithoutTouchingTheBody) {
+  LayeredBody b(bake(test::ball(kR, 16, 5e4)), test::ball(kR, 16, 5e4));
+  EXPECT_THROW(b.beginDrag(-1, Vec3::Zero(), 100), std::out_of_range);
+  EXPECT_THROW(b.beginDrag(b.nodeCount(), Vec3::Zero(), 100), std::out_of_range);
+  EXPECT_THROW(b.beginDrag(0, Vec3(NAN, 0, 0), 100), std::invalid_argument);
+  EXPECT_THROW(b.beginDrag(0, Vec3::Zero(), 0), std::invalid_argument);
+  EXPECT_FALSE(b.dragging());
+  b.beginDrag(0, Vec3(0, 1, 0), 100);
+  b.moveDrag(Vec3(INFINITY, 0, 0));  // ignored
+  EXPECT_EQ(b.drag().target, Vec3(0, 1, 0));
+  EXPECT_GT(b.drag().damping, 0);  // critical by default
+}
+
+}  // namespace d2t
