@@ -122,13 +122,23 @@ bool Session::beginDrag(int index) {
   return true;
 }
 
+bool Session::beginSkinDrag(int body, int node, const Vec3& target) {
+  const auto& bodies = world->bodies();
+  if (body < 0 || body >= int(bodies.size()) || node < 0 || node >= bodies[size_t(body)].nodes()) return false;
+  endDrag();
+  world->beginSkinDrag(size_t(body), node, target);
+  return true;
+}
+
 void Session::dragTo(const Vec3& target) {
+  if (world->skinDragBody() >= 0) world->moveSkinDrag(target);  // the spring pulls it there while running
   if (drag_ < 0) return;
   dragTarget_ = target;
   if (paused) world->colliders()[size_t(drag_)].dragTo(target, 0);  // placed, at rest
 }
 
 void Session::endDrag() {
+  world->endSkinDrag();
   if (drag_ < 0) return;
   world->colliders()[size_t(drag_)].endDrag();
   drag_ = -1;

@@ -44,14 +44,24 @@ struct Session {
   /// Starts dragging collider `index` (the window's mouse; tests script it the same way).
   /// Returns false (and does nothing) for a collider that is not draggable.
   bool beginDrag(int index);
-  /// Where the dragged collider should be. While running, each step of the next
+  /// Where the dragged collider (or the pulled skin point's spring target) should be. While running, each step of the next
   /// advance() moves it an equal share of the way (Collider::dragTo with the step's dt,
   /// so contacts see velocity = displacement / dt), at most kMaxDragSpeed; while
   /// paused it is placed there at rest.
   void dragTo(const Vec3& target);
-  /// Lets go: the collider stays where it is (its script stays off until reset).
+  /// Lets go: the collider stays where it is (its script stays off until reset); a
+  /// pulled skin point is let go.
   void endDrag();
   int draggedCollider() const { return drag_; }
+
+  // ---- a skin point pulled by the user -----------------------------------------------
+  /// Pulls skin node `node` of body `body` toward `target` (world) with the world's
+  /// default drag spring (World::beginSkinDrag: implicit, critically damped). Ends a
+  /// collider drag. dragTo() then moves the target, endDrag() lets go. Returns false
+  /// (and does nothing) for a bad body or node.
+  bool beginSkinDrag(int body, int node, const Vec3& target);
+  /// The body whose skin is pulled, -1: none.
+  int skinDragBody() const { return world ? world->skinDragBody() : -1; }
   /// Fastest a dragged collider moves [m/s] (a flick of the mouse would otherwise
   /// carry it through a body in one step).
   static constexpr double kMaxDragSpeed = 8.0;

@@ -31,7 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 
 /// What a left-button press started.
-enum class MouseMode { None, Orbit, Pan, DragCollider };
+enum class MouseMode { None, Orbit, Pan, DragCollider, DragSkin };
 
 /// Everything the frame loop and the panels share.
 struct Ui {
@@ -250,6 +250,17 @@ void handleMouse(Ui& ui) {
   const bool panelHasMouse = ImGui::GetIO().WantCaptureMouse;
 
   // a drag in progress follows the cursor wherever it is, panels or not
+  if (ui.mouse == MouseMode::DragSkin) {  // a pulled skin point: the spring's target follows the cursor
+    if (!left || !ui.drag) {
+      ui.session.endDrag();
+      ui.drag.reset();
+      ui.mouse = MouseMode::None;
+      ui.status = "let go of the skin";
+      return;
+    }
+    ui.session.dragTo(ui.drag->follow(cursorRay(ui.camera, x, y, w, h)));
+    return;
+  }
   if (ui.mouse == MouseMode::DragCollider) {
     if (!left || !ui.drag) {
       ui.session.endDrag();
@@ -283,8 +294,18 @@ void handleMouse(Ui& ui) {
       ui.picked = pick;
       ui.pickChanged = pick.kind == Pick::Kind::Body;
       if (ui.pickChanged) ui.settings.panels.bodies = true;
-      // hook for a skin-point spring drag (issue 7, solver side): pick.index is the body,
-      // pick.node / pick.texel the anchor node and its atlas texel, pick.point the world point
+      // a left drag on a body pulls its skin: a critically damped spring from the picked
+      // node to the cursor's point in the plane facing the camera (wheel: depth), solved
+      // inside the implicit step (LayeredBody::beginDrag)
+      if (pick.kind == Pick::Kind::Body && ui.session.beginSkinDrag(pick.index, pick.node, pick.point)) {
+        ui.drag.emplace(pick.index, pick.point, pick.point, ui.camera);
+        ui.mouse = MouseMode::DragSkin;
+        const Body& b = ui.session.world->bodies()[size_t(pick.index)];
+        char text[160];
+        std::snprintf(text, sizeof text, "pulling %s at node %d (k = %.0f N/m; wheel: nearer / farther)",
+                      b.desc.name.c_str(), pick.node, b.layered.drag().stiffness);
+        ui.status = text;
+      }
     }
   }
   if (pressed && panelHasMouse) ui.mouse = MouseMode::None;  // the press belongs to a panel
@@ -740,13 +761,15 @@ void helpOverlay(Ui& ui) {
       {"Ctrl+B", "start / stop recording step timings (timestamped CSV)"},
       {"Tab", "hide / show all panels"},
       {"F1", "this help"},
-      {"Esc", "let go of a dragged collider; else quit"},
+      {"Esc", "let go of a dragged collider or skin; else quit"},
   };
   static const char* const mouse[][2] = {
       {"Left drag on a draggable collider", "drag it in the plane facing the camera"},
       {"  + wheel while dragging", "move it nearer / farther"},
+      {"Left drag on a body", "pull its skin: a spring from the picked point to the cursor"},
+      {"  + wheel while pulling", "move the cursor's point nearer / farther"},
       {"Left click on a body", "select it (Bodies panel: name, node, texel)"},
-      {"Left drag elsewhere", "orbit the camera"},
+      {"Left drag on empty space", "orbit the camera"},
       {"Right / middle drag, Shift+left", "pan"},
       {"Wheel", "zoom"},
   };

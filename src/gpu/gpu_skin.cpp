@@ -594,7 +594,7 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     Vec6 Fc;
     Fc.head<3>() = mass * g - R * Sa;
     Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua;
-    dvc = (Mc - MceY).partialPivLu().solve(dt * (Fc - Mcey));
+    dvc = body.solveCore(Mc - MceY, dt * (Fc - Mcey), dt, &result);  // (3.8) with the core springs
   }
 
   // 4-5 skin velocities and positions
@@ -630,7 +630,7 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     if (!fixed) {
       const Vec3 S = restSt_ + mqNew;
       const Vec3 momentum = mass * s.velocity + s.orientation * (s.angularVelocity.cross(S) + mqdotNew);
-      const Vec3 dcdot = (momentumStart + dt * mass * g - momentum) / mass;
+      const Vec3 dcdot = (momentumStart + dt * mass * g + result.springImpulse - momentum) / mass;
       s.velocity += dcdot;
       s.position += dt * dcdot;
     }

@@ -48,6 +48,23 @@ void LayeredBody::resetToDesc() {
   state_.q.assign(n, Vec3::Zero());
   state_.qdot.assign(n, Vec3::Zero());
   y_.assign(n, Vec3::Zero());
+  drag_ = DragSpring{};
+  dragImpulse_.setZero();
+  resolveSprings();
+}
+
+void LayeredBody::resolveSprings() {
+  springs_.clear();
+  for (const CoreSpringDesc& d : desc_.springs) {
+    CoreSpring k;
+    // the body frame's origin sits at comOffset in the shape frame, axes aligned
+    k.point = d.frame == SpringFrame::Body ? Vec3(d.point + model_->comOffset) : d.point;
+    k.anchor = d.hasAnchor ? d.anchor : Vec3(desc_.position + desc_.orientation * k.point);
+    k.stiffness = d.stiffness;
+    k.damping = d.damping;
+    k.restLength = d.restLength;
+    springs_.push_back(k);
+  }
 }
 
 void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
@@ -374,6 +391,232 @@ Mat6 LayeredBody::coreMassMatrix() const {
   return Mc;
 }
 
+
+// ---- springs ----------------------------------------------------------------------------------
+
+namespace {
+
+// One core spring at the current state: the point's world offset r from c and its
+// velocity, the force f_s and its stiffness K_s = -df_s/dp (world).
+//   f_s = -k (|d| - L) d^ - c pdot,  d = p - anchor
+//   K_s = k [d^ d^T + max(0, 1 - L/|d|) (I - d^ d^T)]
+// J = [I, -R [rb]x] maps (cdot, omega) to pdot, rb the point in the body frame
+// (the transverse term is dropped where the spring is compressed, |d| < L: it would
+// make the matrix indefinite; L = 0 gives K_s = k I).
+using Mat36 = Eigen::Matrix<double, 3, 6>;
+
+struct SpringAt {
+  Mat36 J = Mat36::Zero();
+  Vec3 pdot = Vec3::Zero();
+  Vec3 force = Vec3::Zero();
+  Mat3 Ks = Mat3::Zero();
+};
+
+SpringAt springAt(const CoreSpring& k, const LayeredState& s, const Mat3& R, const Vec3& comOffset, double dt) {
+  SpringAt a;
+  const Vec3 rb = k.point - comOffset;  // body frame, from c
+  const Vec3& w = s.angularVelocity;
+  a.J.leftCols<3>() = Mat3::Identity();
+  a.J.rightCols<3>() = -R * skew(rb);
+  a.pdot = s.velocity + R * w.cross(rb);
+  // The step turns the core by R exp(dt [w]x), so p(t + dt) = p + dt J v(t + dt) +
+  // dt^2/2 R (w x (w x rb)) + O(dt^3): the centripetal term (explicit, start w) is
+  // added to the spring's stretch. Without it a stiff spring on a spinning core
+  // sees a spurious stretch of dt^2 w^2 |rb| / 2 every step (0.6 mm at 3 rad/s,
+  // dt = 1/60: 20 J in a k = 1e8 spring) and feeds it back as energy.
+  const Vec3 d = s.position + R * (rb + 0.5 * dt * dt * w.cross(w.cross(rb))) - k.anchor;
+  const double len = d.norm();
+  if (len > 1e-12) {
+    const Vec3 e = d / len;
+    const Mat3 ee = e * e.transpose();
+    a.force = -k.stiffness * (len - k.restLength) * e;
+    a.Ks = k.stiffness * (ee + std::max(0.0, 1 - k.restLength / len) * (Mat3::Identity() - ee));
+  } else {
+    a.Ks = k.stiffness * Mat3::Identity();
+  }
+  a.force -= k.damping * a.pdot;
+  return a;
+}
+
+}  // namespace
+
+Vec6 LayeredBody::solveCore(const Mat6& Mcond, const Vec6& rhs, double dt, FreeStepResult* result) const {
+  const LayeredState& s = state_;
+  const Mat3 R = rotation(s.orientation);
+  // Linearised backward Euler of a force f(p, pdot) on a core point, pdot = J v_c:
+  //   f(t + dt) ~ f_s - K_s dt pdot(t + dt) - c (pdot(t + dt) - pdot(t))
+  // (p(t + dt) = p + dt pdot(t + dt)); its generalised impulse dt J^T f(t + dt) moves
+  // the dv_c terms to the left-hand side of (3.8):
+  //   [Mcond + J^T (dt c + dt^2 K_s) J] dv_c = rhs + dt J^T (f_s - dt K_s pdot)
+  Mat6 A = Mcond;
+  Vec6 b = rhs;
+  std::vector<SpringAt> at;
+  at.reserve(springs_.size());
+  for (const CoreSpring& k : springs_) {
+    at.push_back(springAt(k, s, R, model_->comOffset, dt));
+    const SpringAt& a = at.back();
+    const Mat3 H = dt * k.damping * Mat3::Identity() + dt * dt * a.Ks;
+    A += a.J.transpose() * H * a.J;
+    b += dt * a.J.transpose() * (a.force - dt * a.Ks * a.pdot);
+  }
+  const Vec6 dvc = A.partialPivLu().solve(b);
+  // the springs' impulse over the step: dt f(t + dt) with the solved velocities
+  Vec3 impulse = Vec3::Zero();
+  for (size_t j = 0; j < springs_.size(); ++j) {
+    const SpringAt& a = at[j];
+    const Vec3 pdot1 = a.pdot + a.J * dvc;
+    impulse += dt * (a.force - dt * a.Ks * pdot1 - springs_[j].damping * (pdot1 - a.pdot));
+  }
+  if (result) {
+    result->condensedMass = A;
+    result->springImpulse = impulse;
+  }
+  return dvc;
+}
+
+double LayeredBody::springEnergy() const {
+  const Mat3 R = rotation(state_.orientation);
+  double e = 0;
+  for (const CoreSpring& k : springs_) {
+    const double len = (state_.position + R * (k.point - model_->comOffset) - k.anchor).norm();
+    e += 0.5 * k.stiffness * (len - k.restLength) * (len - k.restLength);
+  }
+  if (dragging()) e += 0.5 * drag_.stiffness * (nodePosition(drag_.node) - drag_.target).squaredNorm();
+  return e;
+}
+
+void LayeredBody::beginDrag(int node, const Vec3& target, double stiffness, double damping) {
+  const BakedBody& m = *model_;
+  if (node < 0 || node >= m.nodeCount())
+    throw std::out_of_range("beginDrag: node " + std::to_string(node) + " is not a node of this body (" +
+                            std::to_string(m.nodeCount()) + " nodes)");
+  if (!target.allFinite()) throw std::invalid_argument("beginDrag: the target is not a finite point");
+  if (!(stiffness > 0) || !std::isfinite(stiffness))
+    throw std::invalid_argument("beginDrag: the stiffness must be positive, got " + std::to_string(stiffness));
+  if (!(damping >= 0)) {
+    // critical damping c = 2 sqrt(k m_eff) for the mass the spring moves: the rigidified
+    // body at the node (impulse P at r from the centre of mass changes the point's
+    // velocity by C P, C = I/m - [r]x I^-1 [r]x; m_eff = 3 / trace C), or, with the
+    // core held, the skin (an upper bound of the mass that moves: no ringing)
+    double meff = 0;
+    if (settings_.fixedCore) {
+      for (double mi : m.nodeMass) meff += mi;
+    } else {
+      const Mat3 R = rotation(state_.orientation);
+      const Mat3 invI = R * m.totalInertia.inverse() * R.transpose();
+      const Mat3 rx = skew(nodePosition(node) - centerOfMass());
+      const Mat3 C = Mat3::Identity() / m.totalMass - rx * invI * rx;
+      meff = 3 / C.trace();
+    }
+    damping = 2 * std::sqrt(stiffness * meff);
+  }
+  drag_.node = node;
+  drag_.target = target;
+  drag_.stiffness = stiffness;
+  drag_.damping = damping;
+}
+
+// The drag spring, implicitly. With v* the velocities of the free update (steps 1-5)
+// and L_i the node's velocity map (xdot_i = L_i v), backward Euler with the spring
+// force f = -k (x_i - target) - c xdot_i inside the step gives the impulse
+//   lambda = dt f(t + dt) = -dt k C0 - h L_i v,  v = v* + Mt^-1 L_i^T lambda,
+//   h = dt^2 k + dt c,  C0 = x_i(t) - target
+// so  (I + h G) lambda = -(dt k C0 + h L_i v*),  G = L_i Mt^-1 L_i^T  (3x3, world):
+// the Woodbury form of (Mt + h L_i^T L_i)^-1, i.e. exactly the implicit step with the
+// spring in Mt. G and Mt^-1 L_i^T lambda come from the decoupled solve (3.8)-(3.9):
+//   Z = Mt_e^-1 E_i (3 columns, constant in the body frame: solved once per drag),
+//   G = R Z_ii R^T + U Mcond^-1 U^T,  U = [I, -R [u_i]x] - R Y_i,
+//   dv_c = Mcond^-1 (L_c^T lambda - M_ce Z R^T lambda),  dv_e = Z R^T lambda - Y dv_c
+// (Mcond with the core springs; Y as the free update built it). The mass-lumped
+// block-diagonal Mh_e of the contact response would be cheaper but wrong here: at
+// rest it spreads the spring force over the node's stencil neighbours by Mt_ji
+// Mh_i^-1, which is O(1) where dt^2 K dominates the node mass (a 128^2 head at
+// dt = 5 ms), so the skin would settle to another shape than K q = f.
+void LayeredBody::applyDrag(double dt, Profile& profile) {
+  dragImpulse_.setZero();
+  if (!dragging()) return;
+  StageTimer t(profile, "drag");
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const int i = drag_.node;
+  const bool fixed = settings_.fixedCore;
+  if (dragZNode_ != i || dragZVersion_ != preparedVersion_) {
+    std::vector<std::array<Vec3, 6>> rhs(n), sol;
+    for (auto& r : rhs) r.fill(Vec3::Zero());
+    for (int k = 0; k < 3; ++k) rhs[i][k] = Vec3::Unit(k);
+    // (a point load converges slowly in CG: measured on the 2-core build machine, the
+    // head at 128^2, 9600 nodes: 340 ms at 1e-8, 430 ms at 1e-10, once per drag; at
+    // 64^2 the direct solver takes 18 ms)
+    solveMt6(rhs, sol, 20 * n + 100, 1e-8);
+    dragZ_.resize(n);
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < 3; ++k) dragZ_[j].col(k) = sol[j][k];
+    dragZNode_ = i;
+    dragZVersion_ = preparedVersion_;
+  }
+  const LayeredState& start = start_;
+  LayeredState& s = state_;
+  const Vec3 momentumBefore = linearMomentum();
+  // J at the start of the step, as the free update linearised it
+  const Mat3 R = rotation(start.orientation), Rt = R.transpose();
+  const Vec3 ui = m.restSkin[i] + start.q[i];
+  const Vec3 C0 = start.position + R * ui - drag_.target;
+  const Vec3 xdot = s.velocity + R * (s.angularVelocity.cross(ui) + s.qdot[i]);
+  // Y dv_c at node j (body frame): W_t[j] R^T dv_t + W_r[j] dv_r - m_j Mh_j^-1 (q_j x dv_r)
+  auto Ytimes = [&](int j, const Vec6& dv) {
+    const Vec3 a = Rt * dv.head<3>();
+    const Vec3 w = dv.tail<3>();
+    Vec3 r = Vec3::Zero();
+    for (int k = 0; k < 3; ++k) r += wt_[j][k] * a[k] + wr_[j][k] * w[k];
+    return Vec3(r - m.nodeMass[j] * (mtDiagInverse_[j] * start.q[j].cross(w)));
+  };
+  Mat3 G = R * dragZ_[i] * Rt;
+  Eigen::PartialPivLU<Mat6> Mcond;
+  Eigen::Matrix<double, 3, 6> U;
+  if (!fixed) {
+    Mcond.compute(free_.condensedMass);
+    for (int k = 0; k < 6; ++k) U.col(k) = R * Ytimes(i, Vec6::Unit(k));
+    U.leftCols<3>() = Mat3::Identity() - U.leftCols<3>();
+    U.rightCols<3>() = -R * skew(ui) - U.rightCols<3>();
+    G += U * Mcond.solve(Eigen::Matrix<double, 6, 3>(U.transpose()));
+  }
+  const double h = dt * dt * drag_.stiffness + dt * drag_.damping;
+  const Vec3 lambda = -(Mat3::Identity() + h * G).partialPivLu().solve(dt * drag_.stiffness * C0 + h * xdot);
+  // the velocity change Mt^-1 L_i^T lambda through (3.8)-(3.9)
+  const Vec3 lb = Rt * lambda;
+  Vec6 dvc = Vec6::Zero();
+  if (!fixed) {
+    Vec3 my = Vec3::Zero(), uy = Vec3::Zero();  // M_ce Z lb = [R sum m_j z_j; sum m_j u_j x z_j]
+    for (int j = 0; j < n; ++j) {
+      const Vec3 z = dragZ_[j] * lb;
+      my += m.nodeMass[j] * z;
+      uy += m.nodeMass[j] * (m.restSkin[j] + start.q[j]).cross(z);
+    }
+    Vec6 f;
+    f << lambda - R * my, ui.cross(lb) - uy;
+    dvc = Mcond.solve(f);
+  }
+  for (int j = 0; j < n; ++j) {
+    Vec3 dq = dragZ_[j] * lb;
+    if (!fixed) dq -= Ytimes(j, dvc);
+    s.qdot[j] += dq;
+  }
+  s.velocity += dvc.head<3>();
+  s.angularVelocity += dvc.tail<3>();
+  // positions from the start of the step with the new velocities (as step 5)
+  s.position = start.position + dt * s.velocity;
+  s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+  for (int j = 0; j < n; ++j) s.q[j] = start.q[j] + dt * s.qdot[j];
+  // the linear momentum gains lambda exactly (as step 5 projects it: the map above is
+  // exact for the start state's u_j and R, the momentum is read at the new ones)
+  if (!fixed) {
+    const Vec3 dcdot = (momentumBefore + lambda - linearMomentum()) / m.totalMass;
+    s.velocity += dcdot;
+    s.position += dt * dcdot;
+  }
+  dragImpulse_ = lambda;
+}
+
 void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContacts, Profile& profile) {
   beginStep(dt, g, profile);
   if (!findContacts) return;
@@ -415,6 +658,7 @@ void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
     }
   }
   if (!done) free_ = integrateFree(start_, dt, g, profile);
+  applyDrag(dt, profile);
   info_.cgIterations = free_.cgIterations;
   info_.cgResidual = free_.cgResidual;
 }
@@ -526,7 +770,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       Vec6 Mcey;
       Mcey << R * my, uy;
       Mcond = Mc - MceY;
-      dvc = Mcond.partialPivLu().solve(dt * (Fc - Mcey));
+      dvc = solveCore(Mcond, dt * (Fc - Mcey), dt, &result);
     }
   }
 
@@ -553,7 +797,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
     // scheme with an explicit Q_v does, at O(dt^2). Project it back through the
     // core's translation (moving c by the same correction over the step).
     if (!fixed) {
-      const Vec3 target = momentumStart + dt * mass * g;
+      const Vec3 target = momentumStart + dt * mass * g + result.springImpulse;
       const Vec3 dcdot = (target - linearMomentum()) / mass;
       s.velocity += dcdot;
       s.position += dt * dcdot;

@@ -47,9 +47,29 @@ struct NodeContact {
 /// Collision detection callback: contacts of the body's skin at its current state.
 using ContactFinder = std::function<void(const class LayeredBody&, std::vector<NodeContact>*)>;
 
+/// A core spring as the step uses it: CoreSpringDesc with its anchor resolved.
+struct CoreSpring {
+  Vec3 point = Vec3::Zero();   ///< attachment point in the SHAPE frame [m] (fixed to the core)
+  Vec3 anchor = Vec3::Zero();  ///< world anchor [m]
+  double stiffness = 0;        ///< k [N/m]
+  double damping = 0;          ///< c [N s/m]
+  double restLength = 0;       ///< L [m]
+};
+
+/// The mouse's spring from a skin node to a world target (see LayeredBody::beginDrag).
+struct DragSpring {
+  int node = -1;               ///< dragged skin node; -1: no drag
+  Vec3 target = Vec3::Zero();  ///< world target [m]
+  double stiffness = 0;        ///< k [N/m]
+  double damping = 0;          ///< c [N s/m]
+};
+
 /// What the collision-free update (steps 1-5) hands to the contact stages.
 struct FreeStepResult {
   Mat6 coreMass = Mat6::Zero();  ///< M_c at the start of the step (core block of the mass matrix)
+  /// The condensed core matrix of (3.8) as solved, core springs included (Mcond + S)
+  Mat6 condensedMass = Mat6::Zero();
+  Vec3 springImpulse = Vec3::Zero();  ///< impulse of the core springs over the step (world) [N s]
   int cgIterations = 0;          ///< CG iterations of the y solve
   double cgResidual = 0;         ///< its final relative residual
 };
@@ -169,6 +189,40 @@ class LayeredBody {
   /// Core block M_c of the mass matrix at the current state.
   Mat6 coreMassMatrix() const;
 
+  // ---- springs on the core (scene) and on the skin (the mouse) -------------------------
+  /// The core springs (anchors resolved at the scene's initial pose).
+  const std::vector<CoreSpring>& coreSprings() const { return springs_; }
+  std::vector<CoreSpring>& coreSprings() { return springs_; }
+  /// Step 3 of both backends, eq. (3.8) with the core springs integrated by linearised
+  /// backward Euler: solves (Mcond + S) dv_c = rhs + s for dv_c, where rhs = dt (Ft_c -
+  /// M_ce y) and, per spring with point velocity J v_c (J = [I, -R [r]x]),
+  ///   S = J^T (dt c I + dt^2 K_s) J,   s = dt J^T (f_s - dt K_s J v_c)
+  /// (f_s the spring force at the start of the step, K_s = -df_s/dp). Reads the state
+  /// at the start of the step (call it before the velocities change); fills
+  /// result->condensedMass and result->springImpulse.
+  Vec6 solveCore(const Mat6& Mcond, const Vec6& rhs, double dt, FreeStepResult* result) const;
+  /// Potential energy of the core springs and of the drag spring [J].
+  double springEnergy() const;
+
+  /// Pulls skin node `node` toward the world point `target` with a spring of stiffness
+  /// k [N/m] and damping c [N s/m] (c < 0: critically damped, c = 2 sqrt(k m_eff) with
+  /// m_eff the rigidified body's effective mass at the node, or the skin's mass when the
+  /// core is held). The spring is part of the implicit step: after the free update its
+  /// impulse is solved with the node's exact compliance G = L_i Mt^-1 L_i^T (a rank-3
+  /// Woodbury update of the decoupled solve), which is backward Euler with the spring
+  /// inside Mt: stable for any k and dt. Throws std::out_of_range for a bad node and
+  /// std::invalid_argument for a non-finite target or a stiffness that is not > 0.
+  void beginDrag(int node, const Vec3& target, double stiffness, double damping = -1);
+  /// Moves the spring's world target [m] (a non-finite one is ignored).
+  void moveDrag(const Vec3& target) {
+    if (target.allFinite()) drag_.target = target;
+  }
+  void endDrag() { drag_ = DragSpring{}; }
+  bool dragging() const { return drag_.node >= 0; }
+  const DragSpring& drag() const { return drag_; }
+  /// Impulse of the drag spring over the last step (world) [N s].
+  const Vec3& lastDragImpulse() const { return dragImpulse_; }
+
   // ---- kinematics and invariants (world frame) ----------------------------------------
   Vec3 nodePosition(int i) const;   ///< x_i = c + R u_i [m]
   Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
@@ -187,6 +241,8 @@ class LayeredBody {
 
  private:
   void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
+  void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
+  void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
@@ -215,6 +271,12 @@ class LayeredBody {
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
   SolverMethod preparedMethod_ = SolverMethod::Auto;
   int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
+  std::vector<CoreSpring> springs_;
+  DragSpring drag_;
+  Vec3 dragImpulse_ = Vec3::Zero();
+  std::vector<Mat3> dragZ_;   // (nnode) Mt_e^-1 E_node: 3 columns per node (body frame)
+  int dragZNode_ = -1;        // the node and operator version dragZ_ was solved for
+  int dragZVersion_ = -1;
 };
 
 }  // namespace d2t

@@ -56,6 +56,23 @@ MaterialRegion readRegion(JsonReader r, const Material& base) {
   return g;
 }
 
+CoreSpringDesc readSpring(JsonReader r) {
+  CoreSpringDesc k;
+  if (!r.has("point")) r.fail("point", "required field is missing (the attachment point on the core [m])");
+  k.point = r.vec3("point", k.point);
+  k.frame = r.string("frame", "shape", {"shape", "body"}) == "body" ? SpringFrame::Body : SpringFrame::Shape;
+  k.hasAnchor = r.has("anchor");
+  k.anchor = r.vec3("anchor", k.anchor);
+  k.stiffness = r.requiredNumber("stiffness", 0, 1e12, /*loOpen=*/true);
+  k.damping = r.number("damping", 0, 0, 1e12);
+  k.restLength = r.number("rest_length", 0, 0, 1e6);
+  if (k.restLength > 0 && !k.hasAnchor)
+    r.fail("rest_length", "a spring with a rest length needs an explicit \"anchor\" (without one the "
+                          "anchor is the point itself, at distance 0, where the spring has no direction)");
+  r.finish();
+  return k;
+}
+
 BodyDesc readBody(JsonReader r, int index) {
   BodyDesc b;
   b.name = r.string("name", "body" + std::to_string(index));
@@ -98,6 +115,7 @@ BodyDesc readBody(JsonReader r, int index) {
   b.orientation = r.quat("orientation", b.orientation);
   b.velocity = r.vec3("velocity", b.velocity);
   b.angularVelocity = r.vec3("angular_velocity", b.angularVelocity);
+  for (auto& k : r.objectArray("springs", false)) b.springs.push_back(readSpring(k));
   r.finish();
   return b;
 }

@@ -32,6 +32,26 @@ struct MaterialRegion {
   bool contains(const Vec3& x) const { return normal.dot(x) > offset; }
 };
 
+/// Frame in which a core spring's attachment point is given.
+enum class SpringFrame {
+  Shape,  ///< the shape's frame, like the body's position (origin: the shape's origin)
+  Body,   ///< the body frame (origin: the core's centre of mass, DESIGN.md sec. 2)
+};
+
+/// A spring from a point rigidly attached to the body's core to a fixed world
+/// anchor (a head held at the neck, issue 7). Integrated implicitly in the
+/// condensed core solve (LayeredBody::solveCore), so stiff springs are stable.
+/// Force on the core point p: f = -k (|d| - L) d / |d| - c pdot, d = p - anchor.
+struct CoreSpringDesc {
+  Vec3 point = Vec3::Zero();       ///< attachment point [m], in `frame`, fixed to the core
+  SpringFrame frame = SpringFrame::Shape;
+  bool hasAnchor = false;          ///< false: the anchor is the point's world position at the initial pose
+  Vec3 anchor = Vec3::Zero();      ///< world anchor [m] (when hasAnchor)
+  double stiffness = 0;            ///< k [N/m], > 0
+  double damping = 0;              ///< c [N s/m], >= 0 (acts on the point's full velocity)
+  double restLength = 0;           ///< L [m], >= 0
+};
+
 /// One deformable layered body.
 struct BodyDesc {
   std::string name;
@@ -45,6 +65,7 @@ struct BodyDesc {
   Quat orientation = Quat::Identity();
   Vec3 velocity = Vec3::Zero();          ///< world linear velocity [m/s]
   Vec3 angularVelocity = Vec3::Zero();   ///< world angular velocity [rad/s]
+  std::vector<CoreSpringDesc> springs;   ///< core-to-world springs (optional)
 
   /// Material at a rest point x (body frame), regions applied.
   Material materialAt(const Vec3& x) const;

@@ -70,6 +70,7 @@ double World::setMaterial(size_t index, const Material& material) {
 }
 
 void World::reset() {
+  skinDrag_ = -1;  // (resetToDesc ends the drag)
   time_ = 0;
   pairsInContact_.clear();
   lastContacts_.clear();
@@ -95,7 +96,33 @@ Energy World::energy(const Body& b) const {
   e.kinetic = b.layered.kineticEnergy();
   e.gravitational = b.layered.gravitationalEnergy(settings().gravity);
   e.elastic = b.layered.elasticEnergy();
+  e.spring = b.layered.springEnergy();
   return e;
+}
+
+void World::beginSkinDrag(size_t body, int node, const Vec3& target, double stiffness, double damping) {
+  Body& b = bodies_.at(body);
+  if (node < 0 || node >= b.nodes())
+    throw std::out_of_range("beginSkinDrag: body '" + b.desc.name + "' has no node " + std::to_string(node));
+  if (stiffness <= 0) {
+    const double own = b.model->stiffness[size_t(node)][0].trace() / 3;  // slot 0: the node itself
+    stiffness = std::min(b.mass() * std::pow(2 * kPi * kDragFrequency, 2), own);
+  }
+  endSkinDrag();
+  b.layered.beginDrag(node, target, stiffness);
+  if (damping < 0) b.layered.beginDrag(node, target, stiffness, -damping * b.layered.drag().damping);
+  skinDrag_ = int(body);
+}
+
+void World::moveSkinDrag(const Vec3& target) {
+  if (skinDrag_ >= 0) bodies_[size_t(skinDrag_)].layered.moveDrag(target);
+}
+
+void World::endSkinDrag() {
+  if (skinDrag_ < 0) return;
+  bodies_[size_t(skinDrag_)].layered.endDrag();
+  bodies_[size_t(skinDrag_)].energyFloor = 1e300;  // the drag did work: the bound restarts
+  skinDrag_ = -1;
 }
 
 // A state is healthy when it is finite, no node has moved by more than twice its
@@ -375,7 +402,8 @@ void World::step() {
     {
       StageTimer t(profile_, "check");
       finiteState = healthy(b);
-      bounded = finiteState && energyBounded(b, outsideWork || touchesBody[bi]);
+      // (the mouse's spring does work; the core springs' potential is in the energy)
+      bounded = finiteState && energyBounded(b, outsideWork || touchesBody[bi] || b.layered.dragging());
     }
     if (!bounded) {
       std::ostringstream w;

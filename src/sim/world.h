@@ -35,7 +35,8 @@ struct Energy {
   double kinetic = 0;
   double gravitational = 0;  ///< relative to height 0: -sum m g . x
   double elastic = 0;        ///< 1/2 q^T K q
-  double total() const { return kinetic + gravitational + elastic; }
+  double spring = 0;         ///< core springs and the drag spring: sum 1/2 k (|d| - L)^2
+  double total() const { return kinetic + gravitational + elastic + spring; }
 };
 
 /// What the run has seen of one body (for --metrics and the panels).
@@ -111,6 +112,20 @@ class World {
   /// density to the body's). The skin keeps its world positions and velocities.
   /// Returns the re-assembly time [ms]. Throws InputError for an invalid material.
   double setMaterial(size_t body, const Material& material);
+  /// Pulls skin node `node` of body `body` toward the world point `target` with an
+  /// implicit spring (LayeredBody::beginDrag). stiffness <= 0 picks the default:
+  /// k = m (2 pi kDragFrequency)^2 for the rigidified body, at most the node's own
+  /// skin stiffness (the mean diagonal of its 3x3 block of K_e), so that a pull moves
+  /// the body rather than tearing one node out of a soft skin. damping < 0: that many
+  /// times critical damping (-1: critical). One drag at a time: a new one ends the
+  /// last. Throws std::out_of_range for a bad body or node.
+  void beginSkinDrag(size_t body, int node, const Vec3& target, double stiffness = 0, double damping = -1);
+  void moveSkinDrag(const Vec3& target);
+  void endSkinDrag();
+  /// The body being dragged, -1: none.
+  int skinDragBody() const { return skinDrag_; }
+  /// Natural frequency of a body on the default drag spring [Hz].
+  static constexpr double kDragFrequency = 1.5;
   /// Keep a per-step trajectory in the stats (off by default: it grows with the run).
   void recordTrajectory(bool on) { recordTrajectory_ = on; }
 
@@ -150,6 +165,7 @@ class World {
   SkinContactFinder skinFinder_;
   std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
   std::vector<std::vector<NodeContact>> lastContacts_;  // (nbody) what the last response used
+  int skinDrag_ = -1;  // body whose skin the mouse pulls
 };
 
 }  // namespace d2t

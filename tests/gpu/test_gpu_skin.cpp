@@ -361,5 +361,62 @@ TEST_F(GpuSkinTest, StiffBallBouncesToEpsilonSquared) {
   EXPECT_NEAR(apex / start, eps * eps, 0.1 * eps * eps);
 }
 
+// Core springs on the GPU backend: its condensed core solve is the CPU's
+// (LayeredBody::solveCore), so a ball hanging on a spring follows the CPU's
+// trajectory and settles at the static extension m g / k; a very stiff spring
+// (k = 1e8) at dt = 1/60 stays finite and converges there too.
+TEST_F(GpuSkinTest, CoreSpringMatchesTheCpuAndSettlesAtMgOverK) {
+  for (const double k : {5e4, 1e8}) {
+    BodyDesc d = test::ball(kR, 32, 1e5);
+    d.position = Vec3(0, 2, 0);
+    d.material.alpha = 5;
+    d.material.beta = 0.02;
+    CoreSpringDesc spring;
+    spring.stiffness = k;
+    spring.damping = k < 1e6 ? 1e4 : 0;
+    d.springs.push_back(spring);
+    Pair p(d);
+    const double dt = k < 1e6 ? 0.005 : 1.0 / 60;
+    const double m = p.cpu.totalMass(), expect = m * 9.81 / k, y0 = p.cpu.coreSprings()[0].anchor.y();
+    double worst = 0;
+    for (int n = 0; n < 600; ++n) {
+      p.step(dt, kG);
+      ASSERT_TRUE(p.gpu.state().position.allFinite()) << n;
+      worst = std::max(worst, (p.gpu.state().position - p.cpu.state().position).norm());
+    }
+    // (the spring's point is the shape's origin: c sits comOffset from it)
+    const double ext = y0 - (p.gpu.state().position - p.gpu.state().orientation * p.model->comOffset).y();
+    const double extCpu = y0 - (p.cpu.state().position - p.cpu.state().orientation * p.model->comOffset).y();
+    std::printf("GPU core spring k = %.0e, dt = %.4f: extension %.6e m (CPU %.6e, m g / k %.6e, rel. %.2e), "
+                "largest GPU-CPU gap %.2e m\n",
+                k, dt, ext, extCpu, expect, std::abs(ext / expect - 1), worst);
+    EXPECT_NEAR(ext, expect, 1e-4 * expect);
+    EXPECT_LT(worst, 1e-3 * expect + 1e-7);
+    EXPECT_NE(p.gpu.freeMotionSolver(), nullptr);  // still on the GPU
+  }
+}
+
+// The drag spring runs after either backend's free update: the GPU body follows the CPU's.
+TEST_F(GpuSkinTest, DragSpringMatchesTheCpu) {
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  Pair p(d);
+  int top = 0;
+  for (int i = 0; i < p.cpu.nodeCount(); ++i)
+    if (p.model->restSkin[i].y() > p.model->restSkin[top].y()) top = i;
+  const Vec3 target = p.cpu.nodePosition(top) + Vec3(0.3, 0.2, 0);
+  p.cpu.beginDrag(top, target, 2e4);
+  p.gpu.beginDrag(top, target, 2e4);
+  double worst = 0, moved = 0;
+  for (int n = 0; n < 200; ++n) {
+    p.step(0.005, Vec3::Zero());
+    worst = std::max(worst, (p.gpu.nodePosition(top) - p.cpu.nodePosition(top)).norm());
+    moved = std::max(moved, (p.cpu.nodePosition(top) - target).norm());
+  }
+  std::printf("GPU drag: node %.4f m from the target (CPU %.4f m), largest GPU-CPU gap %.2e m\n",
+              (p.gpu.nodePosition(top) - target).norm(), (p.cpu.nodePosition(top) - target).norm(), worst);
+  EXPECT_LT(worst, 1e-4);
+  EXPECT_LT((p.cpu.nodePosition(top) - target).norm(), 0.5 * (Vec3(0.3, 0.2, 0)).norm());
+}
+
 }  // namespace
 }  // namespace d2t

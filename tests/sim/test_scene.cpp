@@ -137,6 +137,48 @@ TEST(Scene, MissingRequiredFieldsAndBadVectors) {
   EXPECT_NE(errorOf(n).find("/bodies/0/velocity/1: expected a finite number"), std::string::npos);
 }
 
+TEST(Scene, CoreSpringsLoadWithTheirValuesAndBadOnesNameTheField) {
+  auto j = validScene();
+  j["bodies"][0]["springs"] = nlohmann::json::parse(R"([
+    { "point": [0, -0.2, 0], "stiffness": 5e3, "damping": 40 },
+    { "point": [0.1, 0, 0], "frame": "body", "anchor": [0, 3, 0], "stiffness": 1e4, "rest_length": 0.5 } ])");
+  const Scene s = parseScene(j, "scene.json");
+  ASSERT_EQ(s.bodies[0].springs.size(), 2u);
+  const CoreSpringDesc &a = s.bodies[0].springs[0], &b = s.bodies[0].springs[1];
+  EXPECT_EQ(a.frame, SpringFrame::Shape);
+  EXPECT_FALSE(a.hasAnchor);
+  EXPECT_DOUBLE_EQ(a.point.y(), -0.2);
+  EXPECT_DOUBLE_EQ(a.stiffness, 5e3);
+  EXPECT_DOUBLE_EQ(a.damping, 40);
+  EXPECT_EQ(b.frame, SpringFrame::Body);
+  EXPECT_TRUE(b.hasAnchor);
+  EXPECT_DOUBLE_EQ(b.anchor.y(), 3);
+  EXPECT_DOUBLE_EQ(b.restLength, 0.5);
+  auto bad = [&](const char* spring) {
+    auto k = validScene();
+    k["bodies"][0]["springs"] = nlohmann::json::array({nlohmann::json::parse(spring)});
+    return errorOf(k);
+  };
+  EXPECT_EQ(bad(R"({ "point": [0, 0, 0] })"), "scene.json: /bodies/0/springs/0/stiffness: required field is missing");
+  EXPECT_NE(bad(R"({ "point": [0, 0, 0], "stiffness": -5 })").find("/bodies/0/springs/0/stiffness: must be in (0, "),
+            std::string::npos)
+      << bad(R"({ "point": [0, 0, 0], "stiffness": -5 })");
+  EXPECT_NE(bad(R"({ "stiffness": 5 })").find("/bodies/0/springs/0/point: required field is missing"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({ "point": [0, 0, 0], "stiffness": 5, "damping": -1 })").find("/springs/0/damping: must be in [0, "),
+            std::string::npos);
+  EXPECT_NE(bad(R"({ "point": [0, 0, 0], "stiffness": 5, "frame": "world" })")
+                .find("/springs/0/frame: must be one of shape | body, got \"world\""),
+            std::string::npos);
+  EXPECT_NE(bad(R"({ "point": [0, 0, 0], "stiffness": 5, "rest_length": 0.1 })")
+                .find("/springs/0/rest_length: a spring with a rest length needs an explicit \"anchor\""),
+            std::string::npos);
+  EXPECT_NE(bad(R"({ "point": [0, 0, 0], "stiffness": 5, "anchr": [0, 1, 0] })").find("/springs/0/anchr: unknown field"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({ "point": [0, 0], "stiffness": 5 })").find("/springs/0/point: expected an array of 3 numbers"),
+            std::string::npos);
+}
+
 TEST(Scene, DuplicateNamesAreErrors) {
   auto j = validScene();
   j["colliders"][0]["name"] = "ball";
