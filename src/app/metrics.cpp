@@ -41,7 +41,7 @@ nlohmann::json runMetrics(const World& world, const StepLog& log, const std::str
     o["cg_residual"] = b.stats.cgResidual;
     const Energy e = world.energy(b);
     o["energy"] = {{"kinetic", e.kinetic}, {"gravitational", e.gravitational},
-                   {"elastic", e.elastic}, {"total", e.total()}};
+                   {"elastic", e.elastic}, {"spring", e.spring}, {"total", e.total()}};
     o["resets"] = b.stats.resets;
     o["trajectory"] = b.stats.trajectory;
     bodies.push_back(o);
