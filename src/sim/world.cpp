@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -63,7 +64,7 @@ double World::setMaterial(size_t index, const Material& material) {
   b.model = m;
   b.desc = d;
   b.energyTolerance = scale * m->totalMass;
-  b.energyFloor = 1e300;  // the energy's reference changed
+  rebaseEnergy();  // the energy's reference changed
   b.lastGood = b.layered.state();
   b.refreshState();
   return ms;
@@ -80,9 +81,9 @@ void World::reset() {
     b.layered.resetToDesc();
     b.lastGood = b.layered.state();
     b.stats = BodyStats{};
-    b.energyFloor = 1e300;
     b.refreshState();
   }
+  rebaseEnergy();
 }
 
 std::vector<std::string> World::takeWarnings() {
@@ -121,7 +122,7 @@ void World::moveSkinDrag(const Vec3& target) {
 void World::endSkinDrag() {
   if (skinDrag_ < 0) return;
   bodies_[size_t(skinDrag_)].layered.endDrag();
-  bodies_[size_t(skinDrag_)].energyFloor = 1e300;  // the drag did work: the bound restarts
+  rebaseEnergy();  // the drag did work: the bound restarts
   skinDrag_ = -1;
 }
 
@@ -141,14 +142,30 @@ bool World::healthy(const Body& b) const {
   return true;
 }
 
-bool World::energyBounded(Body& b, bool outsideWork) const {
-  const double e = energy(b).total();
-  if (outsideWork || b.energyFloor >= 1e299) {
-    b.energyFloor = e;
+bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork,
+                          std::map<std::vector<size_t>, double>* floors) {
+  double e = 0, tolerance = 0;
+  for (size_t i : group) {
+    e += energy(bodies_[i]).total();
+    tolerance += bodies_[i].energyTolerance;
+  }
+  if (group.size() == 1) {
+    Body& b = bodies_[group[0]];
+    if (outsideWork || b.energyFloor >= 1e299) {
+      b.energyFloor = e;
+      return true;
+    }
+    if (e > b.energyFloor + tolerance) return false;
+    b.energyFloor = std::min(b.energyFloor, e);
     return true;
   }
-  if (e > b.energyFloor + b.energyTolerance) return false;
-  b.energyFloor = std::min(b.energyFloor, e);
+  // a group: its floor is kept while the same bodies stay in contact; a body that
+  // leaves a group starts a floor of its own (it may have gained energy in it)
+  for (size_t i : group) bodies_[i].energyFloor = 1e300;
+  auto it = groupFloors_.find(group);
+  double floor = it == groupFloors_.end() || outsideWork ? e : std::min(it->second, e);
+  if (it != groupFloors_.end() && !outsideWork && e > it->second + tolerance) return false;
+  (*floors)[group] = floor;
   return true;
 }
 
@@ -383,10 +400,17 @@ void World::step() {
     StageTimer t(profile_, "detect");
     contacts = findAllContacts();
   }
-  // a body touching another exchanges energy with it: its own energy may grow
-  std::vector<char> touchesBody(bodies_.size(), 0);
+  // bodies touching each other exchange energy: the energy bound covers each group of
+  // bodies in contact (connected through their contacts) as one
+  std::vector<size_t> root(bodies_.size());
+  std::iota(root.begin(), root.end(), size_t(0));
+  auto find = [&](size_t i) {
+    while (root[i] != i) i = root[i] = root[root[i]];
+    return i;
+  };
   for (size_t i = 0; i < bodies_.size(); ++i)
-    for (const NodeContact& c : contacts[i]) touchesBody[i] = touchesBody[i] || c.other >= 0;
+    for (const NodeContact& c : contacts[i])
+      if (c.other >= 0) root[find(i)] = find(size_t(c.other));
   respondAll(contacts);
   lastContacts_ = contacts;  // (respond dropped the ones without depth)
   {
@@ -394,18 +418,31 @@ void World::step() {
     contacts = findAllContacts();
   }
   for (size_t i = 0; i < bodies_.size(); ++i) bodies_[i].layered.correct(contacts[i], profile_);
+  // robustness: a non-finite or runaway state, or energy that grew without outside
+  // work, is reported and rolled back
+  std::map<size_t, std::vector<size_t>> groups;
+  for (size_t i = 0; i < bodies_.size(); ++i) groups[find(i)].push_back(i);
+  std::vector<char> finite(bodies_.size()), bounded(bodies_.size());
+  {
+    StageTimer t(profile_, "check");
+    std::map<std::vector<size_t>, double> floors;
+    for (const auto& [r, group] : groups) {
+      bool work = outsideWork, allFinite = true;
+      for (size_t i : group) {
+        finite[i] = healthy(bodies_[i]);
+        allFinite = allFinite && finite[i];
+        // (the mouse's spring does work; the core springs' potential is in the energy)
+        work = work || bodies_[i].layered.dragging();
+      }
+      const bool ok = allFinite && energyBounded(group, work, &floors);
+      for (size_t i : group) bounded[i] = ok;
+    }
+    groupFloors_ = std::move(floors);
+  }
   for (size_t bi = 0; bi < bodies_.size(); ++bi) {
     Body& b = bodies_[bi];
-    // robustness: a non-finite or runaway state, or energy that grew without outside
-    // work, is reported and rolled back
-    bool finiteState, bounded;
-    {
-      StageTimer t(profile_, "check");
-      finiteState = healthy(b);
-      // (the mouse's spring does work; the core springs' potential is in the energy)
-      bounded = finiteState && energyBounded(b, outsideWork || touchesBody[bi] || b.layered.dragging());
-    }
-    if (!bounded) {
+    const bool finiteState = finite[bi];
+    if (!bounded[bi]) {
       std::ostringstream w;
       w << "body '" << b.desc.name << "': numerical blow-up at t = " << time_ + dt << " s ("
         << (finiteState ? "energy grew without outside work"

@@ -4,6 +4,7 @@
 // collision detection against the colliders and catches numerical blow-ups.
 #include <array>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -106,6 +107,7 @@ class World {
   /// the energy bound of the blow-up check restarts from the new energy.
   void rebaseEnergy() {
     for (Body& b : bodies_) b.energyFloor = 1e300;
+    groupFloors_.clear();
   }
   /// Changes a body's material while it runs: K_e and the masses are re-assembled
   /// from the same shape and atlas (regions keep their ratios of Young's modulus and
@@ -149,14 +151,17 @@ class World {
   void respondAll(std::vector<std::vector<NodeContact>>& contacts);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts);
   bool healthy(const Body& b) const;
-  /// Total energy has not grown beyond the lowest seen (+ tolerance) while no outside
-  /// work was done on the body (no moving collider).
-  bool energyBounded(Body& b, bool outsideWork) const;
+  /// The total energy of a group of bodies in contact (or of one body) has not grown
+  /// beyond the lowest seen (+ their tolerances) while no outside work was done on
+  /// them (no moving collider, no drag). Groups' floors for the next step go to `floors`.
+  bool energyBounded(const std::vector<size_t>& group, bool outsideWork,
+                     std::map<std::vector<size_t>, double>* floors);
 
   Scene scene_;
   std::vector<Body> bodies_;
   std::vector<Collider> colliders_;
   Profile profile_;
+  std::map<std::vector<size_t>, double> groupFloors_;  // energy floors of groups of bodies in contact [J]
   double time_ = 0;
   long steps_ = 0;
   bool recordTrajectory_ = false;

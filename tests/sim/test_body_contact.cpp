@@ -140,6 +140,43 @@ TEST(BodyContact, HeadOnCollisionIsSymmetricConservesMomentumAndDoesNotInterpene
   EXPECT_LT(worstPenetration, 0.005 * kR);
 }
 
+// Bodies in contact exchange energy, so the blow-up check bounds their sum: energy
+// that appears from nowhere in one of them while they touch is caught (both are
+// rolled back), while the exchange itself (a head-on collision) passes.
+TEST(BodyContact, EnergyBoundCoversBodiesInContactAsOneGroup) {
+  // a ball set on another that rests on the ground: they touch for a while
+  Scene scene;
+  ColliderDesc ground;
+  ground.name = "ground";
+  scene.colliders.push_back(ground);
+  for (int k = 0; k < 2; ++k) {
+    BodyDesc d = test::ball(kR, 32, 1e5);
+    d.name = k ? "top" : "bottom";
+    d.position = Vec3(0, kR + k * (2 * kR + 0.005), 0);
+    scene.bodies.push_back(d);
+  }
+  World w(scene);
+  auto touch = [&] {
+    for (const NodeContact& c : w.lastContacts()[1])
+      if (c.other == 0) return true;
+    return false;
+  };
+  int touching = 0;
+  for (int n = 0; n < 300 && touching < 20; ++n) {
+    w.step();
+    touching += touch();
+  }
+  ASSERT_EQ(touching, 20) << "the balls never met";
+  EXPECT_EQ(w.bodies()[0].stats.resets + w.bodies()[1].stats.resets, 0);
+  // energy from nowhere (no rebase): the bottom ball suddenly moves at 3 m/s
+  w.bodies()[0].layered.state().velocity += Vec3(3, 0, 0);
+  w.step();
+  EXPECT_EQ(w.bodies()[0].stats.resets, 1);
+  EXPECT_EQ(w.bodies()[1].stats.resets, 1) << "the group is rolled back together";
+  const std::vector<std::string> warnings = w.takeWarnings();
+  EXPECT_EQ(warnings.size(), 2u);
+}
+
 TEST(BodyContact, BodiesFarApartNeverReachStageTwo) {
   Scene s = twoBalls(0.5, 10.0);
   s.bodies.push_back(s.bodies[0]);
