@@ -320,6 +320,10 @@ namespace {
 class LazyPositions {
  public:
   explicit LazyPositions(const LayeredBody& b) : body_(b) {}
+  // positions already known (a patch's)
+  LazyPositions(const LayeredBody& b, const SkinPatch& p) : body_(b) {
+    for (size_t j = 0; j < p.nodes.size(); ++j) x_.emplace(p.nodes[j], p.x[j]);
+  }
   const Vec3& operator()(int i) {
     auto it = x_.find(i);
     if (it == x_.end()) it = x_.emplace(i, body_.nodePosition(i)).first;
@@ -489,7 +493,7 @@ int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyCont
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
   PairPatches patches;
   if (!findPairPatches(a, b, pair, &patches)) return 0;
-  LazyPositions pa(a), pb(b);
+  LazyPositions pa(a, patches.a), pb(b, patches.b);
   std::vector<NodeContact> ca, cb;
   castAlong(a, patches.a, pa, patches.hB, b, patches.b, pb, pair.normal, &ca);
   castAlong(b, patches.b, pb, -patches.hA, a, patches.a, pa, -pair.normal, &cb);

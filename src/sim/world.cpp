@@ -146,7 +146,7 @@ bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork,
                           std::map<std::vector<size_t>, double>* floors) {
   double e = 0, tolerance = 0;
   for (size_t i : group) {
-    e += energy(bodies_[i]).total();
+    e += bodies_[i].stats.energy;
     tolerance += bodies_[i].energyTolerance;
   }
   if (group.size() == 1) {
@@ -431,6 +431,7 @@ void World::step() {
       for (size_t i : group) {
         finite[i] = healthy(bodies_[i]);
         allFinite = allFinite && finite[i];
+        if (finite[i]) bodies_[i].stats.energy = energy(bodies_[i]).total();
         // (the mouse's spring does work; the core springs' potential is in the energy)
         work = work || bodies_[i].layered.dragging();
       }
@@ -457,6 +458,7 @@ void World::step() {
       s.angularVelocity.setZero();
       std::fill(s.qdot.begin(), s.qdot.end(), Vec3::Zero());
       ++b.stats.resets;
+      b.stats.energy = energy(b).total();
     } else {
       b.lastGood = b.layered.state();
     }

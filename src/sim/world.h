@@ -51,6 +51,7 @@ struct BodyStats {
   int contacts = 0;                    ///< colliding nodes in the last step
   int cgIterations = 0;                ///< CG iterations of the last step
   double cgResidual = 0;               ///< relative residual of the last CG solve
+  double energy = 0;                   ///< total energy after the last step (Energy::total) [J]
   std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
 };
 
