@@ -97,20 +97,19 @@ namespace {
 // r: reactions of the plane, nonzero only on held dofs.
 class PlaneProblem {
  public:
-  PlaneProblem(const BakedBody& body, const Vec3& gravity, double plane, const Quat& orientation,
-               PlaneContact contact)
+  PlaneProblem(const BakedBody& body, const Vec3& skinGravity, double load, double plane,
+               const Quat& orientation, PlaneContact contact)
       : body_(body), n_(body.nodeCount()), plane_(plane), contact_(contact),
-        R_(orientation.normalized().toRotationMatrix()), g_(gravity) {
+        R_(orientation.normalized().toRotationMatrix()), g_(skinGravity), load_(load) {
     const SpMat rot = blockDiagonal(n_, R_);
     k_ = (rot * assembleK(body) * SpMat(rot.transpose())).pruned();
     f_.resize(3 * n_);
     restY_.resize(n_);
     for (int i = 0; i < n_; ++i) {
-      f_.segment<3>(3 * i) = body.nodeMass[i] * gravity;
+      f_.segment<3>(3 * i) = body.nodeMass[i] * skinGravity;
       restY_[i] = (R_ * body.restSkin[i]).y();
     }
     held_.assign(n_, kFree);
-    weight_ = body.totalMass * gravity.norm();
     for (const Vec3& x : body.restSkin) scale_ = std::max(scale_, x.norm());
   }
 
@@ -140,7 +139,7 @@ class PlaneProblem {
     h_ = h;
     std::vector<char> slid(n_, 0);
     // tolerances: a node counts as penetrating / pulling beyond round-off only
-    const double gapTol = 1e-12 * scale_, forceTol = 1e-12 * weight_;
+    const double gapTol = 1e-12 * scale_, forceTol = 1e-12 * load_;
     for (int pass = 0; pass < 1000; ++pass) {
       solveHeld();
       // hold all penetrating nodes
@@ -174,17 +173,16 @@ class PlaneProblem {
   }
 
   void fill(RestOnPlane& out) const {
-    const double m = body_.totalMass;
     out.coreHeight = h_;
     out.horizontalShift = shift_;
-    out.weight = m * g_.norm();
+    out.weight = load_;
     out.contactForce = verticalReaction();
     out.contactNodes = n_ - static_cast<int>(std::count(held_.begin(), held_.end(), kFree));
     out.slidingNodes = static_cast<int>(std::count(held_.begin(), held_.end(), kHeldY));
     out.q.resize(n_);
     out.minNodeHeight = std::numeric_limits<double>::infinity();
     const Vec3 c(0, h_, 0);
-    Vec3 force = m * g_, torque = Vec3::Zero();
+    Vec3 force = -load_ * Vec3::UnitY(), torque = Vec3::Zero();
     for (int i = 0; i < n_; ++i) {
       const Vec3 z = z_.segment<3>(3 * i), r = r_.segment<3>(3 * i);
       out.q[i] = R_.transpose() * z;
@@ -257,12 +255,12 @@ class PlaneProblem {
   double plane_;
   PlaneContact contact_;
   Mat3 R_;
-  Vec3 g_;
+  Vec3 g_;  // load per kg of skin [m/s^2]
   SpMat k_;
   VectorXd f_;
   std::vector<double> restY_;  // (nnode) y of R ub_i
   std::vector<char> held_;     // (nnode) kFree / kHeldY / kStuck
-  double weight_ = 0, scale_ = 0;  // m|g| [N], body size [m]: tolerance scales
+  double load_ = 0, scale_ = 0;  // the load the plane carries [N], body size [m]
   double h_ = 0;
   Vec3 shift_ = Vec3::Zero();  // horizontal shift of c against the stuck patch [m]
   VectorXd z_, r_;             // (3n) world-oriented displacement and reaction
@@ -274,8 +272,19 @@ RestOnPlane staticRestOnPlane(const BakedBody& body, const Vec3& gravity, double
                               const Quat& orientation, PlaneContact contact) {
   if (!(gravity.y() < 0) || std::abs(gravity.x()) + std::abs(gravity.z()) > 1e-12 * gravity.norm())
     throw std::invalid_argument(body.name + ": staticRestOnPlane: gravity must point along -Y");
-  PlaneProblem p(body, gravity, planeHeight, orientation, contact);
-  const double weight = body.totalMass * gravity.norm();
+  return staticPressOnPlane(body, gravity, body.totalMass * gravity.norm(), planeHeight, orientation, contact);
+}
+
+RestOnPlane staticPressOnPlane(const BakedBody& body, const Vec3& skinGravity, double load, double planeHeight,
+                               const Quat& orientation, PlaneContact contact) {
+  if (!(skinGravity.y() <= 0) || std::abs(skinGravity.x()) + std::abs(skinGravity.z()) > 1e-12 * skinGravity.norm())
+    throw std::invalid_argument(body.name + ": staticPressOnPlane: the skin's gravity must point along -Y (or be 0)");
+  double skinWeight = 0;
+  for (double mi : body.nodeMass) skinWeight += mi * -skinGravity.y();
+  if (!(load > 0) || load < skinWeight * (1 - 1e-12))
+    throw std::invalid_argument(body.name + ": staticPressOnPlane: the load must be > 0 and at least the skin's weight");
+  PlaneProblem p(body, skinGravity, load, planeHeight, orientation, contact);
+  const double weight = load;
   // F(h) = sum of vertical reactions - weight: -weight for h >= hTop, decreasing in h
   auto F = [&](double h) { return p.solve(h) - weight; };
 

@@ -77,4 +77,12 @@ RestOnPlane staticRestOnPlane(const BakedBody& body, const Vec3& gravity, double
                               const Quat& orientation,
                               PlaneContact contact = PlaneContact::NoSlip);
 
+/// The same problem with any vertical load: each skin node carries m_i skinGravity
+/// (along -Y, or 0), the core carries the rest of `load` [N] (downward, e.g. a push
+/// on the core), and the plane's reactions sum to `load`. staticRestOnPlane is
+/// load = m |g| with skinGravity = g. `weight` and `contactForce` of the result are
+/// the load.
+RestOnPlane staticPressOnPlane(const BakedBody& body, const Vec3& skinGravity, double load, double planeHeight,
+                               const Quat& orientation, PlaneContact contact = PlaneContact::NoSlip);
+
 }  // namespace d2t

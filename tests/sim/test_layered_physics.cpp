@@ -282,6 +282,56 @@ TEST(LayeredPhysics, DISABLED_RestHeightMatchesTheStaticEquilibrium) {
   EXPECT_NEAR(r.height, r.stick.coreHeight, 0.02 * r.stick.sinking);
 }
 
+// A ball held at its core by a spring (no gravity) is pressed by a plane that a
+// script drives into it and then holds: at rest, the spring's force is the
+// contact force, and the indentation must be the static solve's for that force
+// (issue 7 asks for 20%).
+// Known failure, the same cause as the rest height above: the block-diagonal
+// response makes the contact patch too stiff at rest. Measured: the dynamic
+// indentation is 37% short of the static one (5.9 mm against 9.4 mm at 484 N).
+// With the warm-started response of docs/experiments it would be exact.
+TEST(LayeredPhysics, DISABLED_PressedBallIndentsAsTheStaticSolveForTheSameForce) {
+  BodyDesc d = ballDesc(32, 1e5);
+  d.material.alpha = 1.0;
+  d.material.beta = 0.01;
+  CoreSpringDesc k;
+  k.stiffness = 2e4;
+  k.damping = 200;
+  d.springs.push_back(k);
+  Sim s(d);
+  const double dt = 0.005, touch = -touchHeight(s.body.model(), s.body.state().orientation);
+  const double travel = 0.03;  // the plane's travel past the undeformed skin [m]
+  double offset = touch - 0.01, speed = 0;
+  const ContactFinder plane = [&](const LayeredBody& b, std::vector<NodeContact>* out) {
+    for (int i = 0; i < b.nodeCount(); ++i) {
+      const double dist = b.nodePosition(i).y() - offset;
+      if (dist >= 0) continue;
+      NodeContact c;
+      c.node = i;
+      c.normal = Vec3::UnitY();
+      c.depth = -dist;
+      c.surfaceVelocity = Vec3(0, speed, 0);
+      c.friction = 1.0;
+      out->push_back(c);
+    }
+  };
+  for (int n = 1; n <= 800; ++n) {
+    const double t = n * dt, target = touch + travel * std::min(1.0, t / 0.5) - 0.01 * std::max(0.0, 1 - t / 0.5);
+    speed = (target - offset) / dt;
+    offset = target;
+    s.step(dt, Vec3::Zero(), plane);
+    ASSERT_TRUE(finite(s.body));
+  }
+  const double force = k.stiffness * s.body.state().position.y();  // the spring pulls c back to 0
+  const RestOnPlane ref = staticPressOnPlane(s.body.model(), Vec3::Zero(), force, offset, s.body.state().orientation,
+                                             PlaneContact::NoSlip);
+  const double sinking = ref.undeformedHeight - s.body.state().position.y();
+  std::printf("pressed ball: force %.3f N, c_y %.6f m, sinking dynamic %.6f m, static %.6f m (%.1f%%), node speed %.1e\n",
+              force, s.body.state().position.y(), sinking, ref.sinking, 100 * (sinking / ref.sinking - 1),
+              maxNodeSpeed(s.body));
+  EXPECT_NEAR(sinking, ref.sinking, 0.2 * ref.sinking);
+}
+
 // ---- 6. restitution ---------------------------------------------------------------------------
 
 TEST(LayeredPhysics, StiffBallBouncesToEpsilonSquaredOfTheDropHeight) {

@@ -162,6 +162,33 @@ TEST(StaticReference, RestOnPlaneFrictionlessSinksAtLeastAsMuchAsNoSlip) {
   std::printf("sinking no-slip %.5f m, frictionless %.5f m\n", stick.sinking, slip.sinking);
 }
 
+TEST(StaticReference, PressOnPlaneCarriesTheLoadAndScalesWithStiffness) {
+  // no skin gravity: only the push on the core, which the plane carries whole
+  const BakedBodyPtr soft = bake(ball(32, 1e5)), stiff = bake(ball(32, 2e5));
+  const double load = 800;  // [N]
+  const RestOnPlane a = staticPressOnPlane(*soft, Vec3::Zero(), load, -0.1, Quat::Identity());
+  EXPECT_NEAR(a.contactForce, load, 1e-8 * load);
+  EXPECT_LT(a.residualForce.norm(), 1e-6 * load);
+  EXPECT_GE(a.minNodeHeight, -0.1 - 1e-9);
+  EXPECT_LT(a.minNodeHeight, -0.1 + 1e-9);
+  EXPECT_GT(a.sinking, 0);
+  // K and the load both doubled: the same displacements, whatever the contact set
+  const RestOnPlane b = staticPressOnPlane(*stiff, Vec3::Zero(), 2 * load, -0.1, Quat::Identity());
+  EXPECT_EQ(a.contactNodes, b.contactNodes);
+  EXPECT_NEAR(b.sinking, a.sinking, 1e-9 * a.sinking);
+  // a heavier push sinks deeper; the rest problem is the press by the body's weight
+  const RestOnPlane c = staticPressOnPlane(*soft, Vec3::Zero(), 2 * load, -0.1, Quat::Identity());
+  EXPECT_GT(c.sinking, a.sinking);
+  const RestOnPlane rest = staticRestOnPlane(*soft, kG, 0, Quat::Identity());
+  const RestOnPlane asPress = staticPressOnPlane(*soft, kG, soft->totalMass * 9.81, 0, Quat::Identity());
+  EXPECT_NEAR(asPress.coreHeight, rest.coreHeight, 1e-12);
+  // and bad loads are refused by name
+  EXPECT_THROW(staticPressOnPlane(*soft, Vec3::Zero(), 0, 0, Quat::Identity()), std::invalid_argument);
+  EXPECT_THROW(staticPressOnPlane(*soft, kG, 1.0, 0, Quat::Identity()), std::invalid_argument);
+  std::printf("press on plane (N = 32, E = 1e5): %.0f N sinks %.5f m (%d contact nodes), %.0f N %.5f m\n", load,
+              a.sinking, a.contactNodes, 2 * load, c.sinking);
+}
+
 TEST(StaticReference, HeterogeneousBodyIndentsMoreOnItsSoftSide) {
   BodyDesc d = ball(32, 1e5);
   d.regions.push_back(test::stiffHalf(d.material, 20));
