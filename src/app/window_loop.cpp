@@ -22,6 +22,7 @@
 #include "app/picking.h"
 #include "app/recorder.h"
 #include "app/renderer.h"
+#include "app/ui_scale.h"
 #include "gpu/contact_camera.h"
 
 namespace d2t {
@@ -41,6 +42,7 @@ struct Ui {
   AppSettings& settings;         // panels open (read and written by the panels)
   GLFWwindow* window = nullptr;
   float scale = 1;               // the window's content scale (HiDPI)
+  bool scaleChanged = false;     // the window moved to a monitor with another scale
   Camera camera;
   ViewOptions& view;             // = settings.view
   std::unique_ptr<Renderer> renderer;
@@ -835,18 +837,9 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     if (!dir.empty() && (fs::create_directories(dir, ec), fs::is_directory(dir, ec)))
       imguiIni = (fs::path(dir) / "imgui.ini").string();
     ImGui::GetIO().IniFilename = imguiIni.empty() ? nullptr : imguiIni.c_str();
-    ImGui::StyleColorsDark();
-    // HiDPI: the font rasterised at the content scale (sharp, unlike FontGlobalScale),
-    // paddings and the panels' first positions scaled by it
-    float sx = 1, sy = 1;
-    glfwGetWindowContentScale(window, &sx, &sy);
-    const float scale = std::clamp(std::max(sx, sy), 1.0f, 4.0f);
-    if (scale > 1.01f) {
-      ImGui::GetStyle().ScaleAllSizes(scale);
-      ImFontConfig font;
-      font.SizePixels = std::round(13.0f * scale);
-      ImGui::GetIO().Fonts->AddFontDefault(&font);
-    }
+    // HiDPI: style, font and the panels' first positions at the content scale;
+    // rebuilt when the window moves to a monitor with another scale
+    applyUiScale(windowUiScale(window), false);
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
@@ -854,7 +847,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     session.setBackend(session.requestedBackend);
     Ui ui(session, options, settings);
     ui.window = window;
-    ui.scale = scale;
+    ui.scale = windowUiScale(window);
     for (int i = 0; i <= int(atlasChannels().size()); ++i)  // the texture viewer's last texture
       if (settings.atlasTexture == viewerTextureLabel(i)) ui.atlasChannel = i;
     ui.renderer = std::make_unique<Renderer>();
@@ -862,6 +855,9 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     ui.resetCamera();
     glfwSetWindowUserPointer(window, &ui);
     // ImGui installed its callbacks first; ours chain after it
+    glfwSetWindowContentScaleCallback(window, [](GLFWwindow* w, float, float) {
+      static_cast<Ui*>(glfwGetWindowUserPointer(w))->scaleChanged = true;  // applied between frames
+    });
     glfwSetKeyCallback(window, [](GLFWwindow* w, int k, int s, int a, int m) {
       ImGui_ImplGlfw_KeyCallback(w, k, s, a, m);
       onKey(w, k, s, a, m);
@@ -912,6 +908,14 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
       }
 
       // panels
+      if (ui.scaleChanged) {
+        ui.scaleChanged = false;
+        const float now = windowUiScale(window);
+        if (std::abs(now - ui.scale) > 0.01f) {
+          applyUiScale(now, true);
+          ui.scale = now;
+        }
+      }
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
@@ -926,7 +930,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
         helpOverlay(ui);
       }
       if (ui.recorder.recording() || ui.benchFrom) {
-        ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x * 0.5f, 8 * scale), ImGuiCond_Always,
+        ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x * 0.5f, 8 * ui.scale), ImGuiCond_Always,
                                 ImVec2(0.5f, 0));
         ImGui::Begin("##recording", nullptr,
                      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
@@ -935,7 +939,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
         ImGui::End();
       }
       if (!ui.status.empty()) {
-        ImGui::SetNextWindowPos(ImVec2(10 * scale, ImGui::GetIO().DisplaySize.y - 34 * scale), ImGuiCond_Always);
+        ImGui::SetNextWindowPos(ImVec2(10 * ui.scale, ImGui::GetIO().DisplaySize.y - 34 * ui.scale), ImGuiCond_Always);
         ImGui::Begin("##status", nullptr,
                      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                          ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoBackground);
@@ -959,7 +963,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     int ww = 0, wh = 0, fbw = 0, fbh = 0;
     glfwGetWindowSize(window, &ww, &wh);
     glfwGetFramebufferSize(window, &fbw, &fbh);
-    const float unscale = fbw == ww && scale > 1.01f ? scale : 1.0f;
+    const float unscale = fbw == ww && ui.scale > 1.01f ? ui.scale : 1.0f;
     if (ww > 0 && wh > 0 && !options.sizeGiven) {
       settings.windowWidth = int(std::lround(ww / unscale));
       settings.windowHeight = int(std::lround(wh / unscale));
