@@ -96,6 +96,12 @@ enum class SolverMethod {
 /// CG 8.1 ms (45 iterations); the factorisation at 256^2 takes 10 s.
 constexpr int kDirectMaxNodes = 4000;
 
+/// CG tolerances at or above this read Mt_e in float for the product A p (the 7 blocks
+/// of a node in 252 instead of 504 bytes; the solve is bound by reading them). Rounding
+/// the blocks leaves a true relative residual of about 3e-8 that CG cannot go below
+/// (measured at 128^2), 30x under this; tighter tolerances use the double blocks.
+constexpr double kFloatBlocksTolerance = 1e-6;
+
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
   SolverMethod method = SolverMethod::Auto;
@@ -247,6 +253,10 @@ class LayeredBody {
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
               double tolerance, double* residual) const;
+  template <class Block>  // Mat3 or Mat3f blocks for the product A p
+  int conjugateGradients(const std::vector<std::array<Block, kStencilSlots>>& blocks,
+                         const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+                         double tolerance, double* residual) const;
   void solveMt6(const std::vector<std::array<Vec3, 6>>& b, std::vector<std::array<Vec3, 6>>& x,
                 int maxIterations, double tolerance) const;
 
@@ -263,6 +273,7 @@ class LayeredBody {
   std::shared_ptr<FreeMotionSolver> freeSolver_;
   std::string backendFailure_;
   std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e
+  std::vector<std::array<Eigen::Matrix3f, kStencilSlots>> mtFloat_;  // (nnode x 7) the same in float
   std::vector<Mat3> mtDiagInverse_;                  // (nnode) inverse diagonal blocks (Mh_e^-1)
   std::vector<std::array<Vec3, 3>> wt_;              // (nnode x 3 cols) Mt_e^-1 [m_i I]
   std::vector<std::array<Vec3, 3>> wr_;              // (nnode x 3 cols) Mt_e^-1 [-m_i [ub_i]x]
