@@ -8,7 +8,7 @@
 // Generalised coordinates: core position c (world) and orientation R, skin
 // displacements q_i (body frame). Velocities v = [cdot (world); omega (body);
 // qdot (body)]. Node i: u_i = ub_i + q_i (body frame), x_i = c + R u_i.
-#include <Eigen/SparseCholesky>
+#include <Eigen/CholmodSupport>
 
 #include <functional>
 #include <memory>
@@ -279,7 +279,7 @@ class LayeredBody {
   std::vector<std::array<Vec3, 3>> wr_;              // (nnode x 3 cols) Mt_e^-1 [-m_i [ub_i]x]
   std::vector<Vec3> y_;                              // (nnode) warm start of the y solve
   bool direct_ = false;                              // this step's method is the direct solver
-  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
+  std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
   SolverMethod preparedMethod_ = SolverMethod::Auto;
   int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
   std::vector<CoreSpring> springs_;
