@@ -4,6 +4,7 @@ D2T_PACKAGES=(
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL + EGL (Mesa: headless llvmpipe)
   libglfw3-dev libglew-dev                            # window, GL loader
   libeigen3-dev                                       # linear algebra
+  libsuitesparse-dev                                  # CHOLMOD: the direct solver of Mt_e
   libimgui-dev                                        # Dear ImGui (+ GLFW/OpenGL3 backends)
   libtinyobjloader-dev nlohmann-json3-dev libcli11-dev libstb-dev
   libgtest-dev                                        # tests (ctest)

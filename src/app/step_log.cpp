@@ -78,11 +78,12 @@ void StepLog::writeCsv(const std::string& path, double dt, size_t first) const {
   if (!f) throw std::runtime_error(path + ": cannot write the bench CSV");
   f << "step,t,step_ms";
   for (const auto& n : names_) f << "," << n << "_ms";
-  f << ",contacts,cg_iterations\n";
+  f << ",contacts,cg_iterations,cg_residual\n";
   for (size_t i = first; i < steps_.size(); ++i) {
     f << i + 1 << "," << double(i + 1) * dt << "," << steps_[i];
     for (size_t k = 0; k < names_.size(); ++k) f << "," << (k < stages_[i].size() ? stages_[i][k] : 0.0);
-    f << "," << summaries_[i].contacts << "," << summaries_[i].cgIterationsTotal << "\n";
+    f << "," << summaries_[i].contacts << "," << summaries_[i].cgIterationsTotal << ","
+      << summaries_[i].cgResidual << "\n";
   }
   if (!f) throw std::runtime_error(path + ": write failed");
 }

@@ -35,8 +35,9 @@ class StepLog {
   std::vector<float> recentStage(const std::string& name, size_t n) const;
   /// The last `n` values of one summary member, oldest first.
   std::vector<float> recentSummary(float StepSummary::*member, size_t n) const;
-  /// CSV: "step,t,step_ms,<stage>_ms,...,contacts,cg_iterations" (colliding nodes and CG
-  /// iterations summed over the bodies), one row per step from step `first` (0-based;
+  /// CSV: "step,t,step_ms,<stage>_ms,...,contacts,cg_iterations,cg_residual" (colliding
+  /// nodes and CG iterations summed over the bodies, the largest final relative CG
+  /// residual of any body; 0 for the direct solver), one row per step from step `first` (0-based;
   /// the panel's start/stop recording) on. Throws std::runtime_error on I/O failure.
   void writeCsv(const std::string& path, double dt, size_t first = 0) const;
 

@@ -8,7 +8,7 @@
 // Generalised coordinates: core position c (world) and orientation R, skin
 // displacements q_i (body frame). Velocities v = [cdot (world); omega (body);
 // qdot (body)]. Node i: u_i = ub_i + q_i (body frame), x_i = c + R u_i.
-#include <Eigen/SparseCholesky>
+#include <Eigen/CholmodSupport>
 
 #include <functional>
 #include <memory>
@@ -95,6 +95,12 @@ enum class SolverMethod {
 /// per solve vs CG 1.8 ms (36 iterations); 128^2 (9600 nodes) direct 13.7 ms per step vs
 /// CG 8.1 ms (45 iterations); the factorisation at 256^2 takes 10 s.
 constexpr int kDirectMaxNodes = 4000;
+
+/// CG tolerances at or above this read Mt_e in float for the product A p (the 7 blocks
+/// of a node in 252 instead of 504 bytes; the solve is bound by reading them). Rounding
+/// the blocks leaves a true relative residual of about 3e-8 that CG cannot go below
+/// (measured at 128^2), 30x under this; tighter tolerances use the double blocks.
+constexpr double kFloatBlocksTolerance = 1e-6;
 
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
@@ -247,6 +253,10 @@ class LayeredBody {
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
               double tolerance, double* residual) const;
+  template <class Block>  // Mat3 or Mat3f blocks for the product A p
+  int conjugateGradients(const std::vector<std::array<Block, kStencilSlots>>& blocks,
+                         const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+                         double tolerance, double* residual) const;
   void solveMt6(const std::vector<std::array<Vec3, 6>>& b, std::vector<std::array<Vec3, 6>>& x,
                 int maxIterations, double tolerance) const;
 
@@ -263,12 +273,13 @@ class LayeredBody {
   std::shared_ptr<FreeMotionSolver> freeSolver_;
   std::string backendFailure_;
   std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e
+  std::vector<std::array<Eigen::Matrix3f, kStencilSlots>> mtFloat_;  // (nnode x 7) the same in float
   std::vector<Mat3> mtDiagInverse_;                  // (nnode) inverse diagonal blocks (Mh_e^-1)
   std::vector<std::array<Vec3, 3>> wt_;              // (nnode x 3 cols) Mt_e^-1 [m_i I]
   std::vector<std::array<Vec3, 3>> wr_;              // (nnode x 3 cols) Mt_e^-1 [-m_i [ub_i]x]
   std::vector<Vec3> y_;                              // (nnode) warm start of the y solve
   bool direct_ = false;                              // this step's method is the direct solver
-  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
+  std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
   SolverMethod preparedMethod_ = SolverMethod::Auto;
   int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
   std::vector<CoreSpring> springs_;
