@@ -192,9 +192,10 @@ Vec3 stencilRow(const Stencil& st, const std::array<Block, kStencilSlots>& block
 // (A p with p.Ap; then x, r, z with r.z and r.r) and the update of p. The sweeps are
 // bound by reading the 7 blocks of Mt_e per node: above kFloatBlocksTolerance, in
 // bodies too big for the cache (kFloatBlocksMinNodes), the product A p reads them in
-// float (252 instead of 504 bytes per node), vectors and sums stay double. Measured on the 2-core build machine, ball_drop 256^2, 50
-// iterations: 0.94 -> 0.65 ms per iteration (the separate passes in double: 0.94 ms;
-// fused in double 0.89 ms), final residual the same to 4 digits.
+// float (252 instead of 504 bytes per node); vectors and sums stay double. Measured
+// on the 2-core build machine, ball_drop 256^2, 50 iterations: 0.94 -> 0.65 ms per
+// iteration (the separate passes in double: 0.94 ms; fused in double 0.89 ms), final
+// residual the same to 4 digits.
 int LayeredBody::solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
                          double tolerance, double* residual) const {
   const int n = int(b.size());
