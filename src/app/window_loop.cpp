@@ -839,7 +839,8 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     ImGui::GetIO().IniFilename = imguiIni.empty() ? nullptr : imguiIni.c_str();
     // HiDPI: style, font and the panels' first positions at the content scale;
     // rebuilt when the window moves to a monitor with another scale
-    applyUiScale(windowUiScale(window), false);
+    const float uiScale = windowUiScale(window);
+    applyUiScale(uiScale, false);
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
@@ -847,7 +848,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     session.setBackend(session.requestedBackend);
     Ui ui(session, options, settings);
     ui.window = window;
-    ui.scale = windowUiScale(window);
+    ui.scale = uiScale;
     for (int i = 0; i <= int(atlasChannels().size()); ++i)  // the texture viewer's last texture
       if (settings.atlasTexture == viewerTextureLabel(i)) ui.atlasChannel = i;
     ui.renderer = std::make_unique<Renderer>();

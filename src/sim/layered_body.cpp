@@ -147,19 +147,23 @@ double LayeredBody::gravitationalEnergy(const Vec3& g) const {
 
 namespace {
 
-// y_i = sum over the 7 stencil slots of block(i, slot) x_(node read by the slot)
+// row i of a stencil product, sum over the 7 slots of block(i, slot) x_(node read by the slot);
+// float blocks are widened to double for the product
+template <class Block>
+Vec3 stencilRow(const Stencil& st, const std::array<Block, kStencilSlots>& blocks, const std::vector<Vec3>& x) {
+  Vec3 s = Vec3::Zero();
+  for (int k = 0; k < kStencilSlots; ++k)
+    if (st[k] >= 0) s += blocks[k].template cast<double>() * x[st[k]];
+  return s;
+}
+
+// y = the whole stencil product
 void stencilProduct(const BakedBody& m, const std::vector<std::array<Mat3, kStencilSlots>>& blocks,
                     const std::vector<Vec3>& x, std::vector<Vec3>& y) {
   const int n = m.nodeCount();
   y.resize(n);
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
-  for (int i = 0; i < n; ++i) {
-    const Stencil& st = m.atlas.stencil[i];
-    Vec3 s = Vec3::Zero();
-    for (int k = 0; k < kStencilSlots; ++k)
-      if (st[k] >= 0) s += blocks[i][k] * x[st[k]];
-    y[i] = s;
-  }
+  for (int i = 0; i < n; ++i) y[i] = stencilRow(m.atlas.stencil[i], blocks[i], x);
 }
 
 }  // namespace
@@ -171,20 +175,6 @@ void LayeredBody::multiplyK(const std::vector<Vec3>& x, std::vector<Vec3>& y) co
 void LayeredBody::multiplyMt(const std::vector<Vec3>& x, std::vector<Vec3>& y) const {
   stencilProduct(*model_, mt_, x, y);
 }
-
-namespace {
-
-// row i of a stencil product, sum over the 7 slots of block(i, slot) x_(node read by the slot);
-// float blocks are widened to double for the product
-template <class Block>
-Vec3 stencilRow(const Stencil& st, const std::array<Block, kStencilSlots>& blocks, const std::vector<Vec3>& x) {
-  Vec3 s = Vec3::Zero();
-  for (int k = 0; k < kStencilSlots; ++k)
-    if (st[k] >= 0) s += blocks[k].template cast<double>() * x[st[k]];
-  return s;
-}
-
-}  // namespace
 
 // Preconditioned conjugate gradients on Mt_e x = b (symmetric positive definite),
 // block-Jacobi preconditioner (the inverse 3x3 diagonal blocks), warm start from x.
