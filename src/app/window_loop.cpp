@@ -431,6 +431,7 @@ void bodiesPanel(Ui& ui) {
       slider("damping beta [s]", &m.beta, 0.0, 0.1, "%.4f", false);
       slider("friction", &m.friction, 0.0, 2.0, "%.2f", false);
       slider("restitution", &m.restitution, 0.0, 1.0, "%.2f", false);
+      slider("rolling resistance", &m.rollingResistance, 0.0, 0.2, "%.3f", false);
       if (changed) {
         try {
           Ui::MaterialChange mc;

@@ -255,6 +255,8 @@ class LayeredBody {
   void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
   void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
   void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
+  /// The colliders' rolling couple, from the normal impulse of each contact this step.
+  void resistRolling(const std::vector<NodeContact>& contacts, const std::vector<double>& impulse, double dt);
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,

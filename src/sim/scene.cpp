@@ -22,6 +22,7 @@ Material readMaterial(JsonReader& r) {
   }
   m.friction = r.number("friction", m.friction, 0, 10);
   m.restitution = r.number("restitution", m.restitution, 0, 1);
+  m.rollingResistance = r.number("rolling_resistance", m.rollingResistance, 0, 1);
   return m;
 }
 
@@ -30,7 +31,8 @@ Material readMaterial(JsonReader& r) {
 Material checkedMaterial(const Material& m, const std::string& where) {
   const nlohmann::json j = {{"young", m.young},       {"poisson", m.poisson},
                             {"density", m.density},   {"damping", {m.alpha, m.beta}},
-                            {"friction", m.friction}, {"restitution", m.restitution}};
+                            {"friction", m.friction}, {"restitution", m.restitution},
+                            {"rolling_resistance", m.rollingResistance}};
   JsonReader r(j, where, "/material");
   return readMaterial(r);
 }

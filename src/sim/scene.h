@@ -19,6 +19,10 @@ struct Material {
   double beta = 0.01;        ///< Rayleigh stiffness damping [s]
   double friction = 0.5;     ///< Coulomb friction coefficient [-]
   double restitution = 0.2;  ///< coefficient of restitution [-], in [0, 1]
+  /// Rolling resistance coefficient C_rr [-]: against colliders, a couple of at most
+  /// C_rr N r resists rolling (N the normal force, r the rolling radius), as the
+  /// hysteresis of a real rubber skin does (0.01-0.02 for a tyre on concrete).
+  double rollingResistance = 0.01;
 };
 
 /// A part of the body (in the body frame, at rest) with its own young/poisson/density:

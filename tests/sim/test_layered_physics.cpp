@@ -375,19 +375,23 @@ namespace {
 
 // acceleration [m/s^2] of the centre of mass down an incline of angle theta
 // (downhill +x), from a least-squares parabola fitted over t in [t0, t1]
-double inclineAcceleration(double friction, double theta, double t0, double t1, double* expectRolling) {
+// (rolling resistance coefficient crr)
+double inclineAcceleration(double friction, double theta, double t0, double t1, double* expectRolling,
+                           double crr = 0) {
   const Vec3 n(std::sin(theta), std::cos(theta), 0);  // plane through the origin
   const Vec3 downhill(std::cos(theta), -std::sin(theta), 0);
   BodyDesc d = ballDesc(32, 1e6);
   d.material.friction = friction;
+  d.material.rollingResistance = crr;
   d.position = n * (kR + 1e-3);
   Sim s(d);
   const ContactFinder plane = planeContacts(n, 0, friction);
   const BakedBody& m = s.body.model();
-  // rolling without slipping: a = g sin(theta) / (1 + I / (m r^2)), I about the rolling axis (z)
+  // rolling without slipping: a = g (sin(theta) - crr cos(theta)) / (1 + I / (m r^2)),
+  // I about the rolling axis (z)
   const Vec3 com = s.body.centerOfMass();
   const double r = n.dot(com), inertia = m.totalInertia(2, 2);
-  *expectRolling = 9.81 * std::sin(theta) / (1 + inertia / (m.totalMass * r * r));
+  *expectRolling = 9.81 * (std::sin(theta) - crr * std::cos(theta)) / (1 + inertia / (m.totalMass * r * r));
   const double dt = 0.002;
   Eigen::Matrix3d ata = Eigen::Matrix3d::Zero();
   Eigen::Vector3d atb = Eigen::Vector3d::Zero();
@@ -412,6 +416,43 @@ TEST(LayeredPhysics, BallRollsDownAnInclineWithoutSlipping) {
   std::printf("incline 20 deg, mu = 1: a = %.4f m/s^2, rolling %.4f (%.2f%%), g sin = %.4f\n", a, expect,
               100 * (a / expect - 1), 9.81 * std::sin(theta));
   EXPECT_NEAR(a, expect, 0.05 * expect);
+}
+
+// Rolling resistance C_rr takes g C_rr cos(theta) / (1 + I / m r^2) off the
+// rolling acceleration. Compared as the difference to the same ball without it
+// (the test above checks the baseline), so that the faceted skin's own few
+// percent do not count twice.
+TEST(LayeredPhysics, RollingResistanceSlowsTheRollAsTheClosedFormSays) {
+  const double theta = 20 * kPi / 180;
+  double expectFree = 0;
+  const double free = inclineAcceleration(1.0, theta, 0.2, 1.0, &expectFree);
+  for (double crr : {0.05, 0.15, 0.3}) {
+    double expect = 0;
+    const double a = inclineAcceleration(1.0, theta, 0.2, 1.0, &expect, crr);
+    const double slower = free - a, expectSlower = expectFree - expect;
+    std::printf("incline 20 deg, mu = 1, C_rr = %.2f: a = %.4f m/s^2 (closed form %.4f), slower by %.4f m/s^2, "
+                "closed form %.4f (%.1f%%)\n",
+                crr, a, expect, slower, expectSlower, 100 * (slower / expectSlower - 1));
+    EXPECT_NEAR(slower, expectSlower, 0.1 * expectSlower) << crr;
+  }
+  // a resistance above tan(theta) holds the ball on the slope
+  const Vec3 n(std::sin(theta), std::cos(theta), 0), downhill(std::cos(theta), -std::sin(theta), 0);
+  BodyDesc d = ballDesc(32, 1e6);
+  d.material.rollingResistance = 0.5;
+  d.material.friction = 1.0;
+  d.position = n * (kR + 1e-3);
+  Sim s(d);
+  const ContactFinder plane = planeContacts(n, 0, 1.0);
+  double x0 = 0;
+  for (int k = 1; k <= 750; ++k) {  // 1.5 s
+    s.step(0.002, kG, plane);
+    ASSERT_TRUE(finite(s.body)) << k;
+    if (k == 250) x0 = downhill.dot(s.body.centerOfMass());
+  }
+  const double moved = downhill.dot(s.body.centerOfMass()) - x0;
+  std::printf("incline 20 deg, C_rr = 0.5 > tan: moved %.2e m from 0.5 s to 1.5 s (rolling freely: %.2f m)\n", moved,
+              0.5 * free * (1.5 * 1.5 - 0.5 * 0.5));
+  EXPECT_LT(std::abs(moved), 5e-3);
 }
 
 TEST(LayeredPhysics, BallSlidesDownAFrictionlessIncline) {
