@@ -7,6 +7,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/patch_friction.h"
+
 namespace d2t {
 
 namespace {
@@ -405,14 +407,19 @@ void LayeredBody::prepare(double dt) {
 
 // ---- the step (Fig. 3.5) ----------------------------------------------------------------------
 
-void LayeredBody::applyRigidImpulse(const Vec3& impulse, const Vec3& at) {
+void LayeredBody::applyRigidImpulse(const Vec3& impulse, const Vec3& at, const Vec3& angular, double moveDt) {
   const Mat3 R = rotation(state_.orientation);
   const Mat3 invI = R * model_->totalInertia.inverse() * R.transpose();
   const Vec3 com = centerOfMass();
-  const Vec3 dvCom = impulse / model_->totalMass, dw = invI * (at - com).cross(impulse);
+  const Vec3 dvCom = impulse / model_->totalMass, dw = invI * (angular + (at - com).cross(impulse));
   // the same rigid velocity change in the generalised coordinates: qdot unchanged
-  state_.velocity += dvCom + dw.cross(state_.position - com);
-  state_.angularVelocity += R.transpose() * dw;
+  const Vec3 dv = dvCom + dw.cross(state_.position - com), dwBody = R.transpose() * dw;
+  state_.velocity += dv;
+  state_.angularVelocity += dwBody;
+  if (moveDt > 0) {
+    state_.position += moveDt * dv;
+    state_.orientation = integrateBodyRotation(state_.orientation, dwBody, moveDt);
+  }
 }
 
 Mat6 LayeredBody::coreMassMatrix() const {
@@ -669,6 +676,8 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     findContacts(*this, &contacts);
   }
   respond(contacts, dt, g, profile);
+  std::vector<PatchFriction> patch{colliderPatch(*this, contacts)};
+  solvePatchFriction(patch, 1, dt);
   contacts.clear();
   {
     StageTimer t(profile, "detect");
@@ -1104,74 +1113,13 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       const double impulse = (nodeVelocity(c.node) - before[k]).norm();
       const double muHat = std::min(1.0, c.friction * impulse / speed);
       s.qdot[c.node] += Rt * (-muHat * xt);
+      cs[k].frictionImpulse -= m.nodeMass[c.node] * muHat * xt;
     }
-    if (!fixed && firstSweep) {  // once per step (the World sweeps again)
-      for (double& l : lambda) l *= share;
-      resistRolling(cs, lambda, dt);
-    }
+    for (int k = 0; k < nc; ++k) cs[k].impulse += share * lambda[k];
     // 13 positions from the post-impact velocities
     integratePositions();
   }
 
-}
-
-// Rolling resistance against colliders. The normal impulses of the step's
-// contacts sum to N dt at their centroid P; the body rolls about P with the
-// angular velocity w_t (w without its part along the patch normal n). The
-// ground's couple C, at most C_rr N r (r = n . (com - P), the rolling radius),
-// stops that rolling about P and keeps P's velocity: dw = I_P^-1 C dt,
-// dv_com = dw x (com - P), I_P the body's inertia about P. Like static friction
-// it only ever brings w_t towards zero and is scaled so that it never adds
-// kinetic energy. A rolling ball on an incline then accelerates at
-// g (sin - C_rr cos) / (1 + I / m r^2), and a body at rest is held against
-// torques below C_rr N r: the faceted skin's own (a 32^2 ball's rest energy
-// differs by ~1 J between orientations, and without it the ball creeps towards
-// the lower one for seconds). The couple is the collider's, so bodies in contact
-// with each other do not get it; a collider's own rotation is not known here
-// (kinematic colliders translate), so w is taken against the world.
-void LayeredBody::resistRolling(const std::vector<NodeContact>& contacts, const std::vector<double>& impulse,
-                                double dt) {
-  const double crr = desc_.material.rollingResistance;
-  if (!(crr > 0)) return;
-  LayeredState& s = state_;
-  double normal = 0, friction = 0;
-  Vec3 p = Vec3::Zero(), nsum = Vec3::Zero();
-  for (size_t k = 0; k < contacts.size(); ++k) {
-    const NodeContact& c = contacts[k];
-    const double f = impulse[k] / dt;
-    if (c.other >= 0 || !(f > 0)) continue;
-    normal += f;
-    friction += f * c.friction;
-    p += f * nodePosition(c.node);
-    nsum += f * c.normal;
-  }
-  // (holding P still takes a tangential force at P: friction's; without friction
-  // the body slides instead of rolling)
-  if (!(normal > 0) || !(friction > 0) || nsum.norm() < 1e-12 * normal) return;
-  p /= normal;
-  const Vec3 n = nsum.normalized();
-  const Mat3 R = rotation(s.orientation);
-  const BakedBody& m = *model_;
-  const Vec3 com = centerOfMass();
-  const Vec3 d = com - p;
-  const double radius = n.dot(d);
-  if (!(radius > 0)) return;
-  const Vec3 w = R * s.angularVelocity;
-  const Vec3 wt = w - n.dot(w) * n;
-  const Mat3 inertiaP =
-      R * m.totalInertia * R.transpose() + m.totalMass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
-  // dw = -s w_t stops the roll at s = 1. The kinetic energy about P changes by
-  // -s w^T I_P w_t + s^2/2 w_t^T I_P w_t: for a body whose I_P couples w_t to the
-  // spin about n the first term can be small, so s is also kept below the point
-  // where the change turns positive.
-  const double a = wt.dot(inertiaP * wt), b = w.dot(inertiaP * wt);
-  if (!(a > 0) || !(b > 0)) return;
-  double share = std::min(1.0, b / a);
-  const double couple = share * (inertiaP * wt).norm() / dt, cap = crr * normal * radius;
-  if (couple > cap) share *= cap / couple;
-  const Vec3 dw = -share * wt;
-  s.velocity += dw.cross(d) + dw.cross(s.position - com);
-  s.angularVelocity += R.transpose() * dw;
 }
 
 // 15 constraint correction with the contacts found after the response: move

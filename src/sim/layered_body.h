@@ -42,6 +42,8 @@ struct NodeContact {
   double stiffnessShare = 1.0;      ///< k_j / (k_i + k_j): this node's share of the position correction
   int other = -1;                   ///< the other body (world index) of a contact between bodies; -1: a collider
   double startGap = -1;             ///< gap at the start of the step [m], set by the response's first sweep
+  double impulse = 0;               ///< normal impulse the response gave this node in the step [N s]
+  Vec3 frictionImpulse = Vec3::Zero();  ///< eq. 14's tangential impulse on this node in the step [N s]
 };
 
 /// Collision detection callback: contacts of the body's skin at its current state.
@@ -195,9 +197,12 @@ class LayeredBody {
   const std::vector<std::array<Vec3, 3>>& translationalCoupling() const { return wt_; }
   /// (nnode x 3) columns of Mt_e^-1 [-m_i [ub_i]x] (rotational coupling at rest).
   const std::vector<std::array<Vec3, 3>>& rotationalCoupling() const { return wr_; }
-  /// Changes the velocities as an impulse [N s] at world point `at` would change
-  /// those of the rigidified body (skin velocities unchanged).
-  void applyRigidImpulse(const Vec3& impulse, const Vec3& at);
+  /// Changes the velocities as an impulse [N s] at world point `at` and an angular
+  /// impulse [N m s] would change those of the rigidified body (skin velocities
+  /// unchanged). moveDt > 0: the step's positions were already integrated from the
+  /// velocities; they move with the change over moveDt too.
+  void applyRigidImpulse(const Vec3& impulse, const Vec3& at, const Vec3& angular = Vec3::Zero(),
+                         double moveDt = 0);
   /// Core block M_c of the mass matrix at the current state.
   Mat6 coreMassMatrix() const;
 
@@ -255,8 +260,6 @@ class LayeredBody {
   void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
   void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
   void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
-  /// The colliders' rolling couple, from the normal impulse of each contact this step.
-  void resistRolling(const std::vector<NodeContact>& contacts, const std::vector<double>& impulse, double dt);
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,

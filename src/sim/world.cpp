@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "sim/patch_friction.h"
+
 namespace d2t {
 
 Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d), proxy(makeProxy(*m)) {
@@ -363,8 +365,30 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
             if (c.other < 0 || rank[size_t(c.other)] < rank[i]) shockList.push_back(c);
       }
       bodies_[i].layered.respond(shock ? shockList : list, dt, g, profile_, sweep == 0);
+      if (shock && !shockList.empty()) {  // the impulses of the shock sweep count too (one contact per node)
+        std::map<int, const NodeContact*> byNode;
+        for (const NodeContact& c : shockList) byNode[c.node] = &c;
+        for (NodeContact& c : list)
+          if (auto it = byNode.find(c.node); it != byNode.end()) {
+            c.impulse = it->second->impulse;
+            c.frictionImpulse = it->second->frictionImpulse;
+          }
+      }
     }
   }
+  // the patches' friction and rolling resistance (patch_friction.h), against
+  // colliders and between bodies (from b's side: normals out of a into b),
+  // together in a few Gauss-Seidel sweeps, from the impulses of the responses
+  std::vector<PatchFriction> patches;
+  std::set<std::pair<int, int>> touching;
+  for (size_t a = 0; a < nb; ++a) {
+    patches.push_back(colliderPatch(bodies_[a].layered, contacts[a]));
+    for (const NodeContact& c : contacts[a])
+      if (c.other > int(a)) touching.insert({int(a), c.other});
+  }
+  for (const auto& [a, b] : touching)
+    patches.push_back(pairPatch(bodies_[size_t(a)].layered, a, bodies_[size_t(b)].layered, contacts[size_t(b)]));
+  solvePatchFriction(patches, touching.empty() ? 1 : kRegularSweeps, dt);
 }
 
 void World::step() {

@@ -198,3 +198,84 @@ TEST(BodyContact, BodiesFarApartNeverReachStageTwo) {
 
 }  // namespace
 }  // namespace d2t
+
+namespace d2t {
+namespace {
+
+// A stack of `count` equal soft balls set on the ground, each just above the one
+// below; run for `seconds`. Figures of the last second.
+struct StackRun {
+  double speed = 0;       // largest centre-of-mass speed in the last second [m/s]
+  double offAxis = 0;     // largest horizontal distance of a centre from the bottom one's, at the end [m]
+  double sinking = 0;     // how far the top centre is below the undeformed stack's [m]
+  double penetration = 0; // deepest overlap between neighbours after correction, last second [m]
+  int resets = 0;
+};
+
+StackRun restStack(int count, double young, double seconds, double crr) {
+  Scene scene;
+  ColliderDesc ground;
+  ground.name = "ground";
+  scene.colliders.push_back(ground);
+  for (int k = 0; k < count; ++k) {
+    BodyDesc d = test::ball(kR, 32, young);
+    d.name = "ball" + std::to_string(k);
+    d.material.rollingResistance = crr;
+    d.position = Vec3(0, kR + 0.002 + k * (2 * kR + 0.004), 0);
+    scene.bodies.push_back(d);
+  }
+  World w(scene);
+  StackRun r;
+  const int steps = int(std::lround(seconds / w.settings().dt)), last = int(std::lround(1 / w.settings().dt));
+  for (int n = 1; n <= steps; ++n) {
+    w.step();
+    if (n <= steps - last) continue;
+    for (const Body& b : w.bodies()) r.speed = std::max(r.speed, (b.layered.linearMomentum() / b.layered.totalMass()).norm());
+    for (int k = 0; k + 1 < count; ++k) {
+      std::vector<NodeContact> a, c;
+      const auto& bs = w.bodies();
+      ProxyContact p;
+      p.a = k;
+      p.b = k + 1;
+      p.normal = (bs[size_t(k) + 1].layered.centerOfMass() - bs[size_t(k)].layered.centerOfMass()).normalized();
+      findSkinContacts(bs[size_t(k)].layered, bs[size_t(k) + 1].layered, p, &a, &c);
+      for (const NodeContact& x : a) r.penetration = std::max(r.penetration, x.depth);
+      for (const NodeContact& x : c) r.penetration = std::max(r.penetration, x.depth);
+    }
+  }
+  const Vec3 base = w.bodies()[0].layered.centerOfMass();
+  for (const Body& b : w.bodies()) {
+    const Vec3 d = b.layered.centerOfMass() - base;
+    r.offAxis = std::max(r.offAxis, Vec2(d.x(), d.z()).norm());
+    r.resets += b.stats.resets;
+  }
+  r.sinking = (2 * count - 1) * kR - w.bodies().back().layered.centerOfMass().y();
+  std::printf("stack of %d (E = %.0e, 32^2): last second: speed <= %.2e m/s, deepest overlap %.2e m; "
+              "off axis %.2e m, top sunk %.4f m, resets %d\n",
+              count, young, r.speed, r.penetration, r.offAxis, r.sinking, r.resets);
+  return r;
+}
+
+}  // namespace
+
+// Issue 6: a ball on a ball and a stack of three come to rest. Known failure.
+// Equal elastic spheres in Hertz contact have a rolling stiffness of about half
+// of m g h, so the stack is an inverted pendulum; only rolling resistance holds
+// it, up to a tilt of about C_rr. With the patch friction (Coulomb at the
+// rigidified patch, rolling resistance C_rr = 0.05) measured at 32^2:
+// E = 1e6: two balls rest (1.1e-3 m/s in the last second, 6 mm off axis), three
+// topple; E = 1e5 (12% compression): the settling bounce tilts the top ball past
+// what C_rr = 0.05 holds and both stacks topple.
+TEST(BodyContact, DISABLED_BallOnABallAndAStackOfThreeComeToRest) {
+  for (int count : {2, 3}) {
+    const StackRun r = restStack(count, 1e6, 5.0, 0.05);
+    EXPECT_EQ(r.resets, 0);
+    EXPECT_LT(r.speed, 1e-3) << count;
+    EXPECT_LT(r.offAxis, 0.2 * kR) << count;
+    EXPECT_LT(r.penetration, 0.005 * kR) << count;
+    EXPECT_GT(r.sinking, 0) << count;        // the skins carry the weight...
+    EXPECT_LT(r.sinking, 0.5 * kR) << count;  // ...without sinking into each other
+  }
+}
+
+}  // namespace d2t

@@ -381,6 +381,7 @@ double inclineAcceleration(double friction, double theta, double t0, double t1, 
   const Vec3 n(std::sin(theta), std::cos(theta), 0);  // plane through the origin
   const Vec3 downhill(std::cos(theta), -std::sin(theta), 0);
   BodyDesc d = ballDesc(32, 1e6);
+  d.material.alpha = d.material.beta = 0;  // (the skin's damping is a rolling resistance of its own)
   d.material.friction = friction;
   d.material.rollingResistance = crr;
   d.position = n * (kR + 1e-3);
@@ -453,6 +454,47 @@ TEST(LayeredPhysics, RollingResistanceSlowsTheRollAsTheClosedFormSays) {
   std::printf("incline 20 deg, C_rr = 0.5 > tan: moved %.2e m from 0.5 s to 1.5 s (rolling freely: %.2f m)\n", moved,
               0.5 * free * (1.5 * 1.5 - 0.5 * 0.5));
   EXPECT_LT(std::abs(moved), 5e-3);
+}
+
+// A ball launched sliding without spin on a level plane: Coulomb friction mu m g
+// slows the centre and spins the ball up until its contact point stops slipping,
+// at t = v0 / (mu g (1 + m r^2 / I)); from then on it rolls at
+// v0 / (1 + I / (m r^2)) whatever mu is (5/7 v0 for a uniform sphere). (Undamped
+// and without rolling resistance, which the closed form leaves out.)
+TEST(LayeredPhysics, SlidingBallSpinsUpToRollingAtTheClosedFormSpeed) {
+  for (double mu : {0.2, 0.6}) {
+    BodyDesc d = ballDesc(32, 1e6);
+    d.material.alpha = d.material.beta = 0;
+    d.material.rollingResistance = 0;
+    d.material.friction = mu;
+    d.material.restitution = 0;
+    const double v0 = 2.0;
+    Sim s(d);
+    const double h0 = touchHeight(s.body.model(), s.body.state().orientation);
+    s.body.state().position.y() = h0 + 1e-4;
+    s.body.state().velocity.x() = v0;
+    const ContactFinder plane = planeContacts(Vec3::UnitY(), 0);
+    const BakedBody& m = s.body.model();
+    const double r = s.body.centerOfMass().y(), inertia = m.totalInertia(2, 2);
+    const double vRoll = v0 / (1 + inertia / (m.totalMass * r * r));
+    const double tRoll = v0 / (mu * 9.81 * (1 + m.totalMass * r * r / inertia));
+    const double dt = 0.002;
+    double rollingFrom = -1;
+    for (int k = 1; k * dt <= tRoll + 0.5; ++k) {
+      s.step(dt, kG, plane);
+      ASSERT_TRUE(finite(s.body)) << k;
+      const Vec3 v = s.body.linearMomentum() / m.totalMass;
+      const Vec3 w = s.body.state().orientation * s.body.state().angularVelocity;
+      const double slip = v.x() + w.z() * r;  // contact point velocity, rigidified
+      if (std::abs(slip) < 0.02 * v0 && rollingFrom < 0) rollingFrom = k * dt;
+    }
+    const double v = s.body.linearMomentum().x() / m.totalMass;
+    std::printf("sliding ball, mu = %.1f: rolls from t = %.3f s (closed form %.3f, %.1f%%), then at %.4f m/s "
+                "(closed form %.4f, %.2f%%)\n",
+                mu, rollingFrom, tRoll, 100 * (rollingFrom / tRoll - 1), v, vRoll, 100 * (v / vRoll - 1));
+    EXPECT_NEAR(v, vRoll, 0.03 * vRoll) << mu;
+    EXPECT_NEAR(rollingFrom, tRoll, 0.1 * tRoll) << mu;  // (the mean deceleration while sliding is mu g)
+  }
 }
 
 TEST(LayeredPhysics, BallSlidesDownAFrictionlessIncline) {
