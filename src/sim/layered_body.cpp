@@ -407,13 +407,16 @@ void LayeredBody::prepare(double dt) {
 
 // ---- the step (Fig. 3.5) ----------------------------------------------------------------------
 
-void LayeredBody::applyRigidImpulse(const Vec3& impulse, const Vec3& at, const Vec3& angular, double moveDt) {
+void LayeredBody::applyRigidImpulse(const Vec3& impulse, const Vec3& at) {
   const Mat3 R = rotation(state_.orientation);
   const Mat3 invI = R * model_->totalInertia.inverse() * R.transpose();
-  const Vec3 com = centerOfMass();
-  const Vec3 dvCom = impulse / model_->totalMass, dw = invI * (angular + (at - com).cross(impulse));
+  changeRigidVelocity(impulse / model_->totalMass, invI * (at - centerOfMass()).cross(impulse));
+}
+
+void LayeredBody::changeRigidVelocity(const Vec3& dvCom, const Vec3& dw, double moveDt) {
   // the same rigid velocity change in the generalised coordinates: qdot unchanged
-  const Vec3 dv = dvCom + dw.cross(state_.position - com), dwBody = R.transpose() * dw;
+  const Vec3 dv = dvCom + dw.cross(state_.position - centerOfMass());
+  const Vec3 dwBody = rotation(state_.orientation).transpose() * dw;
   state_.velocity += dv;
   state_.angularVelocity += dwBody;
   if (moveDt > 0) {
@@ -677,7 +680,7 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
   }
   respond(contacts, dt, g, profile);
   std::vector<PatchFriction> patch{colliderPatch(*this, contacts)};
-  solvePatchFriction(patch, 1, dt);
+  solvePatchFriction(patch, 1, 0, dt);
   contacts.clear();
   {
     StageTimer t(profile, "detect");

@@ -197,12 +197,13 @@ class LayeredBody {
   const std::vector<std::array<Vec3, 3>>& translationalCoupling() const { return wt_; }
   /// (nnode x 3) columns of Mt_e^-1 [-m_i [ub_i]x] (rotational coupling at rest).
   const std::vector<std::array<Vec3, 3>>& rotationalCoupling() const { return wr_; }
-  /// Changes the velocities as an impulse [N s] at world point `at` and an angular
-  /// impulse [N m s] would change those of the rigidified body (skin velocities
-  /// unchanged). moveDt > 0: the step's positions were already integrated from the
-  /// velocities; they move with the change over moveDt too.
-  void applyRigidImpulse(const Vec3& impulse, const Vec3& at, const Vec3& angular = Vec3::Zero(),
-                         double moveDt = 0);
+  /// Changes the velocities as an impulse [N s] at world point `at` would change
+  /// those of the rigidified body (skin velocities unchanged).
+  void applyRigidImpulse(const Vec3& impulse, const Vec3& at);
+  /// Changes the rigidified body's motion by dvCom (centre of mass) and dw (world
+  /// angular velocity), skin velocities unchanged. moveDt > 0: the step's positions
+  /// were already integrated from the velocities; they move with the change too.
+  void changeRigidVelocity(const Vec3& dvCom, const Vec3& dw, double moveDt = 0);
   /// Core block M_c of the mass matrix at the current state.
   Mat6 coreMassMatrix() const;
 

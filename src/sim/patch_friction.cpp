@@ -1,5 +1,7 @@
 #include "sim/patch_friction.h"
 
+#include <map>
+
 #include "sim/body_contact.h"
 
 namespace d2t {
@@ -21,6 +23,20 @@ Mat6 mobility(const RigidMotion& b, const Vec3& x) {
   return k;
 }
 
+// The rigidified motion of each body in the patches, kept up to date as the
+// sweeps apply impulses (a body's own sums are O(nodes): taken once per step).
+struct Motion {
+  RigidMotion now;
+  Vec3 dv = Vec3::Zero(), dw = Vec3::Zero();  // change of v_com and (world) omega so far
+  void apply(const Vec3& force, const Vec3& at, const Vec3& angular) {
+    const Vec3 dvi = force / now.mass, dwi = now.invInertia * (angular + (at - now.com).cross(force));
+    now.vcom += dvi;
+    now.omega += dwi;
+    dv += dvi;
+    dw += dwi;
+  }
+};
+
 struct Pair {
   Mat6 k;  // the pair's relative mobility at P
   Vec6 u;  // relative [velocity at P; angular velocity], self against other
@@ -28,15 +44,15 @@ struct Pair {
 };
 
 // (radius <= 0: the patch is not between the centres)
-Pair pairAt(const LayeredBody& self, const LayeredBody* other, const ContactPatch& patch) {
+Pair pairAt(const Motion& self, const Motion* other, const ContactPatch& patch) {
   Pair q;
   const Vec3& p = patch.point;
-  const RigidMotion a = rigidMotion(self);
+  const RigidMotion& a = self.now;
   q.radius = patch.normal.dot(a.com - p);
   q.k = mobility(a, p);
   q.u << a.velocityAt(p) - patch.surfaceVelocity, a.omega;
   if (other) {
-    const RigidMotion b = rigidMotion(*other);
+    const RigidMotion& b = other->now;
     const double rb = patch.normal.dot(p - b.com);
     q.radius = rb > 0 ? q.radius * rb / (q.radius + rb) : 0;
     q.k += mobility(b, p);
@@ -54,28 +70,27 @@ double energyShare(const Vec6& x1, const Pair& q) {
   return std::min(1.0, -lin / quad);
 }
 
-}  // namespace
-
-namespace {
-
-// One Gauss-Seidel visit of a patch: friction, then rolling resistance.
-void visit(PatchFriction& f, double dt) {
+// One Gauss-Seidel visit of a patch: friction, then rolling resistance. Returns
+// how much it changed, relative to the patch's normal impulse (force / J,
+// couple / J r).
+double visit(PatchFriction& f, Motion& self, Motion* other) {
   const ContactPatch& patch = f.patch;
   const Vec3& n = patch.normal;
   const Vec3& p = patch.point;
+  double change = 0;
   // a change x = [F; C] when it takes energy out: share -x.u / x.k x of it at most
   auto apply = [&](const Vec6& x, const Pair& q) {
     const double share = energyShare(x, q);
     if (!(share > 0)) return Vec6(Vec6::Zero());
     const Vec6 y = share * x;
-    f.self->applyRigidImpulse(y.head<3>(), p, y.tail<3>(), dt);
-    if (f.other) f.other->applyRigidImpulse(-y.head<3>(), p, -y.tail<3>(), dt);
+    self.apply(y.head<3>(), p, y.tail<3>());
+    if (other) other->apply(-y.head<3>(), p, -y.tail<3>());
     return y;
   };
   // (1) Coulomb: the tangential impulse that stops the sliding at P, its total
   //     within what eq. 14 left of the cone
-  Pair q = pairAt(*f.self, f.other, patch);
-  if (!(q.radius > 0)) return;
+  Pair q = pairAt(self, other, patch);
+  if (!(q.radius > 0)) return 0;
   const double budget = patch.cone - patch.tangentialImpulse.norm();
   const Vec3 vt = q.u.head<3>() - n.dot(q.u.head<3>()) * n;
   if (budget > 0 && vt.squaredNorm() > 0) {
@@ -87,16 +102,18 @@ void visit(PatchFriction& f, double dt) {
     if (total.norm() > budget) total *= budget / total.norm();
     Vec6 x = Vec6::Zero();
     x.head<3>() = total - f.friction;
-    f.friction += apply(x, q).head<3>();
-    q = pairAt(*f.self, f.other, patch);
+    const Vec3 dF = apply(x, q).head<3>();
+    f.friction += dF;
+    change = dF.norm() / patch.impulse;
+    q = pairAt(self, other, patch);
   }
   // (2) rolling resistance: a couple C with the force that keeps the relative
   //     velocity at P (k_tt F + k_tr C = 0), aiming at k [F; C] = [0; -w_t], its
   //     total at most C_rr J r
-  if (!(f.crr > 0)) return;
+  if (!(f.crr > 0)) return change;
   const Vec3 w = q.u.tail<3>();
   const Vec3 wt = w - n.dot(w) * n;
-  if (wt.squaredNorm() == 0) return;
+  if (wt.squaredNorm() == 0) return change;
   Vec6 target;
   target << Vec3::Zero(), -wt;
   const Vec6 stop = q.k.ldlt().solve(target);
@@ -106,7 +123,9 @@ void visit(PatchFriction& f, double dt) {
   const Vec3 dc = total - f.couple;
   Vec6 x;
   x << -q.k.topLeftCorner<3, 3>().ldlt().solve(q.k.topRightCorner<3, 3>() * dc), dc;
-  f.couple += apply(x, q).tail<3>();
+  const Vec3 dC = apply(x, q).tail<3>();
+  f.couple += dC;
+  return std::max(change, dC.norm() / (patch.impulse * q.radius));
 }
 
 }  // namespace
@@ -129,10 +148,27 @@ PatchFriction pairPatch(LayeredBody& a, int aIndex, LayeredBody& b, const std::v
   return f;
 }
 
-void solvePatchFriction(std::vector<PatchFriction>& patches, int rounds, double dt) {
-  for (int round = 0; round < rounds; ++round)
-    for (PatchFriction& f : patches)
-      if (f.patch.impulse > 0 && f.patch.cone > 0) visit(f, dt);
+void solvePatchFriction(std::vector<PatchFriction>& patches, int maxRounds, double tolerance, double dt) {
+  std::map<LayeredBody*, Motion> motions;
+  auto motion = [&](LayeredBody* b) -> Motion& {
+    auto [it, fresh] = motions.try_emplace(b);
+    if (fresh) it->second.now = rigidMotion(*b);
+    return it->second;
+  };
+  std::vector<PatchFriction*> active;
+  for (PatchFriction& f : patches)
+    if (f.patch.impulse > 0 && f.patch.cone > 0) {
+      motion(f.self);
+      if (f.other) motion(f.other);
+      active.push_back(&f);
+    }
+  for (int round = 0; round < maxRounds && !active.empty(); ++round) {
+    double change = 0;
+    for (PatchFriction* f : active)
+      change = std::max(change, visit(*f, motions.at(f->self), f->other ? &motions.at(f->other) : nullptr));
+    if (change <= tolerance) break;
+  }
+  for (auto& [body, m] : motions) body->changeRigidVelocity(m.dv, m.dw, dt);
 }
 
 }  // namespace d2t

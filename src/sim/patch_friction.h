@@ -77,12 +77,13 @@ PatchFriction colliderPatch(LayeredBody& body, const std::vector<NodeContact>& c
 PatchFriction pairPatch(LayeredBody& a, int aIndex, LayeredBody& b, const std::vector<NodeContact>& bContacts);
 
 /// Applies the patches' Coulomb friction and rolling resistance to the rigid
-/// motion of their bodies, in `rounds` Gauss-Seidel sweeps over the patches (a
-/// body in several patches, as in a stack, feels them all): each sweep aims at
-/// stopping what slides and rolls at each patch; the totals stay within the
-/// cone and the rolling cap, and a change that would add kinetic energy is not
-/// made. The step's positions were already integrated: they move with the
-/// velocity change over dt.
-void solvePatchFriction(std::vector<PatchFriction>& patches, int rounds, double dt);
+/// motion of their bodies, in Gauss-Seidel sweeps over the patches (a body in
+/// several patches, as in a stack, feels them all), until a sweep changes no
+/// impulse by more than `tolerance` of its patch's normal impulse (force / J,
+/// couple / J r), or maxRounds. Each visit aims at stopping what slides and rolls
+/// at its patch; the totals stay within the cone and the rolling cap, and a
+/// change that would add kinetic energy is not made. The step's positions were
+/// already integrated: they move with the velocity change over dt.
+void solvePatchFriction(std::vector<PatchFriction>& patches, int maxRounds, double tolerance, double dt);
 
 }  // namespace d2t

@@ -322,6 +322,9 @@ void World::pairImpacts(const std::vector<std::vector<NodeContact>>& contacts) {
 // instead of sinking a little into itself every step.
 void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
   constexpr int kRegularSweeps = 3;
+  // (a stack of three balls needs ~20 sweeps for its patches' friction to settle)
+  constexpr int kPatchFrictionSweeps = 50;
+  constexpr double kPatchFrictionTolerance = 1e-3;
   const double dt = settings().dt;
   const Vec3 g = settings().gravity;
   const size_t nb = bodies_.size();
@@ -388,7 +391,7 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
   }
   for (const auto& [a, b] : touching)
     patches.push_back(pairPatch(bodies_[size_t(a)].layered, a, bodies_[size_t(b)].layered, contacts[size_t(b)]));
-  solvePatchFriction(patches, touching.empty() ? 1 : kRegularSweeps, dt);
+  solvePatchFriction(patches, kPatchFrictionSweeps, kPatchFrictionTolerance, dt);
 }
 
 void World::step() {

@@ -258,24 +258,28 @@ StackRun restStack(int count, double young, double seconds, double crr) {
 
 }  // namespace
 
-// Issue 6: a ball on a ball and a stack of three come to rest. Known failure.
-// Equal elastic spheres in Hertz contact have a rolling stiffness of about half
-// of m g h, so the stack is an inverted pendulum; only rolling resistance holds
-// it, up to a tilt of about C_rr. With the patch friction (Coulomb at the
-// rigidified patch, rolling resistance C_rr = 0.05) measured at 32^2:
-// E = 1e6: two balls rest (1.1e-3 m/s in the last second, 6 mm off axis), three
-// topple; E = 1e5 (12% compression): the settling bounce tilts the top ball past
-// what C_rr = 0.05 holds and both stacks topple.
-TEST(BodyContact, DISABLED_BallOnABallAndAStackOfThreeComeToRest) {
-  for (int count : {2, 3}) {
-    const StackRun r = restStack(count, 1e6, 5.0, 0.05);
-    EXPECT_EQ(r.resets, 0);
-    EXPECT_LT(r.speed, 1e-3) << count;
-    EXPECT_LT(r.offAxis, 0.2 * kR) << count;
-    EXPECT_LT(r.penetration, 0.005 * kR) << count;
-    EXPECT_GT(r.sinking, 0) << count;        // the skins carry the weight...
-    EXPECT_LT(r.sinking, 0.5 * kR) << count;  // ...without sinking into each other
+// Issue 6: a ball resting on a ball. Equal elastic spheres in Hertz contact have a
+// rolling stiffness of about half of m g h, so the top ball is an inverted
+// pendulum; what holds it is rolling resistance, up to a tilt of about C_rr (the
+// default 0.01 does not hold it: the settling bounce tilts it further).
+void expectStackAtRest(const StackRun& r) {
+  EXPECT_EQ(r.resets, 0);
+  EXPECT_LT(r.speed, 1e-3);
+  EXPECT_LT(r.offAxis, 0.05 * kR);
+  EXPECT_LT(r.penetration, 0.005 * kR);
+  EXPECT_GT(r.sinking, 0);        // the skins carry the weight...
+  EXPECT_LT(r.sinking, 0.5 * kR);  // ...without sinking into each other
+}
+
+TEST(BodyContact, BallOnABallComesToRest) {
+  for (double young : {3e5, 1e6}) {
+    SCOPED_TRACE(young);
+    expectStackAtRest(restStack(2, young, 5.0, 0.05));
   }
 }
+
+// Known failure: the stack of three stands for ~5 s (at 5 s: 1.3-1.6e-3 m/s,
+// 4-5 mm off axis) and then topples slowly (at 8 s: 0.14 m/s, 5 cm off axis).
+TEST(BodyContact, DISABLED_StackOfThreeComesToRest) { expectStackAtRest(restStack(3, 1e6, 8.0, 0.05)); }
 
 }  // namespace d2t
