@@ -61,6 +61,17 @@ bool FrameRecorder::start(Format format, const std::string& path, int fps, std::
   return true;
 }
 
+namespace {
+
+// 'path' for sh -c, whatever the path holds (a quote closes, is escaped, reopens)
+std::string shellQuoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
 bool FrameRecorder::addFrame(int width, int height, const std::vector<uint8_t>& rgb) {
   if (!active_) return false;
   if (width <= 0 || height <= 0 || rgb.size() < size_t(width) * size_t(height) * 3) {
@@ -87,7 +98,7 @@ bool FrameRecorder::addFrame(int width, int height, const std::vector<uint8_t>& 
     const int evenW = width & ~1, evenH = height & ~1;  // yuv420p wants even sizes: crop a column/row
     std::ostringstream cmd;
     cmd << "ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgb24 -s " << width << "x" << height << " -r " << fps_
-        << " -i - -vf crop=" << evenW << ":" << evenH << ":0:0 -c:v libx264 -pix_fmt yuv420p '" << path_ << "'";
+        << " -i - -vf crop=" << evenW << ":" << evenH << ":0:0 -c:v libx264 -pix_fmt yuv420p " << shellQuoted(path_);
     pipe_ = ::popen(cmd.str().c_str(), "w");
     if (!pipe_) {
       error_ = "cannot start ffmpeg";

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -146,6 +147,55 @@ TEST(Recorder, WritesANumberedPngSequenceToItsFolder) {
   FrameRecorder bad;
   EXPECT_FALSE(bad.start(FrameRecorder::Format::Png, (dir / "frame_000000.png" / "x").string(), 60, &error));
   EXPECT_FALSE(error.empty());
+}
+
+// The MP4 path for real, where ffmpeg is installed (it is an optional dependency;
+// `apt-get install ffmpeg`): odd-sized frames of known colours go in, and ffprobe
+// and ffmpeg read back the frame count, the (cropped to even) size and the colours.
+TEST(Recorder, Mp4ThroughFfmpegHoldsEveryFrameWithItsColour) {
+  if (findOnPath("ffmpeg").empty() || findOnPath("ffprobe").empty()) GTEST_SKIP() << "ffmpeg is not installed";
+  const fs::path dir = fs::temp_directory_path() / "d2t-mp4-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string file = (dir / "it's a clip.mp4").string();  // a quote in the name, too
+  const int w = 65, h = 49, count = 12;
+  auto colour = [](int k) { return std::array<int, 3>{20 * k, 100, 220 - 15 * k}; };
+  FrameRecorder r;
+  std::string error;
+  ASSERT_TRUE(r.start(FrameRecorder::Format::Mp4, file, 30, &error)) << error;
+  for (int k = 0; k < count; ++k) {
+    std::vector<uint8_t> rgb(size_t(w) * h * 3);
+    for (size_t p = 0; p < rgb.size(); p += 3)
+      for (int c = 0; c < 3; ++c) rgb[p + size_t(c)] = uint8_t(colour(k)[size_t(c)]);
+    ASSERT_TRUE(r.addFrame(w, h, rgb)) << r.error();
+  }
+  const std::string line = r.stop();
+  ASSERT_TRUE(r.error().empty()) << line;
+  auto run = [](const std::string& cmd) {
+    std::string out;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return out;
+    char buf[4096];
+    size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
+    ::pclose(p);
+    return out;
+  };
+  const std::string quoted = "\"" + file + "\"";
+  const std::string probe = run("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                                "stream=width,height,nb_read_frames -of csv=p=0 " + quoted);
+  EXPECT_EQ(probe, "64,48,12\n");
+  // frame 5 back as RGB: x264 at its default quality keeps a flat colour within a few levels
+  const std::string pixels = run("ffmpeg -v error -i " + quoted + " -vf \"select=eq(n\\,5)\" -frames:v 1 -f rawvideo "
+                                 "-pix_fmt rgb24 -");
+  ASSERT_EQ(pixels.size(), size_t(64 * 48 * 3));
+  for (int c = 0; c < 3; ++c) {
+    double mean = 0;
+    for (size_t p = size_t(c); p < pixels.size(); p += 3) mean += uint8_t(pixels[p]);
+    mean /= 64 * 48;
+    EXPECT_NEAR(mean, colour(5)[size_t(c)], 4.0) << c;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Recorder, Mp4WithoutFfmpegSaysSoAndFindOnPathFindsPrograms) {
