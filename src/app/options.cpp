@@ -37,11 +37,12 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
         if (n < 16 || n > 1024 || (n & (n - 1)) != 0) return std::string("must be a power of two in [16, 1024]");
         return std::string();
       });
-  app.add_option("--screenshot", o->screenshot, "Write the last frame as a PNG image to PATH (e.g. shot.png)");
-  app.add_option("--metrics", o->metrics, "Write a JSON summary of the run to PATH (e.g. run.json)");
-  app.add_option("--bench", o->bench, "Write per-step stage timings [ms] as CSV to PATH (e.g. bench.csv)");
+  app.add_option("--screenshot", o->screenshot, "Write the last frame as a PNG image to PATH (e.g. shot.png)")->type_name("PATH");
+  app.add_option("--metrics", o->metrics, "Write a JSON summary of the run to PATH (e.g. run.json)")->type_name("PATH");
+  app.add_option("--bench", o->bench, "Write per-step stage timings [ms] as CSV to PATH (e.g. bench.csv)")->type_name("PATH");
   app.add_option("--bake-report", o->bakeReport,
-                 "Bake the scene's bodies, write a JSON report to PATH (e.g. bake.json) and exit");
+                 "Bake the scene's bodies, write a JSON report to PATH (e.g. bake.json) and exit")
+      ->type_name("PATH");
   app.add_option("--width", o->width, "Image width in pixels")->check(CLI::Range(16, 8192));
   app.add_option("--height", o->height, "Image height in pixels")->check(CLI::Range(16, 8192));
   try {
