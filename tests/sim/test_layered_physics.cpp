@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 
+#include "sim/json_reader.h"
 #include "sim/layered_body.h"
 #include "sim/static_reference.h"
 #include "sim/world.h"
@@ -494,6 +495,41 @@ TEST(LayeredPhysics, SlidingBallSpinsUpToRollingAtTheClosedFormSpeed) {
                 mu, rollingFrom, tRoll, 100 * (rollingFrom / tRoll - 1), v, vRoll, 100 * (v / vRoll - 1));
     EXPECT_NEAR(v, vRoll, 0.03 * vRoll) << mu;
     EXPECT_NEAR(rollingFrom, tRoll, 0.1 * tRoll) << mu;  // (the mean deceleration while sliding is mu g)
+  }
+}
+
+// A box resting on a plane, launched at v0: Coulomb friction mu m g stops it after
+// v0^2 / (2 mu g), in v0 / (mu g).
+TEST(LayeredPhysics, LaunchedBoxSlidesToAStopAsCoulombFrictionSays) {
+  const nlohmann::json shape = nlohmann::json::parse(R"({"type": "box", "size": [0.6, 0.4, 0.6]})");
+  for (double mu : {0.3, 1.0}) {
+    BodyDesc d;
+    d.name = "box";
+    d.shape = parseShape(JsonReader(shape, "test", "/shape"));
+    d.atlasResolution = 32;
+    d.material.young = 1e6;
+    d.material.friction = mu;
+    d.material.restitution = 0;
+    d.material.rollingResistance = 0;
+    d.position = Vec3(0, 0.2 + 1e-4, 0);
+    Sim s(d);
+    const ContactFinder plane = planeContacts(Vec3::UnitY(), 0);
+    const double dt = 0.002, v0 = 2.0;
+    for (int k = 0; k < 250; ++k) s.step(dt, kG, plane);  // settle (0.5 s)
+    ASSERT_LT(s.body.linearMomentum().norm() / s.body.totalMass(), 1e-3) << "the box did not settle";
+    const double x0 = s.body.centerOfMass().x();
+    s.body.state().velocity.x() += v0;
+    double stoppedAt = -1;
+    for (int k = 1; k * dt < 1.5; ++k) {
+      s.step(dt, kG, plane);
+      ASSERT_TRUE(finite(s.body)) << k;
+      if (stoppedAt < 0 && s.body.linearMomentum().x() / s.body.totalMass() < 1e-3) stoppedAt = k * dt;
+    }
+    const double slid = s.body.centerOfMass().x() - x0, expect = v0 * v0 / (2 * mu * 9.81);
+    std::printf("box launched at %.1f m/s, mu = %.1f: slid %.4f m in %.3f s (closed form %.4f m, %.1f%%; %.3f s)\n", v0,
+                mu, slid, stoppedAt, expect, 100 * (slid / expect - 1), v0 / (mu * 9.81));
+    EXPECT_NEAR(slid, expect, 0.05 * expect) << mu;
+    EXPECT_NEAR(stoppedAt, v0 / (mu * 9.81), 0.05 * v0 / (mu * 9.81) + dt) << mu;
   }
 }
 
