@@ -679,8 +679,11 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
     findContacts(*this, &contacts);
   }
   respond(contacts, dt, g, profile);
-  std::vector<PatchFriction> patch{colliderPatch(*this, contacts)};
-  solvePatchFriction(patch, 1, 0, dt);
+  {
+    StageTimer t(profile, "friction");
+    std::vector<PatchFriction> patch{colliderPatch(*this, contacts)};
+    solvePatchFriction(patch, 1, 0, dt);
+  }
   contacts.clear();
   {
     StageTimer t(profile, "detect");

@@ -381,7 +381,8 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
   }
   // the patches' friction and rolling resistance (patch_friction.h), against
   // colliders and between bodies (from b's side: normals out of a into b),
-  // together in a few Gauss-Seidel sweeps, from the impulses of the responses
+  // together in Gauss-Seidel sweeps, from the impulses of the responses
+  StageTimer t(profile_, "friction");
   std::vector<PatchFriction> patches;
   std::set<std::pair<int, int>> touching;
   for (size_t a = 0; a < nb; ++a) {
