@@ -1,5 +1,6 @@
 #include "sim/dilu_preconditioner.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -53,26 +54,44 @@ void DiluPreconditioner::build(const std::vector<Stencil>& stencil,
 
 // forward:  (Dt + L) w = r   ->  w_i = Dt_i^-1 r_i - sum_(j < i) (Dt_i^-1 A_ij) w_j
 // backward: (I + Dt^-1 U) z = w  ->  z_i = w_i - sum_(j > i) (Dt_i^-1 A_ij) z_j
+// Each node waits for the one before it (the (-1, 0) neighbour), so one chunk's sweep
+// is bound by that chain's latency; a thread sweeps chunks c and c + kChunks/2 in
+// lockstep to run two chains at once. Measured on the 2-core build machine, 256^2,
+// the sweeps alone with their data in the cache: 0.54 -> 0.34-0.38 ms per application
+// (2 threads), 1.10 -> 0.80 ms (1 thread); four chains in a generic loop were no
+// faster than two. Inside CG, between products that stream Mt_e, it takes 0.64 ms.
 double DiluPreconditioner::apply(const std::vector<Vec3>& r, std::vector<Vec3>& z) const {
+  static_assert(kChunks % 2 == 0, "chunks are swept in pairs");
+  constexpr int kPairs = kChunks / 2;
   const int n = int(rows_.size());
   z.resize(n);
+  auto forward = [&](int i) {
+    const Row& row = rows_[i];
+    Vec3f s = diagInverse_[i] * r[i].cast<float>();
+    for (int m = 0; m < row.lower; ++m) s -= row.block[m] * sweep_[row.node[m]];
+    sweep_[i] = s;
+  };
+  auto backward = [&](int i) {
+    const Row& row = rows_[i];
+    Vec3f s = sweep_[i];
+    for (int m = row.lower; m < row.lower + row.upper; ++m) s -= row.block[m] * sweep_[row.node[m]];
+    sweep_[i] = s;
+    z[i] = s.cast<double>();
+    return r[i].dot(z[i]);
+  };
   double rz = 0;
 #pragma omp parallel for schedule(static, 1) reduction(+ : rz) if (n > kParallelNodes)
-  for (int c = 0; c < kChunks; ++c) {
-    const int begin = chunkStart(c), end = chunkStart(c + 1);
-    for (int i = begin; i < end; ++i) {
-      const Row& row = rows_[i];
-      Vec3f s = diagInverse_[i] * r[i].cast<float>();
-      for (int m = 0; m < row.lower; ++m) s -= row.block[m] * sweep_[row.node[m]];
-      sweep_[i] = s;
+  for (int c = 0; c < kPairs; ++c) {
+    const int b1 = chunkStart(c), e1 = chunkStart(c + 1);
+    const int b2 = chunkStart(c + kPairs), e2 = chunkStart(c + kPairs + 1);
+    const int len = std::max(e1 - b1, e2 - b2);
+    for (int t = 0; t < len; ++t) {
+      if (b1 + t < e1) forward(b1 + t);
+      if (b2 + t < e2) forward(b2 + t);
     }
-    for (int i = end - 1; i >= begin; --i) {
-      const Row& row = rows_[i];
-      Vec3f s = sweep_[i];
-      for (int m = row.lower; m < row.lower + row.upper; ++m) s -= row.block[m] * sweep_[row.node[m]];
-      sweep_[i] = s;
-      z[i] = s.cast<double>();
-      rz += r[i].dot(z[i]);
+    for (int t = len - 1; t >= 0; --t) {
+      if (b1 + t < e1) rz += backward(b1 + t);
+      if (b2 + t < e2) rz += backward(b2 + t);
     }
   }
   return rz;
