@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/baked_body.h"
+#include "sim/dilu_preconditioner.h"
 #include "sim/profile.h"
 #include "sim/scene.h"
 
@@ -109,6 +110,9 @@ constexpr double kFloatBlocksTolerance = 1e-6;
 /// 128^2 (9,600 nodes, 4.8 MB) double 5.7-6.8 ms, float 6.9-7.3 ms; 256^2 (41,334
 /// nodes, 21 MB) double 42-43 ms, float 32-36 ms.
 constexpr int kFloatBlocksMinNodes = 16384;
+
+/// Past solutions of the y solve that its warm start is projected from (LayeredBody::solveY).
+constexpr int kWarmStartHistory = 3;
 
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
@@ -265,10 +269,14 @@ class LayeredBody {
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
               double tolerance, double* residual) const;
+  int solveY(const std::vector<Vec3>& b, double* residual);  // y_ = Mt_e^-1 b, projected warm start
+  // CG from x; startResidual: b - Mt x when the caller has it (taken), else formed here
+  int conjugateGradients(const std::vector<Vec3>& b, std::vector<Vec3>& x, std::vector<Vec3>* startResidual,
+                         int maxIterations, double tolerance, double* residual) const;
   template <class Block>  // Mat3 or Mat3f blocks for the product A p
   int conjugateGradients(const std::vector<std::array<Block, kStencilSlots>>& blocks,
-                         const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
-                         double tolerance, double* residual) const;
+                         const std::vector<Vec3>& b, std::vector<Vec3>& x, std::vector<Vec3>* startResidual,
+                         int maxIterations, double tolerance, double* residual) const;
   void solveMt6(const std::vector<std::array<Vec3, 6>>& b, std::vector<std::array<Vec3, 6>>& x,
                 int maxIterations, double tolerance) const;
 
@@ -290,6 +298,9 @@ class LayeredBody {
   std::vector<std::array<Vec3, 3>> wt_;              // (nnode x 3 cols) Mt_e^-1 [m_i I]
   std::vector<std::array<Vec3, 3>> wr_;              // (nnode x 3 cols) Mt_e^-1 [-m_i [ub_i]x]
   std::vector<Vec3> y_;                              // (nnode) warm start of the y solve
+  DiluPreconditioner dilu_;                          // of Mt_e, for CG
+  std::vector<std::vector<Vec3>> history_;           // (<= kWarmStartHistory x nnode) last y solutions, newest first
+  std::vector<std::vector<Vec3>> historyProduct_;    // Mt_e history_[a], for all but the newest
   bool direct_ = false;                              // this step's method is the direct solver
   std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
   SolverMethod preparedMethod_ = SolverMethod::Auto;
