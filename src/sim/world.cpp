@@ -270,16 +270,26 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
   return out;
 }
 
+namespace {
+
+// The pairs of bodies (a < b) with contacts between them.
+std::set<std::pair<int, int>> touchingPairs(const std::vector<std::vector<NodeContact>>& contacts) {
+  std::set<std::pair<int, int>> touching;
+  for (size_t a = 0; a < contacts.size(); ++a)
+    for (const NodeContact& c : contacts[a])
+      if (c.other > int(a)) touching.insert({int(a), c.other});
+  return touching;
+}
+
+}  // namespace
+
 // Restitution between bodies: when two bodies begin touching and approach faster
 // than gravity explains, one Newton impact on the two rigidified bodies, equal and
 // opposite, at the depth-weighted centre of their contacts along the pair normal
 // (the node constraints of the sweeps are then inelastic, as against colliders).
 void World::pairImpacts(const std::vector<std::vector<NodeContact>>& contacts) {
-  std::set<std::pair<int, int>> touching;
+  const std::set<std::pair<int, int>> touching = touchingPairs(contacts);
   const double threshold = 2 * settings().gravity.norm() * settings().dt + 1e-3;
-  for (size_t a = 0; a < contacts.size(); ++a)
-    for (const NodeContact& c : contacts[a])
-      if (c.other > int(a)) touching.insert({int(a), c.other});
   for (const auto& [a, b] : touching) {
     if (pairsInContact_.count({a, b})) continue;  // not a new episode
     LayeredBody &la = bodies_[size_t(a)].layered, &lb = bodies_[size_t(b)].layered;
@@ -384,13 +394,8 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
   // together in Gauss-Seidel sweeps, from the impulses of the responses
   StageTimer t(profile_, "friction");
   std::vector<PatchFriction> patches;
-  std::set<std::pair<int, int>> touching;
-  for (size_t a = 0; a < nb; ++a) {
-    patches.push_back(colliderPatch(bodies_[a].layered, contacts[a]));
-    for (const NodeContact& c : contacts[a])
-      if (c.other > int(a)) touching.insert({int(a), c.other});
-  }
-  for (const auto& [a, b] : touching)
+  for (size_t a = 0; a < nb; ++a) patches.push_back(colliderPatch(bodies_[a].layered, contacts[a]));
+  for (const auto& [a, b] : touchingPairs(contacts))
     patches.push_back(pairPatch(bodies_[size_t(a)].layered, a, bodies_[size_t(b)].layered, contacts[size_t(b)]));
   solvePatchFriction(patches, kPatchFrictionSweeps, kPatchFrictionTolerance, dt);
 }

@@ -2,14 +2,13 @@
 // bad scenes (exit 1 with the message), scene listing.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+
+#include "command_output.h"
 
 namespace {
 
@@ -19,15 +18,8 @@ struct Result {
 };
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(D2T_BINARY) + " " + args + " 2>&1";
   Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = d2t::test::commandOutput(std::string(D2T_BINARY) + " " + args + " 2>&1", &r.code);
   return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_output.h"
 #include "app/camera.h"
 
 using namespace d2t;
@@ -199,16 +200,7 @@ nlohmann::json readJson(const std::string& path) {
 
 // stdout + stderr of a d2tsim run with extra environment
 std::string runOutput(const std::string& env, const std::string& args, int* code) {
-  const std::string cmd = env + " " + std::string(D2T_BINARY) + " " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = pclose(p);
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  return test::commandOutput(env + " " + std::string(D2T_BINARY) + " " + args + " 2>&1", code);
 }
 
 }  // namespace

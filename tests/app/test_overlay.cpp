@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "command_output.h"
 #include "app/overlay.h"
 #include "app/recorder.h"
 #include "app/session.h"
@@ -171,22 +172,12 @@ TEST(Recorder, Mp4ThroughFfmpegHoldsEveryFrameWithItsColour) {
   }
   const std::string line = r.stop();
   ASSERT_TRUE(r.error().empty()) << line;
-  auto run = [](const std::string& cmd) {
-    std::string out;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return out;
-    char buf[4096];
-    size_t got;
-    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
-    ::pclose(p);
-    return out;
-  };
   const std::string quoted = "\"" + file + "\"";
-  const std::string probe = run("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+  const std::string probe = test::commandOutput("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
                                 "stream=width,height,nb_read_frames -of csv=p=0 " + quoted);
   EXPECT_EQ(probe, "64,48,12\n");
   // frame 5 back as RGB: x264 at its default quality keeps a flat colour within a few levels
-  const std::string pixels = run("ffmpeg -v error -i " + quoted + " -vf \"select=eq(n\\,5)\" -frames:v 1 -f rawvideo "
+  const std::string pixels = test::commandOutput("ffmpeg -v error -i " + quoted + " -vf \"select=eq(n\\,5)\" -frames:v 1 -f rawvideo "
                                  "-pix_fmt rgb24 -");
   ASSERT_EQ(pixels.size(), size_t(64 * 48 * 3));
   for (int c = 0; c < 3; ++c) {
