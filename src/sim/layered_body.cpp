@@ -15,6 +15,8 @@ namespace {
 
 // parallel loops only pay off for large atlases (and stall when oversubscribed)
 constexpr int kParallelNodes = 8192;
+// a node this close to a collider after the step touches it [m]
+constexpr double kTouchingGap = 1e-5;
 static_assert(sizeof(Vec3) == 3 * sizeof(double), "node arrays are mapped as flat 3n vectors");
 
 Mat3 rotation(const Quat& q) { return q.toRotationMatrix(); }
@@ -766,24 +768,23 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
 
 void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContacts, Profile& profile) {
   beginStep(dt, g, profile);
-  if (!findContacts) return;
   std::vector<NodeContact> contacts;
-  {
+  auto detect = [&] {
+    contacts.clear();
+    if (!findContacts) return;
     StageTimer t(profile, "detect");
     findContacts(*this, &contacts);
-  }
-  respond(contacts, dt, g, profile);
+  };
+  detect();
+  respond(contacts, dt, g, profile);  // (without contacts too: it takes back the last support)
   {
     StageTimer t(profile, "friction");
     std::vector<PatchFriction> patch{colliderPatch(*this, contacts)};
     solvePatchFriction(patch, 1, 0, dt);
   }
-  contacts.clear();
-  {
-    StageTimer t(profile, "detect");
-    findContacts(*this, &contacts);
-  }
+  detect();
   correct(contacts, profile);
+
 }
 
 void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
@@ -797,6 +798,7 @@ void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
     state_.angularVelocity.setZero();
   }
   start_ = state_;  // positions at t (step 13 integrates from them)
+  computeSupport(g);
   bool done = false;
   if (freeSolver_) {
     try {
@@ -813,6 +815,45 @@ void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
   applyDrag(dt, profile);
   info_.cgIterations = free_.cgIterations;
   info_.cgResidual = free_.cgResidual;
+}
+
+// The force of node i in the body frame, f_i = -K (q + beta qdot)_i - m_i (alpha qdot_i
+// + a_i) + m_i R^T g (step 1's terms without the implicit -dt K qdot); its part along
+// -n, if any, is what the collider must push back at rest.
+void LayeredBody::computeSupport(const Vec3& g) {
+  supported_.clear();
+  support_ = SupportLoad{};
+  const LayeredState& s = state_;
+  // (the CPU free update only: the GPU one does not read the support yet)
+  if (s.touching.empty() || !settings_.contactSupport || freeSolver_) return;
+  const BakedBody& m = *model_;
+  const Mat3 R = rotation(s.orientation);
+  const Vec3 gb = R.transpose() * g;
+  const Vec3& w = s.angularVelocity;
+  const double alpha = desc_.material.alpha, beta = desc_.material.beta;
+  for (const TouchingNode& t : s.touching) {
+    const int i = t.node;
+    // a node that leaves the surface within the step (the back of a rolling patch)
+    // carries nothing at its end
+    if (t.normal.dot(nodeVelocity(i) - t.surfaceVelocity) * preparedDt_ > kTouchingGap) continue;
+    const Stencil& st = m.atlas.stencil[i];
+    Vec3 kz = Vec3::Zero();
+    for (int k = 0; k < kStencilSlots; ++k)
+      if (st[k] >= 0) kz += m.stiffness[i][k] * (s.q[st[k]] + (beta + preparedDt_) * s.qdot[st[k]]);
+    const Vec3 u = m.restSkin[i] + s.q[i];
+    const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(s.qdot[i]);
+    const Vec3 f = R * (-kz - m.nodeMass[i] * (alpha * s.qdot[i] + a - gb));
+    // (at most what the collider carried in the last step: a node that unloads is not
+    // pushed off the surface, to be pulled back by the response's block-diagonal W)
+    const double push = std::min(-t.normal.dot(f), t.force);
+    if (!(push > 0) || !std::isfinite(push)) continue;
+    supported_.push_back({i, t.normal, push});
+    if (support_.nodes.empty()) support_.nodes.assign(size_t(m.nodeCount()), Vec3::Zero());
+    const Vec3 fb = R.transpose() * (push * t.normal);
+    support_.nodes[size_t(i)] = fb;
+    support_.force += push * t.normal;
+    support_.torque += u.cross(fb);
+  }
 }
 
 // Steps 1-5: the collision-free update from state_ (= start).
@@ -850,6 +891,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       const double mi = m.nodeMass[i];
       const Vec3 a = w.cross(w.cross(u[i])) + 2 * w.cross(s.qdot[i]);
       rhs[i] = -kz[i] - mi * (alpha * s.qdot[i] + a);
+      if (!support_.nodes.empty()) rhs[i] += support_.nodes[i];
       St += mi * u[i];
       Sa += mi * a;
       Sua += mi * u[i].cross(a);
@@ -904,8 +946,8 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
     StageTimer t(profile, "core");
     if (!fixed) {
       Vec6 Fc;
-      Fc.head<3>() = mass * g - R * Sa;
-      Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua;
+      Fc.head<3>() = mass * g - R * Sa + support_.force;
+      Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + support_.torque;
       // M_ce x = [R sum m_i x_i ; sum m_i u_i x x_i]
       Vec3 my = Vec3::Zero(), uy = Vec3::Zero();
       Mat6 MceY = Mat6::Zero();
@@ -949,7 +991,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
     // scheme with an explicit Q_v does, at O(dt^2). Project it back through the
     // core's translation (moving c by the same correction over the step).
     if (!fixed) {
-      const Vec3 target = momentumStart + dt * mass * g + result.springImpulse;
+      const Vec3 target = momentumStart + dt * (mass * g + support_.force) + result.springImpulse;
       const Vec3 dcdot = (target - linearMomentum()) / mass;
       s.velocity += dcdot;
       s.position += dt * dcdot;
@@ -981,17 +1023,49 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
   };
 
   // 6-8: the contacts found at the predicted state. Finders report nodes within a
-  // margin; only penetrating ones collide here.
+  // margin; penetrating ones collide here, and so do the nodes the colliders
+  // supported in the free update (whatever their depth now): that support is the
+  // first part of their impulse, and the response may take it back but not pull.
+  // A supported node no longer found gets a release row: its support taken back.
   std::vector<NodeContact>& cs = contacts;
-  cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.depth <= 0; }), cs.end());
+  if (firstSweep && !supported_.empty()) {
+    std::vector<int> supportOf(size_t(n), -1);
+    for (size_t k = 0; k < supported_.size(); ++k) supportOf[size_t(supported_[k].node)] = int(k);
+    std::vector<char> found(supported_.size(), 0);
+    for (NodeContact& c : cs) {
+      const int k = c.other < 0 ? supportOf[size_t(c.node)] : -1;
+      if (k < 0 || found[size_t(k)]) continue;
+      const double along = supported_[size_t(k)].normal.dot(c.normal);
+      if (along <= 0) continue;
+      c.impulse = dt * supported_[size_t(k)].force * along;
+      found[size_t(k)] = 1;
+    }
+    for (size_t k = 0; k < supported_.size(); ++k) {
+      if (found[k]) continue;
+      NodeContact c;
+      c.node = supported_[k].node;
+      c.normal = supported_[k].normal;
+      c.impulse = dt * supported_[k].force;
+      c.friction = 0;
+      c.release = true;
+      cs.push_back(c);
+    }
+  }
+  cs.erase(std::remove_if(cs.begin(), cs.end(),
+                          [](const NodeContact& c) { return c.depth <= 0 && c.impulse <= 0 && !c.release; }),
+           cs.end());
   bool newEpisode = false;  // contacts with colliders begin this step
   if (firstSweep) {
-    info_.contacts = int(cs.size());
-    int colliderContacts = 0;
-    for (const NodeContact& c : cs) colliderContacts += c.other < 0;
+    int colliding = 0, colliderContacts = 0;
+    for (const NodeContact& c : cs) {
+      if (c.release) continue;
+      ++colliding;
+      colliderContacts += c.other < 0;
+      info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
+    }
+    info_.contacts = colliding;
     newEpisode = previousContacts_ == 0;
     previousContacts_ = colliderContacts;
-    for (const NodeContact& c : cs) info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
   }
 
   if (!cs.empty()) {
@@ -1015,7 +1089,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       Vec3 p = Vec3::Zero(), nAvg = Vec3::Zero(), vo = Vec3::Zero();
       double wsum = 0, eps = 0;
       for (const NodeContact& c : cs) {
-        if (c.other >= 0) continue;
+        if (c.other >= 0 || c.depth <= 0) continue;
         const double wk = c.depth + 1e-9;
         p += wk * nodePosition(c.node);
         nAvg += wk * c.normal;
@@ -1080,7 +1154,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       vn[k] = c.normal.dot(xdot[k]);
       // (the gap is the one at the start of the step, measured in the first sweep)
       if (c.startGap < 0) c.startGap = std::max(0.0, -c.depth - dt * vn[k]);
-      b[k] = -vn[k] - c.startGap / dt;
+      b[k] = c.release ? 0.0 : -vn[k] - c.startGap / dt;
     }
     // Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (all nodes: the whole skin rides on the core)
     Mat6 A = Mc;
@@ -1100,26 +1174,41 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       A.block<3, 3>(3, 3) -= -Prr;
     }
     // 10 lambda by Sherman-Morrison-Woodbury: (D + U A^-1 U^T) l = b
-    //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on an active set;
-    //    one-sided: contacts whose multiplier would pull (< 0) leave the set
-    std::vector<double> lambda(nc, 0.0);
+    //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on an active set.
+    //    One-sided: a row whose total impulse (what it had: support, earlier sweeps)
+    //    would pull leaves the set with its total at zero, l = lo; release rows are
+    //    there from the start. The fixed rows enter the others' b through the core:
+    //    b_k - U_k A^-1 sum_fixed U_j l_j.
+    std::vector<double> lambda(nc, 0.0), lo(nc);
     std::vector<char> active(nc, 1);
+    for (int k = 0; k < nc; ++k) {
+      lo[k] = -cs[k].impulse;
+      if (cs[k].release) {
+        active[k] = 0;
+        lambda[k] = lo[k];
+      }
+    }
     for (int round = 0; round < 20; ++round) {
+      Vec6 fixedSum = Vec6::Zero();
+      for (int k = 0; k < nc; ++k)
+        if (!active[k]) fixedSum += U[k] * lambda[k];
+      const Vec6 e = fixed || fixedSum.isZero(0) ? Vec6::Zero() : Vec6(A.ldlt().solve(fixedSum));
       Mat6 S = A;
       Vec6 ub = Vec6::Zero();
       for (int k = 0; k < nc; ++k) {
         if (!active[k]) continue;
         S += U[k] * U[k].transpose() / D[k];
-        ub += U[k] * (b[k] / D[k]);
+        ub += U[k] * ((b[k] - U[k].dot(e)) / D[k]);
       }
       const Vec6 t6 = fixed ? Vec6::Zero() : Vec6(S.ldlt().solve(ub));
       bool changed = false;
       for (int k = 0; k < nc; ++k) {
-        lambda[k] = active[k] ? (b[k] - U[k].dot(t6)) / D[k] : 0.0;
-        if (round == 0 && lambda[k] < 0) ++info_.pulling;
-        if (settings_.oneSided && lambda[k] < 0) {
+        if (!active[k]) continue;
+        lambda[k] = (b[k] - U[k].dot(e) - U[k].dot(t6)) / D[k];
+        if (round == 0 && lambda[k] < lo[k]) ++info_.pulling;
+        if (settings_.oneSided && lambda[k] < lo[k]) {
           active[k] = 0;
-          lambda[k] = 0;
+          lambda[k] = lo[k];
           changed = true;
         }
       }
@@ -1165,7 +1254,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     std::vector<Vec3> fk(nc);
     for (int k = 0; k < nc; ++k) {
       fk[k] = lambda[k] * cs[k].normal;
-      info_.activeContacts += lambda[k] > 0;
+      info_.activeContacts += cs[k].impulse + lambda[k] > 0;
     }
     // An inelastic contact against a resting surface cannot add kinetic energy, but
     // the response applied through the block-diagonal Mh_e can (it pushes the core
@@ -1204,7 +1293,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     //    normal impulse (which moves it tangentially too, through the coupling): the
     //    pre-impact one of (14) can overshoot and feed a resting body energy.
     for (int k = 0; k < nc; ++k) {
-      if (lambda[k] <= 0) continue;
+      if (cs[k].impulse + lambda[k] <= 0) continue;
       const NodeContact& c = cs[k];
       const Vec3 rel = nodeVelocity(c.node) - c.surfaceVelocity;
       const Vec3 xt = rel - c.normal.dot(rel) * c.normal;
@@ -1216,6 +1305,13 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       cs[k].frictionImpulse -= m.nodeMass[c.node] * muHat * xt;
     }
     for (int k = 0; k < nc; ++k) cs[k].impulse += share * lambda[k];
+    if (rowImpulse_.size() != size_t(n)) rowImpulse_.assign(size_t(n), 0.0);
+    for (const NodeContact& c : cs)
+      if (c.other < 0) {
+        if (rowImpulse_[size_t(c.node)] == 0) rowNodes_.push_back(c.node);
+        rowImpulse_[size_t(c.node)] = c.impulse;
+      }
+    cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.release; }), cs.end());
     // 13 positions from the post-impact velocities
     integratePositions();
   }
@@ -1228,6 +1324,15 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& pro
   StageTimer t(profile, "correct");
   LayeredState& s = state_;
   const Mat3 Rt = rotation(s.orientation).transpose();
+  // the nodes on colliders now (on the surface, or moved there below) are supported in the next step
+  s.touching.clear();
+  for (const NodeContact& c : contacts) {
+    const double impulse = rowImpulse_.empty() ? 0.0 : rowImpulse_[size_t(c.node)];
+    if (c.other < 0 && c.depth > -kTouchingGap && impulse > 0)
+      s.touching.push_back({c.node, c.normal, impulse / preparedDt_, c.surfaceVelocity});
+  }
+  for (int i : rowNodes_) rowImpulse_[size_t(i)] = 0;
+  rowNodes_.clear();
   for (const NodeContact& c : contacts) {
     if (c.depth <= 0) continue;
     s.q[c.node] += Rt * (c.stiffnessShare * c.depth * c.normal);

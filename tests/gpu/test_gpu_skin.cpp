@@ -14,6 +14,7 @@
 #include "../sim/test_shapes.h"
 #include "gl_test.h"
 #include "gpu/gpu_skin.h"
+#include "sim/world.h"
 
 namespace d2t {
 namespace {
@@ -51,7 +52,7 @@ ContactFinder groundContacts() {
   return [](const LayeredBody& b, std::vector<NodeContact>* out) {
     for (int i = 0; i < b.nodeCount(); ++i) {
       const double y = b.nodePosition(i).y();
-      if (y >= 0) continue;
+      if (y >= kContactMargin) continue;  // penetrating, or within the margin (as the World)
       NodeContact c;
       c.node = i;
       c.normal = Vec3::UnitY();
