@@ -843,9 +843,13 @@ void LayeredBody::computeSupport(const Vec3& g) {
     const Vec3 u = m.restSkin[i] + s.q[i];
     const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(s.qdot[i]);
     const Vec3 f = R * (-kz - m.nodeMass[i] * (alpha * s.qdot[i] + a - gb));
-    // (at most what the collider carried in the last step: a node that unloads is not
-    // pushed off the surface, to be pulled back by the response's block-diagonal W)
-    const double push = std::min(-t.normal.dot(f), t.force);
+    // At most what the collider will carry by the end of the step, extrapolated from
+    // the last two (a node that unloads, at the back of a rolling patch, is not pushed
+    // off the surface to be pulled back by the response's block-diagonal W: measured on
+    // the 32^2 incline, the rolling acceleration is -5.3% off its closed form with the
+    // last step's force as the bound, -4.5% with the extrapolation, -3.1% without support).
+    const double bound = t.earlierForce >= 0 ? std::max(0.0, 2 * t.force - t.earlierForce) : t.force;
+    const double push = std::min(-t.normal.dot(f), bound);
     if (!(push > 0) || !std::isfinite(push)) continue;
     supported_.push_back({i, t.normal, push});
     if (support_.nodes.empty()) support_.nodes.assign(size_t(m.nodeCount()), Vec3::Zero());
@@ -1325,11 +1329,17 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& pro
   LayeredState& s = state_;
   const Mat3 Rt = rotation(s.orientation).transpose();
   // the nodes on colliders now (on the surface, or moved there below) are supported in the next step
-  s.touching.clear();
+  std::vector<TouchingNode> before;
+  before.swap(s.touching);
+  std::sort(before.begin(), before.end(), [](const TouchingNode& a, const TouchingNode& b) { return a.node < b.node; });
   for (const NodeContact& c : contacts) {
     const double impulse = rowImpulse_.empty() ? 0.0 : rowImpulse_[size_t(c.node)];
-    if (c.other < 0 && c.depth > -kTouchingGap && impulse > 0)
-      s.touching.push_back({c.node, c.normal, impulse / preparedDt_, c.surfaceVelocity});
+    if (c.other < 0 && c.depth > -kTouchingGap && impulse > 0) {
+      const auto it = std::lower_bound(before.begin(), before.end(), c.node,
+                                       [](const TouchingNode& t, int node) { return t.node < node; });
+      const double earlier = it != before.end() && it->node == c.node ? it->force : -1;
+      s.touching.push_back({c.node, c.normal, impulse / preparedDt_, c.surfaceVelocity, earlier});
+    }
   }
   for (int i : rowNodes_) rowImpulse_[size_t(i)] = 0;
   rowNodes_.clear();

@@ -391,7 +391,7 @@ namespace {
 // (downhill +x), from a least-squares parabola fitted over t in [t0, t1]
 // (rolling resistance coefficient crr)
 double inclineAcceleration(double friction, double theta, double t0, double t1, double* expectRolling,
-                           double crr = 0) {
+                           double crr = 0, bool contactSupport = false) {
   const Vec3 n(std::sin(theta), std::cos(theta), 0);  // plane through the origin
   const Vec3 downhill(std::cos(theta), -std::sin(theta), 0);
   BodyDesc d = ballDesc(32, 1e6);
@@ -400,6 +400,7 @@ double inclineAcceleration(double friction, double theta, double t0, double t1, 
   d.material.rollingResistance = crr;
   d.position = n * (kR + 1e-3);
   Sim s(d);
+  s.body.settings().contactSupport = contactSupport;
   const ContactFinder plane = planeContacts(n, 0, friction);
   const BakedBody& m = s.body.model();
   // rolling without slipping: a = g (sin(theta) - crr cos(theta)) / (1 + I / (m r^2)),
@@ -430,6 +431,18 @@ TEST(LayeredPhysics, BallRollsDownAnInclineWithoutSlipping) {
   const double a = inclineAcceleration(1.0, theta, 0.2, 1.0, &expect);
   std::printf("incline 20 deg, mu = 1: a = %.4f m/s^2, rolling %.4f (%.2f%%), g sin = %.4f\n", a, expect,
               100 * (a / expect - 1), 9.81 * std::sin(theta));
+  EXPECT_NEAR(a, expect, 0.05 * expect);
+}
+
+// ... and with the colliders' support in the free update (LayeredSettings::
+// contactSupport), which lags the moving patch a little: measured -4.5% (-3.1%
+// without it).
+TEST(LayeredPhysics, BallRollsDownAnInclineWithoutSlippingWithContactSupport) {
+  const double theta = 20 * kPi / 180;
+  double expect = 0;
+  const double a = inclineAcceleration(1.0, theta, 0.2, 1.0, &expect, 0, true);
+  std::printf("incline 20 deg, mu = 1, contact support: a = %.4f m/s^2, rolling %.4f (%.2f%%)\n", a, expect,
+              100 * (a / expect - 1));
   EXPECT_NEAR(a, expect, 0.05 * expect);
 }
 
