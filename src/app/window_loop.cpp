@@ -379,6 +379,11 @@ void simulationPanel(Ui& ui) {
     ImGui::SameLine();
     if (ImGui::RadioButton(b, set.backend == b) && set.backend != b) s.setBackend(b);
   }
+  ImGui::Checkbox("one-sided contact (no pulling)", &set.oneSidedContact);
+  ImGui::Checkbox("contact support (exact rest)", &set.contactSupport);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Colliders carry the resting skin inside the implicit solve: bodies rest and dent\n"
+                      "as the static solve says (without: ~20%% too shallow); rolling is slowed a little more.");
   if (!s.backendNote.empty()) ImGui::TextWrapped("(%s)", s.backendNote.c_str());
   if (!s.lastWarning.empty()) ImGui::TextColored(ImVec4(1, 0.7f, 0.2f, 1), "%s", s.lastWarning.c_str());
   ImGui::End();

@@ -161,7 +161,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   wr_ = GlTexture(n_, n_, 3, GL_RGBA32F);
 
   // fields (zeroed: unused texels must hold finite values for the stencil)
-  for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &x_[0], &x_[1], &r_[0], &r_[1],
+  for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &support_, &x_[0], &x_[1], &r_[0], &r_[1],
                        &p_[0], &p_[1], &zc_, &ap_})
     *t = newField();
   for (GlTexture& t : terms_) t = newField();
@@ -403,10 +403,12 @@ void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk
 }
 
 // Step 1 on q_, qdot_: z_, ma_ and the core sums
-GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt) {
+GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support) {
   beginPass(forces_);
   bind(forces_, "uQ", q_);
   bind(forces_, "uQdot", qdot_);
+  bind(forces_, "uSupport", support_);
+  glUniform1i(forces_.uniform("uHasSupport"), support ? 1 : 0);
   glUniform3f(forces_.uniform("uOmega"), float(w.x()), float(w.y()), float(w.z()));
   glUniform1f(forces_.uniform("uAlpha"), float(alpha));
   glUniform1f(forces_.uniform("uBeta"), float(beta));
@@ -514,6 +516,11 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     uploadNodes(q_, s.q);
     uploadNodes(qdot_, s.qdot);
   }
+  const LayeredBody::SupportLoad& support = body.supportLoad();
+  if (!support.nodes.empty()) {
+    StageTimer t(profile, "transfer");
+    uploadNodes(support_, support.nodes);
+  }
   const Mat3 R = s.orientation.toRotationMatrix();
   const Vec3 gb = R.transpose() * g;
   const Vec3 w = s.angularVelocity;
@@ -524,7 +531,7 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
   {
     StageTimer t(profile, "forces");
     timestamp("gpu_forces");
-    const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt);
+    const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt, !support.nodes.empty());
     stencilPass(z_, ma_, -1.0, 0.0, -1.0, rhs_);  // Ft_e' = -K z - m (alpha qdot + a)
     St = restSt_ + f.mq;
     Sa = f.ma;
@@ -592,8 +599,8 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     Vec6 Mcey;
     Mcey << R * (my + sumMWt_ * gb), uy + uWt * gb;
     Vec6 Fc;
-    Fc.head<3>() = mass * g - R * Sa;
-    Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua;
+    Fc.head<3>() = mass * g - R * Sa + support.force;
+    Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + support.torque;
     dvc = body.solveCore(Mc - MceY, dt * (Fc - Mcey), dt, &result);  // (3.8) with the core springs
   }
 
@@ -630,7 +637,7 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     if (!fixed) {
       const Vec3 S = restSt_ + mqNew;
       const Vec3 momentum = mass * s.velocity + s.orientation * (s.angularVelocity.cross(S) + mqdotNew);
-      const Vec3 dcdot = (momentumStart + dt * mass * g + result.springImpulse - momentum) / mass;
+      const Vec3 dcdot = (momentumStart + dt * (mass * g + support.force) + result.springImpulse - momentum) / mass;
       s.velocity += dcdot;
       s.position += dt * dcdot;
     }

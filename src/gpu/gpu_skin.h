@@ -128,7 +128,7 @@ class GpuSkin final : public FreeMotionSolver {
   int cg(int maxIterations, double tolerance, double* residual);  // Mt y = rhs_, x in y_[cur]
   void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
                    const GlTexture& out);
-  GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt);
+  GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support = false);
   void timestamp(const char* stage);
   void collectTimes(Profile& profile);
 
@@ -140,6 +140,7 @@ class GpuSkin final : public FreeMotionSolver {
       copy_, surfaceProgram_, normalsProgram_;
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
+  GlTexture support_;  // the colliders' support of each node, body frame (LayeredBody::supportLoad)
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
   GlTexture terms_[8];
   std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1

@@ -29,7 +29,6 @@ struct TouchingNode {
   Vec3 normal = Vec3::UnitY();  ///< world unit normal of the collider there
   double force = 0;             ///< normal force the collider gave it in that step [N]
   Vec3 surfaceVelocity = Vec3::Zero();  ///< world velocity of the collider there [m/s]
-  double earlierForce = -1;     ///< the same one step before (-1: it did not touch then) [N]
 };
 
 /// Mutable state of one layered body.
@@ -137,9 +136,8 @@ struct LayeredSettings {
   bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
   /// Colliders support the resting skin inside the free update (supportLoad): a body at
   /// rest then sinks as the static solve says (the block-diagonal response alone leaves
-  /// it ~21% too high), but a rolling ball is slowed a little more than without (-4.5%
-  /// against -3.1% of the closed form, stiff 32^2 ball). CPU backend only; off by
-  /// default (issue 4 note).
+  /// it ~21% too high), but a rolling ball is slowed a little more than without (-5.3%
+  /// against -3.1% of the closed form, stiff 32^2 ball). Off by default (issue 4 note).
   bool contactSupport = false;
 };
 

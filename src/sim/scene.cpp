@@ -184,6 +184,7 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
     t.gravity = sim.vec3("gravity", t.gravity);
     t.backend = sim.string("backend", t.backend, {"cpu", "gpu"});
     t.oneSidedContact = sim.boolean("one_sided_contact", t.oneSidedContact);
+    t.contactSupport = sim.boolean("contact_support", t.contactSupport);
     JsonReader solver(root, file);
     if (sim.optionalObject("solver", &solver)) {
       t.solver.method = solver.string("method", t.solver.method, {"auto", "cg", "direct"});

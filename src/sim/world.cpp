@@ -419,6 +419,7 @@ void World::step() {
     ls.cgIterations = settings().solver.iterations;
     ls.cgTolerance = settings().solver.tolerance;
     ls.oneSided = settings().oneSidedContact;
+    ls.contactSupport = settings().contactSupport;
     const std::string& method = settings().solver.method;
     ls.method = method == "cg" ? SolverMethod::CG : method == "direct" ? SolverMethod::Direct
                                                                        : SolverMethod::Auto;

@@ -54,8 +54,9 @@ TEST(Headless, BallDropMetricsScreenshotAndBench) {
   ASSERT_EQ(m["bodies"].size(), 1u);
   const auto& b = m["bodies"][0];
   EXPECT_EQ(b["name"], "ball");
-  EXPECT_GT(b["com"][1].get<double>(), 0.40);
-  EXPECT_LT(b["com"][1].get<double>(), 0.49);
+  // the static solve of this model (contact support is on in the scene) rests it at
+  // 0.402 m (frictionless) to 0.406 m (no slip); at 3 s it still rocks by millimetres
+  EXPECT_NEAR(b["com"][1].get<double>(), 0.404, 0.01);
   EXPECT_LT(b["velocity"].get<std::vector<double>>()[1], 0.1);
   EXPECT_GT(b["min_height"].get<double>(), -0.01);
   EXPECT_LT(b["max_penetration"].get<double>(), 0.0025);  // 0.5% of the radius, after correction

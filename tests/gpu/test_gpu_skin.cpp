@@ -257,27 +257,38 @@ TEST_F(GpuSkinTest, NormalsPassMatchesTheMeshNormals) {
 // ---- whole runs ----------------------------------------------------------------------------------
 
 // A soft ball dropped on the ground, 200 steps on both backends (the contact
-// stages are shared; the GPU runs steps 1-5 in float).
+// stages are shared; the GPU runs steps 1-5 in float), with and without the
+// colliders' support in the free update (the GPU reads it as a texture).
 TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
-  BodyDesc d = test::ball(kR, 32, 1e5);
-  d.position = Vec3(0, kR + 0.1, 0);
-  d.angularVelocity = Vec3(0, 0, 1);
-  Pair p(d);
-  p.cpu.settings().method = SolverMethod::CG;
-  p.gpu.settings().method = SolverMethod::CG;
-  double maxPos = 0, maxQ = 0, maxV = 0;
-  for (int k = 0; k < 200; ++k) {
-    p.step(0.005, kG, groundContacts());
-    const LayeredState &c = p.cpu.state(), &g = p.gpu.state();
-    maxPos = std::max(maxPos, (g.position - c.position).norm());
-    maxV = std::max(maxV, (g.velocity - c.velocity).norm());
-    for (int i = 0; i < p.cpu.nodeCount(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
+  for (bool support : {false, true}) {
+    BodyDesc d = test::ball(kR, 32, 1e5);
+    d.position = Vec3(0, kR + 0.1, 0);
+    d.angularVelocity = Vec3(0, 0, 1);
+    Pair p(d);
+    for (LayeredBody* b : {&p.cpu, &p.gpu}) {
+      b->settings().method = SolverMethod::CG;
+      b->settings().contactSupport = support;
+    }
+    double maxPos = 0, maxQ = 0, maxV = 0;
+    int supported = 0;
+    for (int k = 0; k < 200; ++k) {
+      p.step(0.005, kG, groundContacts());
+      const LayeredState &c = p.cpu.state(), &g = p.gpu.state();
+      maxPos = std::max(maxPos, (g.position - c.position).norm());
+      maxV = std::max(maxV, (g.velocity - c.velocity).norm());
+      for (int i = 0; i < p.cpu.nodeCount(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
+      supported += !p.gpu.supportLoad().nodes.empty();
+    }
+    std::printf("ball drop%s, 200 steps GPU vs CPU: core position %.2e m, core velocity %.2e m/s, skin %.2e m "
+                "(%d steps with support)\n",
+                support ? " with contact support" : "", maxPos, maxV, maxQ, supported);
+    EXPECT_LT(maxPos, 5e-4) << support;  // 0.1% of the radius
+    EXPECT_LT(maxV, 1e-2) << support;
+    EXPECT_LT(maxQ, 1e-4) << support;
+    if (support) {
+      EXPECT_GT(supported, 100);  // it touches down at step ~40 and is supported from then on
+    }
   }
-  std::printf("ball drop, 200 steps GPU vs CPU: core position %.2e m, core velocity %.2e m/s, skin %.2e m\n",
-              maxPos, maxV, maxQ);
-  EXPECT_LT(maxPos, 5e-4);  // 0.1% of the radius
-  EXPECT_LT(maxV, 1e-2);
-  EXPECT_LT(maxQ, 1e-4);
 }
 
 // Closed form 1 on the GPU backend: x_n = x_0 + n dt v_0 - g dt^2 n(n+1)/2.
