@@ -782,7 +782,6 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
   }
   detect();
   correct(contacts, profile);
-
 }
 
 void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
@@ -815,9 +814,10 @@ void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
   info_.cgResidual = free_.cgResidual;
 }
 
-// The force of node i in the body frame, f_i = -K (q + beta qdot)_i - m_i (alpha qdot_i
-// + a_i) + m_i R^T g (step 1's terms without the implicit -dt K qdot); its part along
-// -n, if any, is what the collider must push back at rest.
+// The force of node i in the body frame, f_i = -K (q + (beta + dt) qdot)_i - m_i (alpha
+// qdot_i + a_i) + m_i R^T g (step 1's terms, the implicit -dt K qdot included: the
+// elastic force at the end of the step); its part along -n, if any, is what the
+// collider must push back at rest.
 void LayeredBody::computeSupport(const Vec3& g) {
   supported_.clear();
   support_ = SupportLoad{};

@@ -58,7 +58,8 @@ struct NodeContact {
   bool release = false;             ///< a supported node that left the collider: its support is taken back
 };
 
-/// Collision detection callback: contacts of the body's skin at its current state.
+/// Collision detection callback: contacts of the body's skin at its current state,
+/// penetrating nodes and those within a small margin outside (depth < 0).
 using ContactFinder = std::function<void(const class LayeredBody&, std::vector<NodeContact>*)>;
 
 /// A core spring as the step uses it: CoreSpringDesc with its anchor resolved.
@@ -185,7 +186,9 @@ class LayeredBody {
   /// free-motion solver) to the predicted state.
   void beginStep(double dt, const Vec3& gravity, Profile& profile);
   /// Steps 6-13 with the contacts found at the predicted state (depth <= 0 ignored,
-  /// and removed from `contacts`). A world may run further sweeps over the same
+  /// and removed from `contacts`, unless the node is supported: see supportLoad).
+  /// Finders must report nodes within a margin outside the surface as well
+  /// (World: kContactMargin), so that a supported node that lifts a little keeps its row. A world may run further sweeps over the same
   /// contacts with updated surface velocities (firstSweep false): they re-solve
   /// the constraints from the current velocities, without the restitution impact
   /// and the episode bookkeeping of the first.
