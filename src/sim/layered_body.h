@@ -22,8 +22,9 @@
 
 namespace d2t {
 
-/// A skin node that touched a collider at the end of a step: the collider
-/// supports it in the next step's free update (LayeredBody::supportLoad).
+/// A skin node that the response held on a collider in a step (its impulse was
+/// positive): the collider supports it in the next step's free update
+/// (LayeredBody::supportLoad).
 struct TouchingNode {
   int node = -1;
   Vec3 normal = Vec3::UnitY();  ///< world unit normal of the collider there
@@ -39,7 +40,7 @@ struct LayeredState {
   Vec3 angularVelocity = Vec3::Zero();   ///< omega: angular velocity in the BODY frame [rad/s]
   std::vector<Vec3> q;                   ///< (nnode) skin displacements, body frame [m]
   std::vector<Vec3> qdot;                ///< (nnode) skin velocities, body frame [m/s]
-  std::vector<TouchingNode> touching;    ///< skin nodes on colliders at the end of the step
+  std::vector<TouchingNode> touching;    ///< skin nodes held on colliders in the last step
 };
 
 /// A colliding skin node, found by collision detection (steps 6-8 / 14).
@@ -188,10 +189,11 @@ class LayeredBody {
   /// Steps 6-13 with the contacts found at the predicted state (depth <= 0 ignored,
   /// and removed from `contacts`, unless the node is supported: see supportLoad).
   /// Finders must report nodes within a margin outside the surface as well
-  /// (World: kContactMargin), so that a supported node that lifts a little keeps its row. A world may run further sweeps over the same
-  /// contacts with updated surface velocities (firstSweep false): they re-solve
-  /// the constraints from the current velocities, without the restitution impact
-  /// and the episode bookkeeping of the first.
+  /// (World: kContactMargin), so that a supported node that lifts a little keeps
+  /// its row. A world may run further sweeps over the same contacts with updated
+  /// surface velocities (firstSweep false): they re-solve the constraints from the
+  /// current velocities, without the restitution impact and the episode
+  /// bookkeeping of the first; each row's total impulse stays >= 0.
   void respond(std::vector<NodeContact>& contacts, double dt, const Vec3& gravity, Profile& profile,
                bool firstSweep = true);
   /// Step 15 with the contacts found after the response.
