@@ -155,8 +155,8 @@ namespace {
 
 // row i of a stencil product, sum over the 7 slots of block(i, slot) x_(node read by the slot);
 // float blocks are widened to double for the product
-template <class Block>
-Vec3 stencilRow(const Stencil& st, const std::array<Block, kStencilSlots>& blocks, const std::vector<Vec3>& x) {
+template <class Block, class Nodes>
+Vec3 stencilRow(const Stencil& st, const std::array<Block, kStencilSlots>& blocks, const Nodes& x) {
   Vec3 s = Vec3::Zero();
   for (int k = 0; k < kStencilSlots; ++k)
     if (st[k] >= 0) s += blocks[k].template cast<double>() * x[st[k]];
@@ -828,12 +828,14 @@ void LayeredBody::computeSupport(const Vec3& g) {
   const Vec3 gb = R.transpose() * g;
   const Vec3& w = s.angularVelocity;
   const double alpha = desc_.material.alpha, beta = desc_.material.beta;
+  struct EndOfStep {  // q + (beta + dt) qdot, read node by node by stencilRow
+    const LayeredState& s;
+    double c;
+    Vec3 operator[](int j) const { return s.q[size_t(j)] + c * s.qdot[size_t(j)]; }
+  } z{s, beta + preparedDt_};
   for (const TouchingNode& t : s.touching) {
     const int i = t.node;
-    const Stencil& st = m.atlas.stencil[i];
-    Vec3 kz = Vec3::Zero();
-    for (int k = 0; k < kStencilSlots; ++k)
-      if (st[k] >= 0) kz += m.stiffness[i][k] * (s.q[st[k]] + (beta + preparedDt_) * s.qdot[st[k]]);
+    const Vec3 kz = stencilRow(m.atlas.stencil[i], m.stiffness[i], z);
     const Vec3 u = m.restSkin[i] + s.q[i];
     const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(s.qdot[i]);
     const Vec3 f = R * (-kz - m.nodeMass[i] * (alpha * s.qdot[i] + a - gb));
@@ -845,13 +847,15 @@ void LayeredBody::computeSupport(const Vec3& g) {
     // rounding then grew to 1.7 mm of the ball drop's core in 200 steps, 0.07 mm without.)
     const double push = std::min(-t.normal.dot(f), t.force);
     if (!(push > 0) || !std::isfinite(push)) continue;
-    supported_.push_back({i, t.normal, push});
+    supported_.push_back({i, t.normal, push});  // (sorted by node below)
     if (support_.nodes.empty()) support_.nodes.assign(size_t(m.nodeCount()), Vec3::Zero());
     const Vec3 fb = R.transpose() * (push * t.normal);
     support_.nodes[size_t(i)] = fb;
     support_.force += push * t.normal;
     support_.torque += u.cross(fb);
   }
+  std::sort(supported_.begin(), supported_.end(),
+            [](const SupportedNode& a, const SupportedNode& b) { return a.node < b.node; });
 }
 
 // Steps 1-5: the collision-free update from state_ (= start).
@@ -1027,11 +1031,12 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
   // A supported node no longer found gets a release row: its support taken back.
   std::vector<NodeContact>& cs = contacts;
   if (firstSweep && !supported_.empty()) {
-    std::vector<int> supportOf(size_t(n), -1);
-    for (size_t k = 0; k < supported_.size(); ++k) supportOf[size_t(supported_[k].node)] = int(k);
     std::vector<char> found(supported_.size(), 0);
     for (NodeContact& c : cs) {
-      const int k = c.other < 0 ? supportOf[size_t(c.node)] : -1;
+      if (c.other >= 0) continue;
+      const auto it = std::lower_bound(supported_.begin(), supported_.end(), c.node,
+                                       [](const SupportedNode& p, int node) { return p.node < node; });
+      const long k = it != supported_.end() && it->node == c.node ? it - supported_.begin() : -1;
       if (k < 0 || found[size_t(k)]) continue;
       const double along = supported_[size_t(k)].normal.dot(c.normal);
       if (along <= 0) continue;

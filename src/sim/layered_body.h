@@ -147,7 +147,7 @@ struct LayeredSettings {
 struct LayeredStepInfo {
   int cgIterations = 0;       ///< CG iterations of the y solve
   double cgResidual = 0;      ///< final relative residual of the y solve
-  int contacts = 0;           ///< colliding nodes (step 7-8)
+  int contacts = 0;           ///< colliding nodes (step 7-8), and supported ones in contact
   int activeContacts = 0;     ///< contacts with lambda > 0 after the one-sided iteration
   int pulling = 0;            ///< contacts whose equality multiplier would pull (lambda < 0)
   int corrected = 0;          ///< nodes moved by the position correction (step 15)

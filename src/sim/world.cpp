@@ -358,6 +358,7 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
       for (const NodeContact& c : list) mine = mine || c.other >= 0;
       if (sweep > 0 && !mine) continue;
       std::vector<NodeContact> shockList;
+      std::vector<size_t> shockFrom;  // the index in `list` of each shockList entry
       if (mine) {
         const RigidMotion self = rigidMotion(bodies_[i].layered);
         std::vector<RigidMotion> partner(nb);
@@ -374,18 +375,24 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
                                                   c.normal, shock && lower);
         }
         if (shock)  // the body above does not push back in this sweep
-          for (const NodeContact& c : list)
-            if (c.other < 0 || rank[size_t(c.other)] < rank[i]) shockList.push_back(c);
+          for (size_t k = 0; k < list.size(); ++k)
+            if (list[k].other < 0 || rank[size_t(list[k].other)] < rank[i]) {
+              shockList.push_back(list[k]);
+              shockFrom.push_back(k);
+            }
       }
       bodies_[i].layered.respond(shock ? shockList : list, dt, g, profile_, sweep == 0);
-      if (shock && !shockList.empty()) {  // the impulses of the shock sweep count too (one contact per node)
-        std::map<int, const NodeContact*> byNode;
-        for (const NodeContact& c : shockList) byNode[c.node] = &c;
-        for (NodeContact& c : list)
-          if (auto it = byNode.find(c.node); it != byNode.end()) {
-            c.impulse = it->second->impulse;
-            c.frictionImpulse = it->second->frictionImpulse;
-          }
+      if (shock && !shockList.empty()) {  // the impulses of the shock sweep count too
+        // (respond drops entries without depth or impulse, keeping the order; a node may
+        // touch a collider and a body: match by both)
+        size_t k = 0;
+        for (const NodeContact& c : shockList) {
+          while (k < shockFrom.size() && (list[shockFrom[k]].node != c.node || list[shockFrom[k]].other != c.other))
+            ++k;
+          if (k == shockFrom.size()) break;
+          list[shockFrom[k]].impulse = c.impulse;
+          list[shockFrom[k]].frictionImpulse = c.frictionImpulse;
+        }
       }
     }
   }
