@@ -819,7 +819,8 @@ void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
 // elastic force at the end of the step); its part along -n, if any, is what the
 // collider must push back at rest.
 void LayeredBody::computeSupport(const Vec3& g) {
-  supported_.clear();
+  std::vector<SupportedNode> last;  // the last step's support, by node
+  last.swap(supported_);
   support_ = SupportLoad{};
   const LayeredState& s = state_;
   if (s.touching.empty() || !settings_.contactSupport) return;
@@ -845,7 +846,17 @@ void LayeredBody::computeSupport(const Vec3& g) {
     // rolls closer to the closed form, -5.0% instead of -5.3% on the 32^2 incline, but
     // doubles any difference in the force from one step to the next: the GPU's float
     // rounding then grew to 1.7 mm of the ball drop's core in 200 steps, 0.07 mm without.)
-    const double push = std::min(-t.normal.dot(f), t.force);
+    const double target = std::min(-t.normal.dot(f), t.force);
+    // Relaxed towards that target (see kSupportRelaxation): the support is a Jacobi
+    // iteration on the contact forces, one sweep per step, and damping it keeps it
+    // stable where the skin couples neighbouring contacts strongly.
+    const auto prev = std::lower_bound(last.begin(), last.end(), i,
+                                       [](const SupportedNode& p, int node) { return p.node < node; });
+    const double old = prev != last.end() && prev->node == i ? prev->force : 0.0;
+    const Vec3 nb = R.transpose() * t.normal;
+    const double ratio = nb.dot(mt_[size_t(i)][0] * nb) / ((1 + preparedDt_ * alpha) * m.nodeMass[i]);
+    const double theta = std::min(1.0, kSupportRelaxation / std::sqrt(std::max(ratio, 1.0)));
+    const double push = old + theta * (target - old);
     if (!(push > 0) || !std::isfinite(push)) continue;
     supported_.push_back({i, t.normal, push});  // (sorted by node below)
     if (support_.nodes.empty()) support_.nodes.assign(size_t(m.nodeCount()), Vec3::Zero());

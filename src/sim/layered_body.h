@@ -127,6 +127,21 @@ constexpr int kFloatBlocksMinNodes = 16384;
 /// Past solutions of the y solve that its warm start is projected from (LayeredBody::solveY).
 constexpr int kWarmStartHistory = 3;
 
+/// The contact support (LayeredBody::supportLoad) follows the force that holds each
+/// touching node, F_n = F_{n-1} + theta (target - F_{n-1}), with theta_i = min(1,
+/// kSupportRelaxation / sqrt(r_i)) and r_i = n.Mt_ii n / ((1 + dt alpha) m_i), how much
+/// stiffer the node's implicit diagonal is than its mass (ball_drop at dt 5 ms: r ~ 3,
+/// 11, 47, 197 at 32^2 to 256^2). With the block-diagonal response finishing each
+/// step, the support is a Jacobi iteration on the contact forces, one sweep per step;
+/// the coupling between contacts grows with r and with the patch, and undamped
+/// (theta = 1) it diverged into a bouncing limit cycle: ball_drop at 128^2 never came
+/// to rest (core 1-3 cm/s, skin nodes up to 0.5 m/s, CG at its cap) and at 256^2 the
+/// support collapsed (rest 0.455 m instead of 0.400 m). Measured onset near theta
+/// sqrt(r) ~ 2.5-3.5 (a sideways drift of 4 cm while settling at 128^2 with 2.5, 0.2 mm
+/// with 1.5, none with 1); 1 rests ball_drop at 0.3986 / 0.4006 / 0.4008 / 0.4009 m at
+/// 32^2 to 256^2, with 1-4 CG iterations a step at rest.
+constexpr double kSupportRelaxation = 1.0;
+
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
   SolverMethod method = SolverMethod::Auto;
