@@ -48,6 +48,7 @@ struct Ui {
   std::unique_ptr<Renderer> renderer;
   RenderTarget target;
   bool showPanels = true;        // Tab hides every panel
+  float columnBottom = 0;        // lowest edge of the left column's panels this frame (placeInColumn)
   bool screenshotRequested = false;
   // mouse: what the press did, the drag in progress, the last pick
   MouseMode mouse = MouseMode::None;
@@ -316,10 +317,28 @@ void handleMouse(Ui& ui) {
   if (ui.mouse == MouseMode::Pan) ui.camera.pan(dx / std::max(h, 1), dy / std::max(h, 1));
 }
 
-void scenePanel(Ui& ui) {
-  ImGui::SetNextWindowPos(px(ui, 10, 10), ImGuiCond_FirstUseEver);
+// The left column (Scene, Simulation, Statistics) opens stacked, each panel the
+// first time below the one above it. That one's height is known once ImGui has fitted
+// it to its contents (in its second frame), so the panel `place` (0 at the top) is
+// held back for 2 frames per panel above it; with saved positions (imgui.ini) the
+// wait is invisible. Returns false while it waits.
+bool placeInColumn(Ui& ui, int place) {
+  if (ImGui::GetFrameCount() < 1 + 2 * place) return false;
+  const float top = place == 0 ? 10 * ui.scale : ui.columnBottom + 8 * ui.scale;
+  ImGui::SetNextWindowPos(ImVec2(10 * ui.scale, top), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(px(ui, 330, 0), ImGuiCond_FirstUseEver);
+  return true;
+}
+
+// (inside a column panel: where the next one goes)
+void markColumn(Ui& ui) {
+  ui.columnBottom = std::max(ui.columnBottom, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y);
+}
+
+void scenePanel(Ui& ui) {
+  if (!placeInColumn(ui, 0)) return;
   if (!ImGui::Begin("Scene", &ui.settings.panels.scene)) return ImGui::End();
+  markColumn(ui);
   ImGui::TextWrapped("%s", ui.session.scenePath.c_str());
   const std::string& d = ui.session.world->scene().description;
   if (!d.empty()) ImGui::TextWrapped("%s", d.c_str());
@@ -343,9 +362,9 @@ void scenePanel(Ui& ui) {
 void simulationPanel(Ui& ui) {
   Session& s = ui.session;
   SimulationSettings& set = s.world->settings();
-  ImGui::SetNextWindowPos(px(ui, 10, 160), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(px(ui, 330, 0), ImGuiCond_FirstUseEver);
+  if (!placeInColumn(ui, 1)) return;
   if (!ImGui::Begin("Simulation", &ui.settings.panels.simulation)) return ImGui::End();
+  markColumn(ui);
   ImGui::Text("t = %.3f s, %ld steps", s.world->time(), s.world->steps());
   if (ImGui::Button(s.paused ? "Run (Space)" : "Pause (Space)")) s.paused = !s.paused;
   ImGui::SameLine();
@@ -496,8 +515,7 @@ constexpr size_t kPlotSteps = 300;  // the plots show the last 300 steps
 
 void statisticsPanel(Ui& ui) {
   const Session& s = ui.session;
-  ImGui::SetNextWindowPos(px(ui, 10, 400), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(px(ui, 330, 0), ImGuiCond_FirstUseEver);
+  if (!placeInColumn(ui, 2)) return;
   if (!ImGui::Begin("Statistics", &ui.settings.panels.statistics)) return ImGui::End();
   ImGui::Text("%.1f fps, %zu steps logged", ui.fps, s.log.size());
   const std::vector<float> recent = s.log.recentSteps(kPlotSteps);
@@ -928,6 +946,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
       ImGui::NewFrame();
       if (ui.showPanels) {
         const AppSettings::Panels& p = settings.panels;
+        ui.columnBottom = 0;
         if (p.scene) scenePanel(ui);
         if (p.simulation) simulationPanel(ui);
         if (p.view) viewPanel(ui);
