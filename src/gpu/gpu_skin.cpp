@@ -428,7 +428,7 @@ GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, doubl
   return f;
 }
 
-int GpuSkin::cg(int maxIterations, double tolerance, double* residual) {
+int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double referenceNorm) {
   const MtScale sc = mtScale(*preparedBody_);
   // r = b - Mt x; z = Mh^-1 r; p = z
   stencilPass(x_[xCur_], rhs_, -sc.c2, -sc.c1, 1.0, r_[0]);
@@ -439,13 +439,14 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual) {
   draw(cgPrecondition_, {{zc_.id(), -1}, {p_[0].id(), -1}, {terms_[1].id(), -1}});
   reduce({&terms_[1]}, {&rz_[0]});
   const std::array<float, 4> start = readTexel(rz_[0]);
-  const double bnorm = std::sqrt(std::max(0.0f, start[2]));
+  double bnorm = std::sqrt(std::max(0.0f, start[2]));
   double rnorm = std::sqrt(std::max(0.0f, start[1]));
   if (bnorm == 0) {
     uploadTexels(x_[xCur_], 0, std::vector<float>(size_t(n_) * n_ * 4, 0.0f));
     if (residual) *residual = 0;
     return 0;
   }
+  bnorm = std::max(bnorm, referenceNorm);  // (the scale the residual is measured against)
   int rc = 0, rCur = 0, pCur = 0, it = 0;
   while (it < maxIterations && rnorm > tolerance * bnorm) {
     // ap = Mt p and p.ap
@@ -550,7 +551,8 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
   {
     StageTimer t(profile, "solve");
     timestamp("gpu_solve");
-    result.cgIterations = cg(body.settings().cgIterations, body.settings().cgTolerance, &result.cgResidual);
+    result.cgIterations = cg(body.settings().cgIterations, body.settings().cgTolerance, &result.cgResidual,
+                             body.solveReferenceNorm(g));
   }
 
   // 3 core velocities: the condensed 6x6 system (3.8), sums from the GPU

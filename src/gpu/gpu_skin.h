@@ -125,7 +125,8 @@ class GpuSkin final : public FreeMotionSolver {
   void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results);
   Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
   std::array<float, 4> readTexel(const GlTexture& oneByOne) const;
-  int cg(int maxIterations, double tolerance, double* residual);  // Mt y = rhs_, x in y_[cur]
+  // Mt y = rhs_, x in y_[cur]; stops at |r| <= tolerance max(|rhs_|, referenceNorm)
+  int cg(int maxIterations, double tolerance, double* residual, double referenceNorm = 0);
   void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
                    const GlTexture& out);
   GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support = false);

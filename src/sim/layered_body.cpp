@@ -192,7 +192,7 @@ void LayeredBody::multiplyMt(const std::vector<Vec3>& x, std::vector<Vec3>& y) c
 // 256^2, 50 iterations: 0.94 -> 0.65 ms per iteration (the separate passes in double:
 // 0.94 ms; fused in double 0.89 ms), final residual the same to 4 digits.
 int LayeredBody::solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
-                         double tolerance, double* residual) const {
+                         double tolerance, double* residual, double referenceNorm) const {
   const int n = int(b.size());
   x.resize(n, Vec3::Zero());
   if (direct_) {
@@ -202,22 +202,22 @@ int LayeredBody::solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int m
     if (residual) *residual = 0;
     return 0;
   }
-  return conjugateGradients(b, x, nullptr, maxIterations, tolerance, residual);
+  return conjugateGradients(b, x, nullptr, maxIterations, tolerance, residual, referenceNorm);
 }
 
 int LayeredBody::conjugateGradients(const std::vector<Vec3>& b, std::vector<Vec3>& x,
                                     std::vector<Vec3>* startResidual, int maxIterations, double tolerance,
-                                    double* residual) const {
+                                    double* residual, double referenceNorm) const {
   if (tolerance >= kFloatBlocksTolerance && !mtFloat_.empty())
-    return conjugateGradients(mtFloat_, b, x, startResidual, maxIterations, tolerance, residual);
-  return conjugateGradients(mt_, b, x, startResidual, maxIterations, tolerance, residual);
+    return conjugateGradients(mtFloat_, b, x, startResidual, maxIterations, tolerance, residual, referenceNorm);
+  return conjugateGradients(mt_, b, x, startResidual, maxIterations, tolerance, residual, referenceNorm);
 }
 
 template <class Block>
 int LayeredBody::conjugateGradients(const std::vector<std::array<Block, kStencilSlots>>& blocks,
                                     const std::vector<Vec3>& b, std::vector<Vec3>& x,
                                     std::vector<Vec3>* startResidual, int maxIterations, double tolerance,
-                                    double* residual) const {
+                                    double* residual, double referenceNorm) const {
   const std::vector<Stencil>& stencil = model_->atlas.stencil;
   const int n = int(b.size());
   std::vector<Vec3> r(n), z(n), p(n), ap(n);
@@ -235,6 +235,7 @@ int LayeredBody::conjugateGradients(const std::vector<std::array<Block, kStencil
     if (residual) *residual = 0;
     return 0;
   }
+  bb = std::max(bb, referenceNorm * referenceNorm);  // (the scale the residual is measured against)
   int it = 0;
   if (rr > tolerance * tolerance * bb && maxIterations > 0) {
     double rz = dilu_.apply(r, z);
@@ -282,13 +283,13 @@ int LayeredBody::conjugateGradients(const std::vector<std::array<Block, kStencil
 // Measured on ball_drop 256^2 (the solutions of the old solver, DILU-CG to 1e-6):
 // at rest 28 iterations from the last solution, 15 from the projection on 3
 // (2 solutions: 16-21; 4: no better); while the ball settles 30-40 -> 24-33.
-int LayeredBody::solveY(const std::vector<Vec3>& b, double* residual) {
+int LayeredBody::solveY(const std::vector<Vec3>& b, double referenceNorm, double* residual) {
   const int n = int(b.size());
   std::vector<Vec3>& x = y_;
   if (direct_ || history_.empty() || history_[0].size() != size_t(n)) {
     history_.clear();
     historyProduct_.clear();
-    const int it = solveMt(b, x, settings_.cgIterations, settings_.cgTolerance, residual);
+    const int it = solveMt(b, x, settings_.cgIterations, settings_.cgTolerance, residual, referenceNorm);
     if (!direct_) history_.push_back(x);
     return it;
   }
@@ -339,7 +340,8 @@ int LayeredBody::solveY(const std::vector<Vec3>& b, double* residual) {
     x[i] = xi;
     r[i] = b[i] - ai;
   }
-  const int it = conjugateGradients(b, x, &r, settings_.cgIterations, settings_.cgTolerance, residual);
+  const int it =
+      conjugateGradients(b, x, &r, settings_.cgIterations, settings_.cgTolerance, residual, referenceNorm);
   // the new solution joins the history (its product is formed at the next solve)
   if (k == H) {
     history_.pop_back();
@@ -437,6 +439,9 @@ void LayeredBody::prepare(double dt) {
   mt_.resize(n);
   mtFloat_.resize(n >= kFloatBlocksMinNodes ? n : 0);
   mtDiagInverse_.resize(n);
+  massNorm_ = 0;
+  for (int i = 0; i < n; ++i) massNorm_ += m.nodeMass[i] * m.nodeMass[i];
+  massNorm_ = std::sqrt(massNorm_);
   for (int i = 0; i < n; ++i) {
     for (int k = 0; k < kStencilSlots; ++k) mt_[i][k] = c2 * m.stiffness[i][k];
     mt_[i][0] += c1 * m.nodeMass[i] * Mat3::Identity();
@@ -920,7 +925,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   std::vector<std::array<Vec3, 6>> Y(n);
   {
     StageTimer t(profile, "solve");
-    result.cgIterations = solveY(rhs, &result.cgResidual);
+    result.cgIterations = solveY(rhs, solveReferenceNorm(g), &result.cgResidual);
     if (!fixed) {
       for (int i = 0; i < n; ++i) {
         for (int k = 0; k < 3; ++k) {

@@ -121,6 +121,29 @@ TEST(LayeredPhysics, FreeFallFollowsTheDiscreteClosedForm) {
   std::printf("free fall: max relative position error %.2e, max |q| %.2e m\n", worst, worstQ);
 }
 
+// ... and on the CG solver, whose y solve must stop at once: gravity is solved
+// exactly, so its right-hand side is rounding noise, and a residual measured against
+// that noise alone ran the CG to its cap every step (LayeredBody::solveReferenceNorm).
+TEST(LayeredPhysics, FreeFallOnTheCgSolverDoesNotIterateOnRoundingNoise) {
+  BodyDesc d = ballDesc(32, 1e5);
+  d.position = Vec3(0, 10, 0);
+  d.velocity = Vec3(1, 2, 0.5);
+  Sim s(d);
+  s.body.settings().method = SolverMethod::CG;
+  const Vec3 x0 = s.body.state().position, v0 = d.velocity;
+  const double dt = 0.01;
+  int most = 0;
+  for (int n = 1; n <= 100; ++n) {
+    s.step(dt, kG);
+    const Vec3 expect = x0 + n * dt * v0 + kG * dt * dt * n * (n + 1) / 2.0;
+    ASSERT_LT((s.body.state().position - expect).norm() / expect.norm(), 1e-9) << "step " << n;
+    ASSERT_LT(maxDisplacement(s.body), 1e-9) << "step " << n;
+    most = std::max(most, s.body.lastStep().cgIterations);
+  }
+  std::printf("free fall on CG: at most %d CG iterations a step\n", most);
+  EXPECT_LE(most, 1);
+}
+
 // ---- 2. free flight: momentum -----------------------------------------------------------
 
 TEST(LayeredPhysics, FreeFlightConservesMomentumWithoutDamping) {
