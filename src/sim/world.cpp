@@ -82,6 +82,7 @@ void World::reset() {
   for (Body& b : bodies_) {
     b.layered.resetToDesc();
     b.lastGood = b.layered.state();
+    b.lastResetStep = -1;
     b.stats = BodyStats{};
     b.refreshState();
   }
@@ -485,19 +486,32 @@ void World::step() {
     Body& b = bodies_[bi];
     const bool finiteState = finite[bi];
     if (!bounded[bi]) {
+      // Back to the last good state, at rest; if that fails again within
+      // kResetRepeatSteps (a material too soft to carry the body: the skin's linear
+      // model is past its range, and the last good state is already on the way
+      // there), back to the scene's initial state instead of failing every step.
+      const bool again = b.lastResetStep >= 0 && steps_ + 1 - b.lastResetStep <= kResetRepeatSteps;
       std::ostringstream w;
       w << "body '" << b.desc.name << "': numerical blow-up at t = " << time_ + dt << " s ("
         << (finiteState ? "energy grew without outside work"
                         : "non-finite, runaway velocity or skin displacement beyond twice the "
                           "layer thickness")
-        << "; E = " << b.desc.material.young << " Pa, dt = " << dt
-        << " s); reset to its last good state, at rest";
+        << "; E = " << b.desc.material.young << " Pa, dt = " << dt << " s); "
+        << (again ? "it failed again from its last good state: reset to its initial state"
+                  : "reset to its last good state, at rest");
       warnings_.push_back(w.str());
-      b.layered.state() = b.lastGood;
-      LayeredState& s = b.layered.state();
-      s.velocity.setZero();
-      s.angularVelocity.setZero();
-      std::fill(s.qdot.begin(), s.qdot.end(), Vec3::Zero());
+      if (again) {
+        b.layered.resetToDesc();
+        rebaseEnergy();  // (it starts again from the scene's height)
+      } else {
+        b.layered.state() = b.lastGood;
+        LayeredState& s = b.layered.state();
+        s.velocity.setZero();
+        s.angularVelocity.setZero();
+        std::fill(s.qdot.begin(), s.qdot.end(), Vec3::Zero());
+      }
+      b.lastGood = b.layered.state();
+      b.lastResetStep = steps_ + 1;
       ++b.stats.resets;
       b.stats.energy = energy(b).total();
     } else {

@@ -23,6 +23,10 @@ namespace d2t {
 /// with a negative depth when outside [m].
 constexpr double kContactMargin = 0.01;
 
+/// A body that blows up again within this many steps of its last reset is reset to
+/// the scene's initial state rather than to its last good state (World::step).
+constexpr long kResetRepeatSteps = 10;
+
 /// World-frame summary of a body's motion (for panels, metrics, tests).
 struct BodyState {
   Vec3 position = Vec3::Zero();          ///< centre of mass of core + skin [m]
@@ -66,6 +70,7 @@ struct Body {
   BakedBodyPtr model;      ///< the baked D2T model (atlas, mesh, masses, K_e)
   LayeredBody layered;     ///< core + skin state and the step
   LayeredState lastGood;   ///< restored after a numerical blow-up
+  long lastResetStep = -1;  ///< world step of the last blow-up (-1: none yet)
   ConvexProxy proxy;       ///< stage 1 proxy for contacts with other bodies
   BodyState state;         ///< world summary, refreshed after every step
   BodyStats stats;

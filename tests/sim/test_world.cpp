@@ -73,6 +73,39 @@ TEST(World, BlowUpIsReportedAndTheBodyReset) {
   EXPECT_NE(warnings[0].find("numerical blow-up"), std::string::npos);
 }
 
+// A ball far too soft to carry itself (E = 3 kPa): its skin collapses past the
+// linear model's range, and its last good state is already on the way there. It
+// used to be reset to that state every step (363 resets in 600 steps); now a
+// second blow-up within kResetRepeatSteps starts it over from the scene.
+TEST(World, ABodyThatFailsAgainFromItsLastGoodStateStartsOverFromTheScene) {
+  Scene s = ballScene(0.8, 0.005);
+  s.bodies[0].material.young = 3000;
+  s.simulation.contactSupport = true;
+  World w(s);
+  const Vec3 x0 = w.bodies()[0].state.position;
+  std::vector<long> resetSteps;
+  int fromScene = 0;
+  for (int n = 1; n <= 600; ++n) {
+    const int before = w.bodies()[0].stats.resets;
+    w.step();
+    if (w.bodies()[0].stats.resets == before) continue;
+    resetSteps.push_back(n);
+    const std::vector<std::string> warnings = w.takeWarnings();
+    ASSERT_FALSE(warnings.empty());
+    if (warnings.back().find("initial state") != std::string::npos) {
+      ++fromScene;
+      EXPECT_LT((w.bodies()[0].state.position - x0).norm(), 1e-12) << n;
+    }
+  }
+  std::printf("E = 3 kPa ball: %zu resets in 600 steps, %d of them back to the scene\n", resetSteps.size(),
+              fromScene);
+  ASSERT_FALSE(resetSteps.empty()) << "the ball did not collapse: the test needs a softer one";
+  EXPECT_GE(fromScene, 1);
+  EXPECT_LE(resetSteps.size(), 20u);
+  for (size_t k = 2; k < resetSteps.size(); ++k)  // never three within the repeat window
+    EXPECT_GT(resetSteps[k] - resetSteps[k - 2], kResetRepeatSteps) << resetSteps[k];
+}
+
 TEST(World, ResetRestoresTheInitialState) {
   World w(ballScene(1.0));
   const Vec3 x0 = w.bodies()[0].state.position;
