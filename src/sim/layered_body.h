@@ -153,7 +153,7 @@ struct LayeredSettings {
   bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
   /// Colliders support the resting skin inside the free update (supportLoad): a body at
   /// rest then sinks as the static solve says (the block-diagonal response alone leaves
-  /// it ~21% too high), but a rolling ball is slowed a little more than without (-5.3%
+  /// it ~21% too high), but a rolling ball is slowed a little more than without (-5.4%
   /// against -3.1% of the closed form, stiff 32^2 ball). Off by default (issue 4 note).
   bool contactSupport = false;
 };
