@@ -132,8 +132,14 @@ double LayeredBody::kineticEnergy() const {
   const BakedBody& m = *model_;
   double e = 0.5 * m.coreMass * state_.velocity.squaredNorm() +
              0.5 * state_.angularVelocity.dot(m.coreInertia * state_.angularVelocity);
-  for (int i = 0; i < m.nodeCount(); ++i) e += 0.5 * m.nodeMass[i] * nodeVelocity(i).squaredNorm();
-  return e;
+  // |v + R a_i| = |R^T v + a_i|, a_i = w x u_i + qdot_i: in the body frame, without a
+  // rotation per node (called up to four times a step)
+  const Vec3 vb = state_.orientation.conjugate() * state_.velocity;
+  const Vec3& w = state_.angularVelocity;
+  double skin = 0;
+  for (int i = 0; i < m.nodeCount(); ++i)
+    skin += m.nodeMass[i] * (vb + w.cross(m.restSkin[i] + state_.q[i]) + state_.qdot[i]).squaredNorm();
+  return e + 0.5 * skin;
 }
 
 double LayeredBody::elasticEnergy() const {
