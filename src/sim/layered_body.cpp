@@ -825,6 +825,12 @@ void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
   info_.cgResidual = free_.cgResidual;
 }
 
+const LayeredBody::SupportedNode* LayeredBody::findSupported(const std::vector<SupportedNode>& list, int node) {
+  const auto it = std::lower_bound(list.begin(), list.end(), node,
+                                   [](const SupportedNode& p, int n) { return p.node < n; });
+  return it != list.end() && it->node == node ? &*it : nullptr;
+}
+
 // The force of node i in the body frame, f_i = -K (q + (beta + dt) qdot)_i - m_i (alpha
 // qdot_i + a_i) + m_i R^T g (step 1's terms, the implicit -dt K qdot included: the
 // elastic force at the end of the step); its part along -n, if any, is what the
@@ -861,9 +867,8 @@ void LayeredBody::computeSupport(const Vec3& g) {
     // Relaxed towards that target (see kSupportRelaxation): the support is a Jacobi
     // iteration on the contact forces, one sweep per step, and damping it keeps it
     // stable where the skin couples neighbouring contacts strongly.
-    const auto prev = std::lower_bound(last.begin(), last.end(), i,
-                                       [](const SupportedNode& p, int node) { return p.node < node; });
-    const double old = prev != last.end() && prev->node == i ? prev->force : 0.0;
+    const SupportedNode* prev = findSupported(last, i);
+    const double old = prev ? prev->force : 0.0;
     const Vec3 nb = R.transpose() * t.normal;
     const double ratio = nb.dot(mt_[size_t(i)][0] * nb) / ((1 + preparedDt_ * alpha) * m.nodeMass[i]);
     const double theta = std::min(1.0, kSupportRelaxation / std::sqrt(std::max(ratio, 1.0)));
@@ -1056,9 +1061,8 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     std::vector<char> found(supported_.size(), 0);
     for (NodeContact& c : cs) {
       if (c.other >= 0) continue;
-      const auto it = std::lower_bound(supported_.begin(), supported_.end(), c.node,
-                                       [](const SupportedNode& p, int node) { return p.node < node; });
-      const long k = it != supported_.end() && it->node == c.node ? it - supported_.begin() : -1;
+      const SupportedNode* hit = findSupported(supported_, c.node);
+      const long k = hit ? hit - supported_.data() : -1;
       if (k < 0 || found[size_t(k)]) continue;
       const double along = supported_[size_t(k)].normal.dot(c.normal);
       if (along <= 0) continue;

@@ -372,6 +372,8 @@ class LayeredBody {
     double force;  // along normal, > 0 [N]
   };
   std::vector<SupportedNode> supported_;  // this step's support, by node
+  // the entry of `node` in a list sorted by node, or nullptr
+  static const SupportedNode* findSupported(const std::vector<SupportedNode>& list, int node);
   std::vector<double> rowImpulse_;        // (nnode) normal impulse of this step's collider rows [N s]
   std::vector<int> rowNodes_;             // the nodes with an entry in rowImpulse_
   SupportLoad support_;                   // ... as a load on the free update
