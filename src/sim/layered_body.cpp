@@ -846,6 +846,7 @@ void LayeredBody::computeSupport(const Vec3& g) {
   const Vec3 gb = R.transpose() * g;
   const Vec3& w = s.angularVelocity;
   const double alpha = desc_.material.alpha, beta = desc_.material.beta;
+  const double patchTheta = kSupportPatchRelaxation / std::sqrt(double(s.touching.size()));
   struct EndOfStep {  // q + (beta + dt) qdot, read node by node by stencilRow
     const LayeredState& s;
     double c;
@@ -864,14 +865,14 @@ void LayeredBody::computeSupport(const Vec3& g) {
     // doubles any difference in the force from one step to the next: the GPU's float
     // rounding then grew to 1.7 mm of the ball drop's core in 200 steps, 0.07 mm without.)
     const double target = std::min(-t.normal.dot(f), t.force);
-    // Relaxed towards that target (see kSupportRelaxation): the support is a Jacobi
-    // iteration on the contact forces, one sweep per step, and damping it keeps it
-    // stable where the skin couples neighbouring contacts strongly.
+    // Relaxed towards that target (see kSupportRelaxation and kSupportPatchRelaxation):
+    // the support is a Jacobi iteration on the contact forces, one sweep per step, and
+    // damping it keeps it stable where the skin couples neighbouring contacts strongly.
     const SupportedNode* prev = findSupported(last, i);
     const double old = prev ? prev->force : 0.0;
     const Vec3 nb = R.transpose() * t.normal;
     const double ratio = nb.dot(mt_[size_t(i)][0] * nb) / ((1 + preparedDt_ * alpha) * m.nodeMass[i]);
-    const double theta = std::min(1.0, kSupportRelaxation / std::sqrt(std::max(ratio, 1.0)));
+    const double theta = std::min(1.0, std::max(kSupportRelaxation / std::sqrt(std::max(ratio, 1.0)), patchTheta));
     const double push = old + theta * (target - old);
     if (!(push > 0) || !std::isfinite(push)) continue;
     supported_.push_back({i, t.normal, push});  // (sorted by node below)

@@ -141,6 +141,17 @@ constexpr int kWarmStartHistory = 3;
 /// with 1.5, none with 1); 1 rests ball_drop at 0.3986 / 0.4006 / 0.4008 / 0.4009 m at
 /// 32^2 to 256^2, with 1-4 CG iterations a step at rest.
 constexpr double kSupportRelaxation = 1.0;
+/// ... but 1 / sqrt(r) is needlessly slow where the patch is small: the iteration
+/// diverges through the patch's collective mode, whose eigenvalue is bounded by the
+/// patch as well as by r (a load spread over N nodes of a patch meets about sqrt(N)
+/// times less stiffness per node than one node alone, Boussinesq: about sqrt(N) / 2.5
+/// nodes' worth, from ball_drop's onset at 128^2, theta 0.36-0.51 with N ~ 115). So
+/// theta_i = min(1, max(kSupportRelaxation / sqrt(r_i), kSupportPatchRelaxation /
+/// sqrt(N))), N the body's touching nodes: half the onset that bound predicts. The peer
+/// ball (64^2, dt 1/60 s, r ~ 860, N ~ 11) then rests from 1.27 s instead of 2.28 s
+/// (theta 0.034 -> 0.75; it stayed stable up to theta 0.27 with 1 / sqrt(r) scaled 8x);
+/// ball_drop rests from 2.11 / 3.33 s at 128^2 / 256^2 (2.25 / 3.36 s before).
+constexpr double kSupportPatchRelaxation = 2.5;
 
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
@@ -153,9 +164,10 @@ struct LayeredSettings {
   bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
   /// Colliders support the resting skin inside the free update (supportLoad): a body at
   /// rest then sinks as the static solve says (the block-diagonal response alone leaves
-  /// it ~21% too high), but a rolling ball is slowed a little more than without (-5.4%
-  /// against -3.1% of the closed form, stiff 32^2 ball). Off by default (issue 4 note).
-  bool contactSupport = false;
+  /// it ~21% too high). A rolling ball is slowed a little more than without (stiff ball
+  /// down a 20 degree incline: -3.5% / -3.4% of the closed form on its loaded radius at
+  /// 32^2 / 64^2, against -1.4% / -0.4%).
+  bool contactSupport = true;
 };
 
 /// Statistics of the last step.

@@ -117,7 +117,7 @@ struct SimulationSettings {
   std::string backend = "cpu";             ///< cpu | gpu
   SolverSettings solver;
   bool oneSidedContact = true;             ///< lambda >= 0 (no pulling)
-  bool contactSupport = false;             ///< colliders support resting skin in the free update (LayeredSettings)
+  bool contactSupport = true;              ///< colliders support resting skin in the free update (LayeredSettings)
 };
 
 struct CameraDesc {
