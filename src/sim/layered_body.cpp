@@ -133,7 +133,7 @@ double LayeredBody::kineticEnergy() const {
   double e = 0.5 * m.coreMass * state_.velocity.squaredNorm() +
              0.5 * state_.angularVelocity.dot(m.coreInertia * state_.angularVelocity);
   // |v + R a_i| = |R^T v + a_i|, a_i = w x u_i + qdot_i: in the body frame, without a
-  // rotation per node (called up to four times a step)
+  // rotation per node (the blow-up check calls it every step)
   const Vec3 vb = state_.orientation.conjugate() * state_.velocity;
   const Vec3& w = state_.angularVelocity;
   double skin = 0;
@@ -149,10 +149,11 @@ double LayeredBody::elasticEnergy() const {
 }
 
 double LayeredBody::gravitationalEnergy(const Vec3& g) const {
+  // -g . (M c + R sum_i m_i u_i): the skin's first moment in the body frame
   const BakedBody& m = *model_;
-  double e = -m.coreMass * g.dot(state_.position);
-  for (int i = 0; i < m.nodeCount(); ++i) e -= m.nodeMass[i] * g.dot(nodePosition(i));
-  return e;
+  Vec3 moment = Vec3::Zero();
+  for (int i = 0; i < m.nodeCount(); ++i) moment += m.nodeMass[i] * (m.restSkin[i] + state_.q[i]);
+  return -m.totalMass * g.dot(state_.position) - (state_.orientation.conjugate() * g).dot(moment);
 }
 
 // ---- sparse products over the 7-slot stencil ---------------------------------------------------
@@ -1194,9 +1195,10 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
         const double m2 = m.nodeMass[i] * m.nodeMass[i];
         const Mat3 ux = skew(m.restSkin[i] + s.q[i]);
         const Mat3& h = mtDiagInverse_[i];
+        const Mat3 hux = m2 * (h * ux);
         Ptt += m2 * h;
-        Ptr += m2 * h * ux;
-        Prr += m2 * ux * h * ux;
+        Ptr += hux;
+        Prr += ux * hux;
       }
       A.block<3, 3>(0, 0) -= R * Ptt * Rt;
       A.block<3, 3>(0, 3) -= -R * Ptr;
@@ -1249,74 +1251,74 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
     std::vector<Vec3> before(nc);
     for (int k = 0; k < nc; ++k) before[k] = nodeVelocity(cs[k].node);
-    auto applyImpulse = [&](const std::vector<Vec3>& f) {  // world impulse per contact
-      std::vector<Vec3> r(n, Vec3::Zero());
+    std::vector<Vec3> fk(nc);  // world impulse per contact
+    for (int k = 0; k < nc; ++k) {
+      fk[k] = lambda[k] * cs[k].normal;
+      info_.activeContacts += cs[k].impulse + lambda[k] > 0;
+    }
+    std::vector<Vec3> r(n, Vec3::Zero());
+    Vec6 dv = Vec6::Zero();
+    {
       Vec6 fc = Vec6::Zero();
       Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
       for (int k = 0; k < nc; ++k) {
-        if (f[k].isZero(0)) continue;
+        if (fk[k].isZero(0)) continue;
         const int i = cs[k].node;
-        const Vec3 fb = Rt * f[k];
+        const Vec3 fb = Rt * fk[k];
         const Vec3 ui = m.restSkin[i] + s.q[i];
         r[i] += fb;
-        fc.head<3>() += f[k];
+        fc.head<3>() += fk[k];
         fc.tail<3>() += ui.cross(fb);
         const Vec3 hr = mtDiagInverse_[i] * fb;
         mt += m.nodeMass[i] * hr;
         mr += m.nodeMass[i] * ui.cross(hr);
       }
-      Vec6 dv = Vec6::Zero();
       if (!fixed) {
         Vec6 rhs6;
         rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
         dv = A.ldlt().solve(rhs6);
       }
-      const Vec3 dvt = Rt * dv.head<3>();
-      for (int i = 0; i < n; ++i) {
-        // M_ec(i) dv_c = m_i (R^T dv_t - u_i x dv_r)
-        const Vec3 ui = m.restSkin[i] + s.q[i];
-        const Vec3 mec = m.nodeMass[i] * (dvt - ui.cross(dv.tail<3>()));
-        s.qdot[i] += mtDiagInverse_[i] * (r[i] - mec);
-      }
-      s.velocity += dv.head<3>();
-      s.angularVelocity += dv.tail<3>();
-    };
-    std::vector<Vec3> fk(nc);
-    for (int k = 0; k < nc; ++k) {
-      fk[k] = lambda[k] * cs[k].normal;
-      info_.activeContacts += cs[k].impulse + lambda[k] > 0;
     }
+    const Vec3 dvt = Rt * dv.head<3>(), dw = dv.tail<3>();
+    // the skin's share: dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c), M_ec(i) dv_c = m_i (R^T dv_t - u_i x dv_r)
+    auto skinChange = [&](int i, const Vec3& ui) {
+      return Vec3(mtDiagInverse_[i] * (r[i] - m.nodeMass[i] * (dvt - ui.cross(dw))));
+    };
     // An inelastic contact against a resting surface cannot add kinetic energy, but
     // the response applied through the block-diagonal Mh_e can (it pushes the core
     // as if each node hung on its own diagonal spring, on top of the elastic push the
     // implicit solve already gave it: a soft ball rebounding from the ground gained
     // ~20 J per step). Where the surfaces are at rest, the impulse is scaled down to
     // the largest share s in [0, 1] that keeps the kinetic energy from growing;
-    // what it leaves of the penetration goes to the position correction.
-    const double keBefore = kineticEnergy();
-    const std::vector<Vec3> qdotBefore = s.qdot;
-    const Vec3 vBefore = s.velocity, wBefore = s.angularVelocity;
-    applyImpulse(fk);
+    // what it leaves of the penetration goes to the position correction. The energy
+    // along the share t is KE(t) = k0 + ka t + kb t^2 (each velocity is linear in t),
+    // summed in the pass that applies the whole impulse (body frame, as kineticEnergy).
+    const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
+    const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * dw;
+    double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw));
+    double ka = m.coreMass * vb.dot(dvt) + w.dot(icdw);
+    double kb = 0.5 * (m.coreMass * dvt.squaredNorm() + dw.dot(icdw));
+    for (int i = 0; i < n; ++i) {
+      const Vec3 ui = m.restSkin[i] + s.q[i];
+      const Vec3 dq = skinChange(i, ui);
+      const Vec3 vi = vb + w.cross(ui) + s.qdot[i], di = dvt + dw.cross(ui) + dq;
+      const double mi = m.nodeMass[i];
+      k0 += 0.5 * mi * vi.squaredNorm();
+      ka += mi * vi.dot(di);
+      kb += 0.5 * mi * di.squaredNorm();
+      s.qdot[i] += dq;
+    }
+    s.velocity += dv.head<3>();
+    s.angularVelocity += dw;
     bool restingSurfaces = true;
     for (const NodeContact& c : cs) restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
-    const double keAfter = kineticEnergy();
     double share = 1;  // of the impulse that went in
-    if (restingSurfaces && keAfter > keBefore * (1 + 1e-9) + 1e-12) {
-      const std::vector<Vec3> qdotAfter = s.qdot;
-      const Vec3 vAfter = s.velocity, wAfter = s.angularVelocity;
-      auto blend = [&](double t) {
-        for (int i = 0; i < n; ++i) s.qdot[i] = qdotBefore[i] + t * (qdotAfter[i] - qdotBefore[i]);
-        s.velocity = vBefore + t * (vAfter - vBefore);
-        s.angularVelocity = wBefore + t * (wAfter - wBefore);
-      };
-      blend(0.5);
-      const double keHalf = kineticEnergy();
-      // KE(t) = k0 + a t + b t^2 through t = 0, 1/2, 1
-      const double b2 = 2 * (keAfter - 2 * keHalf + keBefore), a1 = keAfter - keBefore - b2;
-      double t = 0;
-      if (b2 > 0 && a1 < 0) t = std::clamp(-a1 / b2, 0.0, 1.0);  // KE back to k0 at t = -a/b
-      blend(t);
-      share = t;
+    if (restingSurfaces && ka + kb > k0 * 1e-9 + 1e-12) {
+      share = kb > 0 && ka < 0 ? std::clamp(-ka / kb, 0.0, 1.0) : 0.0;  // KE back to k0 at t = -ka/kb
+      const double back = 1 - share;
+      for (int i = 0; i < n; ++i) s.qdot[i] -= back * skinChange(i, m.restSkin[i] + s.q[i]);
+      s.velocity -= back * dv.head<3>();
+      s.angularVelocity -= back * dw;
     }
     // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|),
     //    on the node's skin velocity. xt is the node's tangential velocity after the

@@ -1,8 +1,11 @@
 #include "sim/world.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -189,30 +192,37 @@ void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out)
     near.push_back(&c);
   }
   if (near.empty()) return;
-  std::vector<NodeContact> found(n);
-  std::vector<char> hit(n, 0);
-#pragma omp parallel for schedule(static) if (n > 8192)
-  for (int i = 0; i < n; ++i) {
-    const Vec3 x = body.nodePosition(i);
-    double deepest = -kContactMargin;
-    for (const Collider* c : near) {
-      const SurfaceHit h = c->query(x);
-      // penetrating, or within the margin (the body keeps the ones that carry a force)
-      if (h.distance >= kContactMargin || (hit[i] && -h.distance <= deepest)) continue;
-      deepest = -h.distance;
-      hit[i] = 1;
-      NodeContact& k = found[i];
-      k.node = i;
-      k.normal = h.normal;
-      k.depth = -h.distance;
-      k.surfaceVelocity = h.velocity;
-      k.friction = std::sqrt(mat.friction * c->desc().friction);
-      k.restitution = mat.restitution;
-      k.stiffnessShare = 1.0;  // a rigid collider takes none of the correction
+  // each thread collects the contacts of its range of nodes, in node order (a contact
+  // list per node would write the whole skin's worth of NodeContact twice a step)
+  const int threads = n > 8192 ? std::max(1, omp_get_max_threads()) : 1;
+  std::vector<std::vector<NodeContact>> parts(static_cast<size_t>(threads));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const int t = omp_get_thread_num(), count = omp_get_num_threads();
+    std::vector<NodeContact>& part = parts[size_t(t)];
+    for (int i = int(int64_t(n) * t / count); i < int(int64_t(n) * (t + 1) / count); ++i) {
+      const Vec3 x = body.nodePosition(i);
+      double deepest = -kContactMargin;
+      bool hit = false;
+      NodeContact k;
+      for (const Collider* c : near) {
+        const SurfaceHit h = c->query(x);
+        // penetrating, or within the margin (the body keeps the ones that carry a force)
+        if (h.distance >= kContactMargin || (hit && -h.distance <= deepest)) continue;
+        deepest = -h.distance;
+        hit = true;
+        k.node = i;
+        k.normal = h.normal;
+        k.depth = -h.distance;
+        k.surfaceVelocity = h.velocity;
+        k.friction = std::sqrt(mat.friction * c->desc().friction);
+        k.restitution = mat.restitution;
+        k.stiffnessShare = 1.0;  // a rigid collider takes none of the correction
+      }
+      if (hit) part.push_back(k);
     }
   }
-  for (int i = 0; i < n; ++i)
-    if (hit[i]) out->push_back(found[i]);
+  for (const std::vector<NodeContact>& part : parts) out->insert(out->end(), part.begin(), part.end());
 }
 
 std::vector<std::vector<NodeContact>> World::findAllContacts() {
@@ -532,8 +542,13 @@ void World::step() {
       b.refreshState();
       // (the correction stage measured what penetration it left)
       const double pen = b.layered.lastStep().finalPenetration;
-      double low = b.stats.minHeight;
-      for (int i = 0; i < b.nodes(); ++i) low = std::min(low, b.layered.nodePosition(i).y());
+      // (the height of node i is c_y + row y of R . u_i)
+      const LayeredState& s = b.layered.state();
+      const Vec3 up = s.orientation.conjugate() * Vec3::UnitY();
+      const std::vector<Vec3>& rest = b.model->restSkin;
+      double lowest = std::numeric_limits<double>::infinity();
+      for (int i = 0; i < b.nodes(); ++i) lowest = std::min(lowest, up.dot(rest[size_t(i)] + s.q[size_t(i)]));
+      const double low = std::min(b.stats.minHeight, s.position.y() + lowest);
       b.stats.minHeight = low;
       b.stats.finalMaxPenetration = pen;
       b.stats.maxPenetration = std::max(b.stats.maxPenetration, pen);
