@@ -19,14 +19,6 @@ static_assert(sizeof(Vec3) == 3 * sizeof(double), "node arrays are mapped as fla
 
 Mat3 rotation(const Quat& q) { return q.toRotationMatrix(); }
 
-double dot(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
-  const int n = int(a.size());
-  double s = 0;
-#pragma omp parallel for reduction(+ : s) if (n > kParallelNodes)
-  for (int i = 0; i < n; ++i) s += a[i].dot(b[i]);
-  return s;
-}
-
 }  // namespace
 
 LayeredBody::LayeredBody(BakedBodyPtr model, const BodyDesc& desc)
@@ -143,9 +135,25 @@ double LayeredBody::kineticEnergy() const {
 }
 
 double LayeredBody::elasticEnergy() const {
-  std::vector<Vec3> kq;
-  multiplyK(state_.q, kq);
-  return 0.5 * dot(state_.q, kq);
+  // 1/2 q^T K q = sum of the diagonal terms + twice those above it (K is symmetric:
+  // the slots of row i that read node j > i mirror those of row j that read i), without
+  // storing K q (the blow-up check calls it every step)
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const std::vector<Vec3>& q = state_.q;
+  double e = 0;
+#pragma omp parallel for schedule(static) reduction(+ : e) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    const Stencil& st = m.atlas.stencil[i];
+    Vec3 row = Vec3::Zero();
+    for (int k = 0; k < kStencilSlots; ++k) {
+      const int j = st[k];
+      if (j == i) row += 0.5 * (m.stiffness[i][k] * q[i]);
+      else if (j > i) row += m.stiffness[i][k] * q[j];
+    }
+    e += q[i].dot(row);
+  }
+  return e;
 }
 
 double LayeredBody::gravitationalEnergy(const Vec3& g) const {
@@ -907,7 +915,6 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   const double mass = m.totalMass;
   const double alpha = desc_.material.alpha, beta = desc_.material.beta;
   LayeredState& s = state_;
-  const Vec3 momentumStart = linearMomentum();
   const bool fixed = settings_.fixedCore;
   FreeStepResult result;
 
@@ -915,8 +922,9 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   const Vec3 gb = R.transpose() * g;  // gravity in the body frame
   const Vec3& w = s.angularVelocity;
   std::vector<Vec3> u(n), rhs(n);
-  Vec3 St = Vec3::Zero(), Sa = Vec3::Zero(), Sua = Vec3::Zero();
-  Mat3 Muu = Mat3::Zero();  // sum m_i [u_i]x^T [u_i]x
+  Vec3 St = Vec3::Zero(), Sa = Vec3::Zero(), Sua = Vec3::Zero(), Sqdot = Vec3::Zero();
+  Mat3 Suu = Mat3::Zero();  // sum m_i u_i u_i^T
+  double Su2 = 0;           // sum m_i |u_i|^2
 
   // 1 forces (T): Ft_e = F_e - dt K qdot with F_e = Q_e + Qv_e - K q - D qdot.
   //   The gravity part m_i R^T g is solved exactly through the cached W_t below,
@@ -938,10 +946,15 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       St += mi * u[i];
       Sa += mi * a;
       Sua += mi * u[i].cross(a);
-      const Mat3 ux = skew(u[i]);
-      Muu += mi * ux.transpose() * ux;
+      Sqdot += mi * s.qdot[i];
+      Suu.noalias() += (mi * u[i]) * u[i].transpose();
+      Su2 += mi * u[i].squaredNorm();
     }
   }
+  // sum m_i [u_i]x^T [u_i]x = sum m_i (|u_i|^2 I - u_i u_i^T)
+  const Mat3 Muu = Su2 * Mat3::Identity() - Suu;
+  // (linearMomentum() at the start of the step, from the sums above)
+  const Vec3 momentumStart = mass * s.velocity + s.orientation * (w.cross(St) + Sqdot);
 
   // 2 solve (T): Mt_e y = Ft_e and Y = Mt_e^-1 M_ec. y = W_t R^T g + Mt_e^-1 rhs.
   //   Y_t = W_t R^T exactly (Mt_e is constant in the body frame); Y_r = W_r (rest
