@@ -165,7 +165,7 @@ struct LayeredSettings {
   /// Colliders support the resting skin inside the free update (supportLoad): a body at
   /// rest then sinks as the static solve says (the block-diagonal response alone leaves
   /// it ~21% too high). A rolling ball is slowed a little more than without (stiff ball
-  /// down a 20 degree incline: -3.5% / -3.4% of the closed form on its loaded radius at
+  /// down a 20 degree incline: -3.4% / -2.8% of the closed form on its loaded radius at
   /// 32^2 / 64^2, against -1.4% / -0.4%).
   bool contactSupport = true;
 };
