@@ -512,7 +512,7 @@ void World::step() {
       warnings_.push_back(w.str());
       if (again) {
         b.layered.resetToDesc();
-        rebaseEnergy();  // (it starts again from the scene's height)
+        rebaseEnergy(bi);  // (it starts again from the scene's height)
       } else {
         b.layered.state() = b.lastGood;
         LayeredState& s = b.layered.state();

@@ -2,6 +2,7 @@
 // The simulated world: layered bodies, colliders, time, and one fixed-dt step.
 // Each body runs the D2T step of Fig. 3.5 (LayeredBody); the world supplies
 // collision detection against the colliders and catches numerical blow-ups.
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <map>
@@ -114,6 +115,13 @@ class World {
   void rebaseEnergy() {
     for (Body& b : bodies_) b.energyFloor = 1e300;
     groupFloors_.clear();
+  }
+  /// ... of one body only (and of the groups of bodies in contact that hold it).
+  void rebaseEnergy(size_t body) {
+    bodies_.at(body).energyFloor = 1e300;
+    std::erase_if(groupFloors_, [body](const auto& g) {
+      return std::find(g.first.begin(), g.first.end(), body) != g.first.end();
+    });
   }
   /// Changes a body's material while it runs: K_e and the masses are re-assembled
   /// from the same shape and atlas (regions keep their ratios of Young's modulus and
