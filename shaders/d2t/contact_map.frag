@@ -5,7 +5,8 @@
 // may collide when the triangle drawn there on its own side is one of the
 // node's own triangles (an occluded node is not on the contact surface); it
 // does when its own exact height h = n . x overlaps the other skin's height,
-// interpolated bilinearly over that side's texels (valid ones only). D's
+// interpolated bilinearly over that side's texels (valid ones only), or comes
+// within uMargin of it (a negative depth: resting contacts keep their rows). D's
 // texels are finer than the atlas, but D itself at a texel centre would be off
 // by the slope times half a texel at the node.
 uniform isampler2DArray uTriangles;  // layers 0-1: up to 8 triangles around the node (-1: none)
@@ -15,6 +16,7 @@ uniform int uSide;                   // 0: body A (ids.x; A lies below B along n
 uniform vec3 uT1, uT2, uN;
 uniform vec2 uLo, uHi;
 uniform int uResolution;             // D is uResolution^2
+uniform float uMargin;               // nodes this far outside the other skin are reported too [m]
 
 layout(location = 0) out vec2 oContact;  // (depth, 1 when colliding)
 layout(location = 1) out int oOther;     // the other side's triangle at the node
@@ -52,7 +54,7 @@ void main() {
   h /= wsum;
   float own = dot(uN, x.xyz);
   float depth = uSide == 0 ? own - h : h - own;
-  if (depth <= 0.0) return;
+  if (depth <= -uMargin) return;
   oContact = vec2(depth, 1.0);
   oOther = uSide == 0 ? ids.y : ids.x;
 }

@@ -227,6 +227,7 @@ void ContactCamera::mapNodes(Skin& s, const BakedBody& model, const SkinPatch& p
   bindTexture(map_, "uOtherH", GL_TEXTURE_2D, side == 0 ? hB_.id() : hA_.id(), 4);
   glUniform1i(map_.uniform("uSide"), side);
   glUniform1i(map_.uniform("uResolution"), resolution_);
+  glUniform1f(map_.uniform("uMargin"), float(margin_));
   glUniform1i(map_.uniform("uOutWidth"), kMapWidth);
   glUniform1i(map_.uniform("uOutHeight"), mapHeight_);
   glUniform3f(map_.uniform("uN"), float(n_.x()), float(n_.y()), float(n_.z()));
@@ -288,8 +289,9 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
   lo_ = centre - Vec2(half, half);
   hi_ = centre + Vec2(half, half);
   texelSize_ = 2 * half / resolution_;
-  hMin_ = patches.hB - pad;
-  hMax_ = patches.hA + pad;
+  margin_ = pair.margin;
+  hMin_ = patches.hB - margin_ - pad;
+  hMax_ = patches.hA + margin_ + pad;
 
   Skin* s[2] = {&skin(a.modelPtr()), &skin(b.modelPtr())};
   for (int k = 0; k < 2; ++k) drawSkin(*s[k], body[k]->model(), *patch[k], k == 0);
@@ -340,9 +342,12 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact camera");
   unifyPairNormal(found[0], found[1], pair.normal);
+  int colliding = 0;
+  for (const auto& side : found)
+    for (const NodeContact& c : side) colliding += c.depth > 0;
   outA->insert(outA->end(), found[0].begin(), found[0].end());
   outB->insert(outB->end(), found[1].begin(), found[1].end());
-  return int(found[0].size() + found[1].size());
+  return colliding;
 }
 
 }  // namespace d2t

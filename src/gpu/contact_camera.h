@@ -88,6 +88,7 @@ class ContactCamera {
   Vec3 t1_, t2_, n_;
   Vec2 lo_, hi_;
   double hMin_ = 0, hMax_ = 0;
+  double margin_ = 0;  // the pair's margin (ProxyContact::margin) [m]
   bool keepSnapshots_ = false;
   std::map<std::pair<std::string, std::string>, Snapshot> snapshots_;
 };

@@ -244,6 +244,7 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*
       c.a = std::min(i, j);
       c.b = std::max(i, j);
       c.gap = gap;
+      c.margin = tolerance;
       c.growA = pa.grow;
       c.growB = pb.grow;
       Vec3 nrm = d.distance > 1e-9 ? Vec3(d.onB - d.onA) : Vec3(pb.centre - pa.centre);
@@ -306,8 +307,9 @@ NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int 
 
 void unifyPairNormal(std::vector<NodeContact>& ca, std::vector<NodeContact>& cb, const Vec3& fallback) {
   Vec3 n = Vec3::Zero();
-  for (const NodeContact& c : cb) n += c.depth * c.normal;  // out of A, towards B
-  for (const NodeContact& c : ca) n -= c.depth * c.normal;  // out of B, towards A
+  auto weight = [](const NodeContact& c) { return std::max(c.depth, 0.0) + 1e-9; };
+  for (const NodeContact& c : cb) n += weight(c) * c.normal;  // out of A, towards B
+  for (const NodeContact& c : ca) n -= weight(c) * c.normal;  // out of B, towards A
   n = n.norm() > 1e-12 ? Vec3(n.normalized()) : fallback;
   for (NodeContact& c : ca) c.normal = -n;
   for (NodeContact& c : cb) c.normal = n;
@@ -388,7 +390,7 @@ double extentAlong(const LayeredBody& body, const Vec3& dir, double grow) {
 // penetrating nodes.
 int castAlong(const LayeredBody& self, const SkinPatch& mine, LazyPositions& ps, double hOther,
               const LayeredBody& other, const SkinPatch& theirs, LazyPositions& po, const Vec3& dir,
-              std::vector<NodeContact>* out) {
+              double margin, std::vector<NodeContact>* out) {
   // the contact camera's window: a grid on the plane orthogonal to dir
   const Vec3 t1 = dir.unitOrthogonal(), t2 = dir.cross(t1);
   auto plane = [&](const Vec3& p) { return Vec2(t1.dot(p), t2.dot(p)); };
@@ -434,7 +436,7 @@ int castAlong(const LayeredBody& self, const SkinPatch& mine, LazyPositions& ps,
   for (size_t j = 0; j < mine.nodes.size(); ++j) {
     const int i = mine.nodes[j];
     const Vec3& x = mine.x[j];
-    if (dir.dot(x) <= hOther) continue;  // not in the overlap slab
+    if (dir.dot(x) <= hOther - margin) continue;  // not in the overlap slab
     const Vec2 p = plane(x);
     if (p.x() < lo.x() || p.y() < lo.y() || p.x() > hi.x() || p.y() > hi.y()) continue;
     int cx, cy;
@@ -460,7 +462,7 @@ int castAlong(const LayeredBody& self, const SkinPatch& mine, LazyPositions& ps,
         bestBary = bary;
       }
     }
-    if (bestTri < 0 || dir.dot(x) <= best) continue;  // in front of the other surface
+    if (bestTri < 0 || dir.dot(x) <= best - margin) continue;  // in front of the other surface
     const Tri& t = tris[size_t(bestTri)];
     const Vec3 a = po(t.v[0]), b = po(t.v[1]), c = po(t.v[2]);
     const Vec3 facet = (b - a).cross(c - a).normalized();  // out of `other`, towards self
@@ -471,7 +473,7 @@ int castAlong(const LayeredBody& self, const SkinPatch& mine, LazyPositions& ps,
     for (int v = 0; v < 3; ++v) nrm += bestBary[size_t(v)] * po.normal(t.v[v]);
     nrm = nrm.norm() > 1e-12 ? Vec3(nrm.normalized()) : facet;
     out->push_back(makePairContact(self, rs, i, x, other, ro, t.v, bestBary, nrm, depth));
-    ++found;
+    found += depth > 0;
   }
   return found;
 }
@@ -482,10 +484,10 @@ bool findPairPatches(const LayeredBody& a, const LayeredBody& b, const ProxyCont
   const Vec3& n = pair.normal;
   out->hA = extentAlong(a, n, pair.growA);
   out->hB = -extentAlong(b, -n, pair.growB);
-  if (out->hA <= out->hB) return false;  // the skins do not overlap along n
+  if (out->hA + pair.margin <= out->hB) return false;  // the skins are apart along n
   LazyPositions pa(a), pb(b);
-  out->a = patchOf(a, n, 1, out->hB, pair.growA, pa);
-  out->b = patchOf(b, n, -1, -out->hA, pair.growB, pb);
+  out->a = patchOf(a, n, 1, out->hB - pair.margin, pair.growA, pa);
+  out->b = patchOf(b, n, -1, -out->hA - pair.margin, pair.growB, pb);
   return !out->a.triangles.empty() && !out->b.triangles.empty();
 }
 
@@ -495,13 +497,13 @@ int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyCont
   if (!findPairPatches(a, b, pair, &patches)) return 0;
   LazyPositions pa(a, patches.a), pb(b, patches.b);
   std::vector<NodeContact> ca, cb;
-  castAlong(a, patches.a, pa, patches.hB, b, patches.b, pb, pair.normal, &ca);
-  castAlong(b, patches.b, pb, -patches.hA, a, patches.a, pa, -pair.normal, &cb);
+  const int found = castAlong(a, patches.a, pa, patches.hB, b, patches.b, pb, pair.normal, pair.margin, &ca) +
+                    castAlong(b, patches.b, pb, -patches.hA, a, patches.a, pa, -pair.normal, pair.margin, &cb);
   if (ca.empty() && cb.empty()) return 0;
   unifyPairNormal(ca, cb, pair.normal);
   outA->insert(outA->end(), ca.begin(), ca.end());
   outB->insert(outB->end(), cb.begin(), cb.end());
-  return int(ca.size() + cb.size());
+  return found;
 }
 
 }  // namespace d2t

@@ -56,6 +56,10 @@ struct ProxyContact {
   Vec3 planePoint = Vec3::Zero();  ///< a point of the contact plane D (midway between the proxies)
   double gap = 0;  ///< distance between the grown proxies (< 0: they overlap) [m]
   double growA = 0, growB = 0;  ///< each body's largest skin displacement |q| [m] (the proxies' growth)
+  /// Stage 2 reports the nodes up to this far outside the other skin too, with a
+  /// negative depth [m] (findProxyContacts: its tolerance). A resting contact keeps
+  /// its rows when a node lifts a little (LayeredBody::respond, supportLoad).
+  double margin = 0;
 };
 
 /// What the detection between bodies did in one pass (for tests and panels).
@@ -103,7 +107,8 @@ NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int 
 /// One normal for a pair: the depth-weighted mean over the contact of the
 /// surface normals (a coarse skin's normals tilt with its triangulation, which
 /// differs between the two sides); A's contacts get -n, B's +n, so the two
-/// responses are equal and opposite. `fallback` when there is no contact.
+/// responses are equal and opposite. Nodes within the margin (depth <= 0) weigh
+/// next to nothing; `fallback` when there is no contact.
 void unifyPairNormal(std::vector<NodeContact>& a, std::vector<NodeContact>& b, const Vec3& fallback);
 
 /// The part of one skin that can touch the other body along the pair normal n.
@@ -120,13 +125,14 @@ struct SkinPatch {
 /// overlap along n (stage 2 has nothing to do).
 struct PairPatches {
   double hA = 0;  ///< max of n . x over A's skin [m]
-  double hB = 0;  ///< min of n . x over B's skin [m]; the slab is (hB, hA)
+  double hB = 0;  ///< min of n . x over B's skin [m]; the slab is (hB, hA), grown by the pair's margin
   SkinPatch a, b;
 };
 bool findPairPatches(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair, PairPatches* out);
 
 /// Stage 2 (CPU reference) for one pair: appends the colliding nodes of A to
-/// `outA` and of B to `outB`. Returns the number of colliding nodes.
+/// `outA` and of B to `outB`, and those within the pair's margin outside the other
+/// skin (depth < 0). Returns the number of colliding nodes (depth > 0).
 int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB);
 

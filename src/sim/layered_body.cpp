@@ -817,6 +817,11 @@ void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContac
 }
 
 void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
+  startStep(dt, g, profile);
+  integrateStep(dt, g, profile);
+}
+
+void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
   if (dt != preparedDt_ || settings_.method != preparedMethod_) {
     StageTimer t(profile, "prepare");
     prepare(dt);
@@ -828,6 +833,27 @@ void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
   }
   start_ = state_;  // positions at t (step 13 integrates from them)
   computeSupport(g);
+  buildSupportLoad();
+}
+
+std::vector<LayeredBody::SupportEntry> LayeredBody::supportFrom(int other) const {
+  std::vector<SupportEntry> out;
+  for (const SupportedNode& p : supported_)
+    if (p.other == other) out.push_back({p.node, nodePosition(p.node), p.normal, p.force});
+  return out;
+}
+
+void LayeredBody::setSupportFrom(int other, const std::vector<double>& forces) {
+  size_t k = 0;
+  for (SupportedNode& p : supported_)
+    if (p.other == other && k < forces.size()) p.force = forces[k++];
+  supported_.erase(std::remove_if(supported_.begin(), supported_.end(),
+                                  [](const SupportedNode& p) { return !(p.force > 0); }),
+                   supported_.end());
+  buildSupportLoad();
+}
+
+void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
   bool done = false;
   if (freeSolver_) {
     try {
@@ -859,7 +885,6 @@ const LayeredBody::SupportedNode* LayeredBody::findSupported(const std::vector<S
 void LayeredBody::computeSupport(const Vec3& g) {
   std::vector<SupportedNode> last;  // the last step's support, by node
   last.swap(supported_);
-  support_ = SupportLoad{};
   const LayeredState& s = state_;
   if (s.touching.empty() || !settings_.contactSupport) return;
   const BakedBody& m = *model_;
@@ -890,21 +915,29 @@ void LayeredBody::computeSupport(const Vec3& g) {
     // the support is a Jacobi iteration on the contact forces, one sweep per step, and
     // damping it keeps it stable where the skin couples neighbouring contacts strongly.
     const SupportedNode* prev = findSupported(last, i);
-    const double old = prev ? prev->force : 0.0;
+    const double old = prev && prev->other == t.other ? prev->force : 0.0;
     const Vec3 nb = R.transpose() * t.normal;
     const double ratio = nb.dot(mt_[size_t(i)][0] * nb) / ((1 + preparedDt_ * alpha) * m.nodeMass[i]);
     const double theta = std::min(1.0, std::max(kSupportRelaxation / std::sqrt(std::max(ratio, 1.0)), patchTheta));
-    const double push = old + theta * (target - old);
+    const double push = old + (t.other >= 0 ? kPairSupportRelaxation : 1.0) * theta * (target - old);
     if (!(push > 0) || !std::isfinite(push)) continue;
-    supported_.push_back({i, t.normal, push});  // (sorted by node below)
-    if (support_.nodes.empty()) support_.nodes.assign(size_t(m.nodeCount()), Vec3::Zero());
-    const Vec3 fb = R.transpose() * (push * t.normal);
-    support_.nodes[size_t(i)] = fb;
-    support_.force += push * t.normal;
-    support_.torque += u.cross(fb);
+    supported_.push_back({i, t.normal, push, t.other});  // (sorted by node below)
   }
   std::sort(supported_.begin(), supported_.end(),
             [](const SupportedNode& a, const SupportedNode& b) { return a.node < b.node; });
+}
+
+void LayeredBody::buildSupportLoad() {
+  support_ = SupportLoad{};
+  if (supported_.empty()) return;
+  const Mat3 Rt = rotation(state_.orientation).transpose();
+  support_.nodes.assign(size_t(nodeCount()), Vec3::Zero());
+  for (const SupportedNode& p : supported_) {
+    const Vec3 fb = Rt * (p.force * p.normal);
+    support_.nodes[size_t(p.node)] = fb;
+    support_.force += p.force * p.normal;
+    support_.torque += (model_->restSkin[size_t(p.node)] + state_.q[size_t(p.node)]).cross(fb);
+  }
 }
 
 // Steps 1-5: the collision-free update from state_ (= start).
@@ -1079,17 +1112,17 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
   };
 
   // 6-8: the contacts found at the predicted state. Finders report nodes within a
-  // margin; penetrating ones collide here, and so do the nodes the colliders
-  // supported in the free update (whatever their depth now): that support is the
-  // first part of their impulse, and the response may take it back but not pull.
-  // A supported node no longer found gets a release row: its support taken back.
+  // margin; penetrating ones collide here, and so do the nodes that colliders or
+  // bodies supported in the free update (whatever their depth now): that support is
+  // the first part of their impulse, and the response may take it back but not pull.
+  // A supported node no longer found against the same surface gets a release row: its
+  // support taken back.
   std::vector<NodeContact>& cs = contacts;
   if (firstSweep && !supported_.empty()) {
     std::vector<char> found(supported_.size(), 0);
     for (NodeContact& c : cs) {
-      if (c.other >= 0) continue;
       const SupportedNode* hit = findSupported(supported_, c.node);
-      const long k = hit ? hit - supported_.data() : -1;
+      const long k = hit && hit->other == c.other ? hit - supported_.data() : -1;
       if (k < 0 || found[size_t(k)]) continue;
       const double along = supported_[size_t(k)].normal.dot(c.normal);
       if (along <= 0) continue;
@@ -1103,6 +1136,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       c.normal = supported_[k].normal;
       c.impulse = dt * supported_[k].force;
       c.friction = 0;
+      c.other = supported_[k].other;
       c.release = true;
       cs.push_back(c);
     }
@@ -1362,12 +1396,16 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       cs[k].frictionImpulse -= m.nodeMass[c.node] * muHat * xt;
     }
     for (int k = 0; k < nc; ++k) cs[k].impulse += share * lambda[k];
-    if (rowImpulse_.size() != size_t(n)) rowImpulse_.assign(size_t(n), 0.0);
-    for (const NodeContact& c : cs)
-      if (c.other < 0) {
-        if (rowImpulse_[size_t(c.node)] == 0) rowNodes_.push_back(c.node);
-        rowImpulse_[size_t(c.node)] = c.impulse;
-      }
+    if (rowImpulse_.size() != size_t(n)) {
+      rowImpulse_.assign(size_t(n), 0.0);
+      rowOther_.assign(size_t(n), -1);
+    }
+    for (const NodeContact& c : cs) {
+      if (c.release) continue;
+      if (rowImpulse_[size_t(c.node)] == 0) rowNodes_.push_back(c.node);
+      rowImpulse_[size_t(c.node)] = c.impulse;
+      rowOther_[size_t(c.node)] = c.other;
+    }
     cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.release; }), cs.end());
     // 13 positions from the post-impact velocities
     integratePositions();
@@ -1381,13 +1419,15 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& pro
   StageTimer t(profile, "correct");
   LayeredState& s = state_;
   const Mat3 Rt = rotation(s.orientation).transpose();
-  // the nodes that the response held on a collider (a positive impulse puts them on its
-  // surface) are supported in the next step. (Not a test on the depth: a threshold of
-  // microns flips with the GPU's float rounding and with it the node's support.)
+  // the nodes that the response held on a collider or a body (a positive impulse puts
+  // them on its surface) are supported in the next step. (Not a test on the depth: a
+  // threshold of microns flips with the GPU's float rounding and with it the node's
+  // support.)
   s.touching.clear();
   for (const NodeContact& c : contacts) {
-    const double impulse = rowImpulse_.empty() ? 0.0 : rowImpulse_[size_t(c.node)];
-    if (c.other < 0 && impulse > 0) s.touching.push_back({c.node, c.normal, impulse / preparedDt_, c.surfaceVelocity});
+    const size_t i = size_t(c.node);
+    const double impulse = rowImpulse_.empty() || rowOther_[i] != c.other ? 0.0 : rowImpulse_[i];
+    if (impulse > 0) s.touching.push_back({c.node, c.normal, impulse / preparedDt_, c.surfaceVelocity, c.other});
   }
   for (int i : rowNodes_) rowImpulse_[size_t(i)] = 0;
   rowNodes_.clear();

@@ -22,14 +22,15 @@
 
 namespace d2t {
 
-/// A skin node that the response held on a collider in a step (its impulse was
-/// positive): the collider supports it in the next step's free update
-/// (LayeredBody::supportLoad).
+/// A skin node that the response held on a collider or on another body in a step
+/// (its impulse was positive): the collider or body supports it in the next step's
+/// free update (LayeredBody::supportLoad).
 struct TouchingNode {
   int node = -1;
-  Vec3 normal = Vec3::UnitY();  ///< world unit normal of the collider there
-  double force = 0;             ///< normal force the collider gave it in that step [N]
-  Vec3 surfaceVelocity = Vec3::Zero();  ///< world velocity of the collider there [m/s]
+  Vec3 normal = Vec3::UnitY();  ///< world unit normal of the other surface there
+  double force = 0;             ///< normal force the other surface gave it in that step [N]
+  Vec3 surfaceVelocity = Vec3::Zero();  ///< world velocity of the other surface there [m/s]
+  int other = -1;               ///< the other body (world index); -1: a collider
 };
 
 /// Mutable state of one layered body.
@@ -40,7 +41,7 @@ struct LayeredState {
   Vec3 angularVelocity = Vec3::Zero();   ///< omega: angular velocity in the BODY frame [rad/s]
   std::vector<Vec3> q;                   ///< (nnode) skin displacements, body frame [m]
   std::vector<Vec3> qdot;                ///< (nnode) skin velocities, body frame [m/s]
-  std::vector<TouchingNode> touching;    ///< skin nodes held on colliders in the last step
+  std::vector<TouchingNode> touching;    ///< skin nodes held on colliders or bodies in the last step
 };
 
 /// A colliding skin node, found by collision detection (steps 6-8 / 14).
@@ -152,6 +153,12 @@ constexpr double kSupportRelaxation = 1.0;
 /// (theta 0.034 -> 0.75; it stayed stable up to theta 0.27 with 1 / sqrt(r) scaled 8x);
 /// ball_drop rests from 2.11 / 3.33 s at 128^2 / 256^2 (2.25 / 3.36 s before).
 constexpr double kSupportPatchRelaxation = 2.5;
+/// ... times this between two bodies: both sides iterate at once and the world passes
+/// the smaller total to both (World::balancePairSupport), so one side's overshoot
+/// reaches the other in the same step. Measured on a stack of three 32^2 balls (E 1
+/// MPa, dt 5 ms): at 1 the middle-top impulses alternated 23.5 / 27.0 N s from step
+/// to step and the balls kept moving at ~1.5 mm/s; 0.75: 0.3-0.9 mm/s; 0.5: ~0.1 mm/s.
+constexpr double kPairSupportRelaxation = 0.5;
 
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
@@ -210,9 +217,28 @@ class LayeredBody {
   void step(double dt, const Vec3& gravity, const ContactFinder& contacts, Profile& profile);
 
   // ---- the same step in phases, for a world that interleaves them across bodies --------
-  /// Steps 1-5: keeps the start state, runs the collision-free update (CPU or the
-  /// free-motion solver) to the predicted state.
+  /// Steps 1-5: startStep, then integrateStep.
   void beginStep(double dt, const Vec3& gravity, Profile& profile);
+  /// Keeps the start state and plans this step's contact support (supportLoad).
+  void startStep(double dt, const Vec3& gravity, Profile& profile);
+  /// Steps 1-5 after startStep: the collision-free update (CPU or the free-motion
+  /// solver) from the start state to the predicted state, with the support as planned.
+  void integrateStep(double dt, const Vec3& gravity, Profile& profile);
+  /// A node's support in this step: its world position [m], the world unit normal of
+  /// the supporting surface and the force along it [N].
+  struct SupportEntry {
+    int node = -1;
+    Vec3 x = Vec3::Zero();
+    Vec3 normal = Vec3::UnitY();
+    double force = 0;
+  };
+  /// Between startStep and integrateStep: the nodes that body `other` (world index;
+  /// -1: colliders) supports in this step, by node ...
+  std::vector<SupportEntry> supportFrom(int other) const;
+  /// ... and their forces changed to `forces` (in that order; <= 0: not supported). A
+  /// world makes the two bodies of a pair support each other as Newton's third law
+  /// says: equal and opposite totals along one line of action (World::balancePairSupport).
+  void setSupportFrom(int other, const std::vector<double>& forces);
   /// Steps 6-13 with the contacts found at the predicted state (depth <= 0 ignored,
   /// and removed from `contacts`, unless the node is supported: see supportLoad).
   /// Finders must report nodes within a margin outside the surface as well
@@ -228,10 +254,12 @@ class LayeredBody {
 
   const LayeredStepInfo& lastStep() const { return info_; }
 
-  /// The colliders' support of the resting skin in this step's free update (both
-  /// backends add it to their forces). Each node that touched a collider at the end
-  /// of the last step (LayeredState::touching) is relieved of the part of its own
-  /// force (elastic, damping, inertial, gravity) that pushes it into the collider.
+  /// The support of the resting skin by colliders and other bodies in this step's free
+  /// update (both backends add it to their forces). Each node that touched a collider
+  /// or a body at the end of the last step (LayeredState::touching) is relieved of the
+  /// part of its own force (elastic, damping, inertial, gravity) that pushes it into
+  /// the other surface. Between bodies both sides are supported, each by its own force,
+  /// and a world balances the two totals (scaleSupportFrom).
   /// At rest that is the contact force, so the implicit solve spreads it through
   /// Mt_e^-1 like every other force and the response (steps 9-11, block-diagonal)
   /// is left with the increments only; where it would pull, the response takes the
@@ -382,14 +410,17 @@ class LayeredBody {
     int node;
     Vec3 normal;   // world
     double force;  // along normal, > 0 [N]
+    int other;     // the supporting body (world index); -1: a collider
   };
   std::vector<SupportedNode> supported_;  // this step's support, by node
   // the entry of `node` in a list sorted by node, or nullptr
   static const SupportedNode* findSupported(const std::vector<SupportedNode>& list, int node);
-  std::vector<double> rowImpulse_;        // (nnode) normal impulse of this step's collider rows [N s]
+  std::vector<double> rowImpulse_;        // (nnode) normal impulse of this step's contact rows [N s]
+  std::vector<int> rowOther_;             // (nnode) ... and the other body of the row (-1: a collider)
   std::vector<int> rowNodes_;             // the nodes with an entry in rowImpulse_
   SupportLoad support_;                   // ... as a load on the free update
-  void computeSupport(const Vec3& g);
+  void computeSupport(const Vec3& g);     // supported_ from the touching nodes
+  void buildSupportLoad();                // support_ from supported_
   std::vector<CoreSpring> springs_;
   DragSpring drag_;
   Vec3 dragImpulse_ = Vec3::Zero();

@@ -164,6 +164,8 @@ class World {
  private:
   void respondAll(std::vector<std::vector<NodeContact>>& contacts);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts);
+  void balancePairSupport();
+  void balancePairImpulses(const std::vector<std::vector<NodeContact>>& contacts);
   bool healthy(const Body& b) const;
   /// The total energy of a group of bodies in contact (or of one body) has not grown
   /// beyond the lowest seen (+ their tolerances) while no outside work was done on

@@ -140,6 +140,54 @@ TEST(BodyContact, HeadOnCollisionIsSymmetricConservesMomentumAndDoesNotInterpene
   EXPECT_LT(worstPenetration, 0.005 * kR);
 }
 
+// Two equal soft balls set overlapping by 4 cm off centre (offset 0.4 r along y, no
+// gravity, friction 0.5), the left one spinning: the dents push them apart over
+// many steps while friction passes spin across. The pair's impulses obey Newton's
+// third law, so the pair's linear momentum and its angular momentum about the origin
+// stay what they were. (Each body's response is solved on its own against the
+// other's rigidified motion; World::balancePairImpulses makes the two agree.)
+TEST(BodyContact, OffCentreContactConservesMomentumAndAngularMomentum) {
+  Scene s = twoBalls(0.0, -0.04);
+  const double b = 0.4 * kR;
+  s.bodies[0].position.y() = -b / 2;
+  s.bodies[1].position.y() = b / 2;
+  s.bodies[0].angularVelocity = Vec3(0, 0, 3.0);
+  World w(s);
+  auto momenta = [&](Vec3* p, Vec3* l) {
+    *p = Vec3::Zero();
+    *l = Vec3::Zero();
+    for (const Body& body : w.bodies()) {
+      *p += body.layered.linearMomentum();
+      *l += body.layered.angularMomentum(Vec3::Zero());
+    }
+  };
+  Vec3 p0, l0;
+  momenta(&p0, &l0);
+  // (momentum scale: the spinning ball's mass at its surface speed)
+  const double pScale = w.bodies()[0].layered.totalMass() * 3.0 * kR, lScale = l0.norm();
+  double worstP = 0, worstL = 0, spin = 0;
+  int touching = 0;
+  for (int n = 0; n < 300; ++n) {
+    w.step();
+    Vec3 p, l;
+    momenta(&p, &l);
+    worstP = std::max(worstP, (p - p0).norm() / pScale);
+    worstL = std::max(worstL, (l - l0).norm() / lScale);
+    touching += w.bodies()[0].layered.lastStep().contacts > 0;
+    ASSERT_EQ(w.bodies()[0].stats.resets + w.bodies()[1].stats.resets, 0);
+  }
+  spin = w.bodies()[1].state.angularVelocity.norm();
+  std::printf("off-centre contact: %d steps in contact, momentum error %.2e, angular momentum error %.2e (of %.1f N m s), "
+              "the right ball's spin after %.3f rad/s\n",
+              touching, worstP, worstL, lScale, spin);
+  EXPECT_GE(touching, 50);
+  EXPECT_GT(spin, 0.01);  // friction passed spin across
+  // (measured: 2.6e-4 and 7.8e-5; each body on its own, without the balance: 3.8e-2
+  // and 1.3e-3)
+  EXPECT_LT(worstP, 2e-3);
+  EXPECT_LT(worstL, 5e-4);
+}
+
 // Bodies in contact exchange energy, so the blow-up check bounds their sum: energy
 // that appears from nowhere in one of them while they touch is caught (both are
 // rolled back), while the exchange itself (a head-on collision) passes.
@@ -210,6 +258,7 @@ struct StackRun {
   double sinking = 0;     // how far the top centre is below the undeformed stack's [m]
   double penetration = 0; // deepest overlap between neighbours after correction, last second [m]
   int resets = 0;
+  int count = 0;          // balls
 };
 
 StackRun restStack(int count, double young, double seconds, double crr) {
@@ -226,6 +275,7 @@ StackRun restStack(int count, double young, double seconds, double crr) {
   }
   World w(scene);
   StackRun r;
+  r.count = count;
   const int steps = int(std::lround(seconds / w.settings().dt)), last = int(std::lround(1 / w.settings().dt));
   for (int n = 1; n <= steps; ++n) {
     w.step();
@@ -268,7 +318,8 @@ void expectStackAtRest(const StackRun& r) {
   EXPECT_LT(r.offAxis, 0.05 * kR);
   EXPECT_LT(r.penetration, 0.005 * kR);
   EXPECT_GT(r.sinking, 0);        // the skins carry the weight...
-  EXPECT_LT(r.sinking, 0.5 * kR);  // ...without sinking into each other
+  EXPECT_LT(r.sinking, 0.25 * kR * r.count);  // ...without sinking into each other (each contact
+                                               // below the top centre compresses by < R / 4)
 }
 
 TEST(BodyContact, BallOnABallComesToRest) {
@@ -278,12 +329,17 @@ TEST(BodyContact, BallOnABallComesToRest) {
   }
 }
 
-// Known failure. With C_rr = 0.05 the stack of three stands for ~5 s (at 5 s:
-// 1.3-1.6e-3 m/s, 4-5 mm off axis) and then topples slowly (at 8 s: 0.14 m/s,
-// 5 cm off axis). With C_rr = 0.1 or 0.3 it stays aligned (0.4 mm off axis at
-// 8 s) but the balls still creep down at 0.5 / 1.2 / 1.5 mm/s (bottom to top; the
-// top centre sinks 4 mm from 5 s to 8 s), whatever the number of response sweeps
-// (3, 6, 10): the block-diagonal response's slow approach to its rest state.
-TEST(BodyContact, DISABLED_StackOfThreeComesToRest) { expectStackAtRest(restStack(3, 1e6, 8.0, 0.05)); }
+// A stack of three. It rests only when the bodies obey Newton's third law across
+// each pair in the support and in the impulses (World::balancePairSupport,
+// balancePairImpulses) and the patches' friction has converged: before, the lower
+// ball of each pair answered the upper one with a different impulse centred ~1 cm
+// elsewhere, a couple as large as the rolling resistance, and the stack toppled
+// after 1.5-7 s (off axis 0.38 m at 8 s). The softer stack bounces longer while it
+// settles (3e-3 m/s at 8 s).
+TEST(BodyContact, StackOfThreeComesToRest) {
+  expectStackAtRest(restStack(3, 1e6, 8.0, 0.05));
+  expectStackAtRest(restStack(3, 3e5, 14.0, 0.05));
+}
 
 }  // namespace d2t
+
