@@ -1398,11 +1398,12 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     for (int k = 0; k < nc; ++k) cs[k].impulse += share * lambda[k];
     if (rowImpulse_.size() != size_t(n)) {
       rowImpulse_.assign(size_t(n), 0.0);
-      rowOther_.assign(size_t(n), -1);
+      rowOther_.assign(size_t(n), kNoRow);
+      rowNodes_.clear();
     }
     for (const NodeContact& c : cs) {
       if (c.release) continue;
-      if (rowImpulse_[size_t(c.node)] == 0) rowNodes_.push_back(c.node);
+      if (rowOther_[size_t(c.node)] == kNoRow) rowNodes_.push_back(c.node);
       rowImpulse_[size_t(c.node)] = c.impulse;
       rowOther_[size_t(c.node)] = c.other;
     }
@@ -1429,7 +1430,10 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& pro
     const double impulse = rowImpulse_.empty() || rowOther_[i] != c.other ? 0.0 : rowImpulse_[i];
     if (impulse > 0) s.touching.push_back({c.node, c.normal, impulse / preparedDt_, c.surfaceVelocity, c.other});
   }
-  for (int i : rowNodes_) rowImpulse_[size_t(i)] = 0;
+  for (int i : rowNodes_) {
+    rowImpulse_[size_t(i)] = 0;
+    rowOther_[size_t(i)] = kNoRow;
+  }
   rowNodes_.clear();
   for (const NodeContact& c : contacts) {
     if (c.depth <= 0) continue;

@@ -417,7 +417,8 @@ class LayeredBody {
   static const SupportedNode* findSupported(const std::vector<SupportedNode>& list, int node);
   std::vector<double> rowImpulse_;        // (nnode) normal impulse of this step's contact rows [N s]
   std::vector<int> rowOther_;             // (nnode) ... and the other body of the row (-1: a collider)
-  std::vector<int> rowNodes_;             // the nodes with an entry in rowImpulse_
+  static constexpr int kNoRow = -2;       // rowOther_ of a node without a row in this step
+  std::vector<int> rowNodes_;             // the nodes with a row in this step, once each
   SupportLoad support_;                   // ... as a load on the free update
   void computeSupport(const Vec3& g);     // supported_ from the touching nodes
   void buildSupportLoad();                // support_ from supported_
