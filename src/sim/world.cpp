@@ -432,6 +432,7 @@ void World::balancePairImpulses(const std::vector<std::vector<NodeContact>>& con
   for (const auto& [a, b] : touchingPairs(contacts)) {
     LayeredBody* body[2] = {&bodies_[size_t(a)].layered, &bodies_[size_t(b)].layered};
     const int other[2] = {b, a};
+    // (a held core takes whatever reaches it, as a collider does: nothing to balance)
     if (body[0]->settings().fixedCore || body[1]->settings().fixedCore) continue;
     struct Hit {
       Vec3 x, f;
