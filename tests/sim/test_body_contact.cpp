@@ -322,6 +322,55 @@ void expectStackAtRest(const StackRun& r) {
                                                // below the top centre compresses by < R / 4)
 }
 
+// Two bodies support each other in the free update as Newton's third law says
+// (World::balancePairSupport): each side's support comes from its own forces, and
+// before the balance the two differed in total and were centred ~1 cm apart on a
+// ball resting on a ball (a couple of ~90 N m). After a step the supports of the
+// pair are equal, opposite along one normal, and centred on one line (to the motion
+// of one step: positions are read after it).
+TEST(BodyContact, PairSupportIsEqualOppositeAndOnOneLine) {
+  Scene scene;
+  scene.colliders.push_back(ColliderDesc{});
+  scene.colliders.back().name = "ground";
+  for (int k = 0; k < 2; ++k) {
+    BodyDesc d = test::ball(kR, 32, 1e6);
+    d.name = "ball" + std::to_string(k);
+    d.material.rollingResistance = 0.05;
+    d.position = Vec3(0.004 * k, kR + 0.002 + k * (2 * kR + 0.004), 0);
+    scene.bodies.push_back(d);
+  }
+  World w(scene);
+  const double weight = w.bodies()[1].layered.totalMass() * 9.81;
+  int checked = 0;
+  for (int n = 1; n <= 400; ++n) {
+    w.step();
+    if (n % 50) continue;
+    const auto a = w.bodies()[0].layered.supportFrom(1), b = w.bodies()[1].layered.supportFrom(0);
+    ASSERT_FALSE(a.empty() || b.empty()) << "step " << n;
+    double fa = 0, fb = 0;
+    Vec3 ca = Vec3::Zero(), cb = Vec3::Zero();
+    const Vec3 nrm = b.front().normal;  // out of the lower ball into the upper one
+    for (const auto& e : a) {
+      fa += e.force;
+      ca += e.force * e.x;
+      EXPECT_LT((e.normal + nrm).norm(), 1e-12);
+    }
+    for (const auto& e : b) {
+      fb += e.force;
+      cb += e.force * e.x;
+      EXPECT_LT((e.normal - nrm).norm(), 1e-12);
+    }
+    ca /= fa;
+    cb /= fb;
+    const Vec3 apart = (ca - cb) - nrm.dot(ca - cb) * nrm;  // in the contact plane
+    EXPECT_NEAR(fa, fb, 1e-9 * fb) << "step " << n;
+    EXPECT_LT(apart.norm(), 2e-4) << "step " << n;
+    EXPECT_GT(fb, 0.5 * weight) << "step " << n;  // it carries the upper ball
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8);
+}
+
 TEST(BodyContact, BallOnABallComesToRest) {
   for (double young : {3e5, 1e6}) {
     SCOPED_TRACE(young);
