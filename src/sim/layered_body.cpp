@@ -843,6 +843,15 @@ std::vector<LayeredBody::SupportEntry> LayeredBody::supportFrom(int other) const
   return out;
 }
 
+std::vector<int> LayeredBody::supportPartners() const {
+  std::vector<int> out;
+  for (const SupportedNode& p : supported_)
+    if (p.other >= 0) out.push_back(p.other);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 void LayeredBody::setSupportFrom(int other, const std::vector<double>& forces) {
   size_t k = 0;
   for (SupportedNode& p : supported_)

@@ -235,6 +235,8 @@ class LayeredBody {
   /// Between startStep and integrateStep: the nodes that body `other` (world index;
   /// -1: colliders) supports in this step, by node ...
   std::vector<SupportEntry> supportFrom(int other) const;
+  /// The bodies (world indices, ascending) that support this one in this step.
+  std::vector<int> supportPartners() const;
   /// ... and their forces changed to `forces` (in that order; <= 0: not supported). A
   /// world makes the two bodies of a pair support each other as Newton's third law
   /// says: equal and opposite totals along one line of action (World::balancePairSupport).

@@ -304,9 +304,7 @@ std::set<std::pair<int, int>> touchingPairs(const std::vector<std::vector<NodeCo
 void World::pairImpacts(const std::vector<std::vector<NodeContact>>& contacts) {
   // (an episode goes on while the pair penetrates or supports each other)
   std::set<std::pair<int, int>> touching = touchingPairs(contacts, true);
-  for (int a = 0; a < int(bodies_.size()); ++a)
-    for (int b = a + 1; b < int(bodies_.size()); ++b)
-      if (!bodies_[size_t(a)].layered.supportFrom(b).empty()) touching.insert({a, b});
+  for (const auto& pair : supportingPairs()) touching.insert(pair);
   const double threshold = 2 * settings().gravity.norm() * settings().dt + 1e-3;
   for (const auto& [a, b] : touching) {
     if (pairsInContact_.count({a, b})) continue;  // not a new episode
@@ -353,8 +351,14 @@ void World::pairImpacts(const std::vector<std::vector<NodeContact>>& contacts) {
 // each patch can move its centre (a patch of one node cannot). Along the pair's one
 // normal (unifyPairNormal) the support then conserves the pair's linear and angular
 // momentum.
+std::set<std::pair<int, int>> World::supportingPairs() const {
+  std::set<std::pair<int, int>> pairs;
+  for (int a = 0; a < int(bodies_.size()); ++a)
+    for (int b : bodies_[size_t(a)].layered.supportPartners()) pairs.insert({std::min(a, b), std::max(a, b)});
+  return pairs;
+}
+
 void World::balancePairSupport() {
-  const int nb = int(bodies_.size());
   using Entries = std::vector<LayeredBody::SupportEntry>;
   struct Side {
     Entries e;
@@ -362,60 +366,58 @@ void World::balancePairSupport() {
     Vec3 centre = Vec3::Zero();
     Eigen::Matrix2d spread = Eigen::Matrix2d::Zero();  // sum f_i d_i d_i^T over the patch
   };
-  for (int a = 0; a < nb; ++a)
-    for (int b = a + 1; b < nb; ++b) {
-      LayeredBody &la = bodies_[size_t(a)].layered, &lb = bodies_[size_t(b)].layered;
-      Side side[2] = {{la.supportFrom(b)}, {lb.supportFrom(a)}};
-      if (side[0].e.empty() && side[1].e.empty()) continue;
-      Vec3 n = Vec3::Zero();  // from A towards B
-      for (const auto& x : side[0].e) n -= x.force * x.normal;
-      for (const auto& x : side[1].e) n += x.force * x.normal;
-      if (side[0].e.empty() || side[1].e.empty() || n.norm() < 1e-12) {  // one side alone: none
-        la.setSupportFrom(b, std::vector<double>(side[0].e.size(), 0.0));
-        lb.setSupportFrom(a, std::vector<double>(side[1].e.size(), 0.0));
-        continue;
+  for (const auto& [a, b] : supportingPairs()) {
+    LayeredBody &la = bodies_[size_t(a)].layered, &lb = bodies_[size_t(b)].layered;
+    Side side[2] = {{la.supportFrom(b)}, {lb.supportFrom(a)}};
+    Vec3 n = Vec3::Zero();  // from A towards B
+    for (const auto& x : side[0].e) n -= x.force * x.normal;
+    for (const auto& x : side[1].e) n += x.force * x.normal;
+    if (side[0].e.empty() || side[1].e.empty() || n.norm() < 1e-12) {  // one side alone: none
+      la.setSupportFrom(b, std::vector<double>(side[0].e.size(), 0.0));
+      lb.setSupportFrom(a, std::vector<double>(side[1].e.size(), 0.0));
+      continue;
+    }
+    n.normalize();
+    const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+    auto tangent = [&](const Vec3& v) { return Eigen::Vector2d(t1.dot(v), t2.dot(v)); };
+    auto measure = [&](Side& s) {
+      s.total = 0;
+      s.centre.setZero();
+      for (const auto& x : s.e) {
+        s.total += x.force;
+        s.centre += x.force * x.x;
       }
-      n.normalize();
-      const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
-      auto tangent = [&](const Vec3& v) { return Eigen::Vector2d(t1.dot(v), t2.dot(v)); };
-      auto measure = [&](Side& s) {
-        s.total = 0;
-        s.centre.setZero();
-        for (const auto& x : s.e) {
-          s.total += x.force;
-          s.centre += x.force * x.x;
-        }
-        s.centre /= s.total;
-        s.spread.setZero();
-        for (const auto& x : s.e) {
-          const Eigen::Vector2d d = tangent(x.x - s.centre);
-          s.spread += x.force * d * d.transpose();
-        }
-      };
-      for (Side& s : side) measure(s);
-      const double total = std::min(side[0].total, side[1].total);
-      const double m0 = side[0].spread.trace() / side[0].total, m1 = side[1].spread.trace() / side[1].total;
-      const Vec3 centre = m0 + m1 > 0 ? Vec3((m0 * side[0].centre + m1 * side[1].centre) / (m0 + m1))
-                                      : Vec3(0.5 * (side[0].centre + side[1].centre));
-      for (Side& s : side) {
-        // f_i (1 + g . d_i) moves the centre by spread g / total; clamped at 0, so
-        // a few passes
-        for (int pass = 0; pass < 4; ++pass) {
-          const Eigen::Vector2d shift = tangent(centre - s.centre);
-          if (shift.norm() < 1e-7 || s.spread.trace() <= 0) break;
-          const Eigen::Vector2d g = s.spread.ldlt().solve(s.total * shift);
-          if (!g.allFinite()) break;
-          for (auto& x : s.e) x.force *= std::max(0.0, 1 + g.dot(tangent(x.x - s.centre)));
-          measure(s);
-          if (!(s.total > 0)) break;
-        }
+      s.centre /= s.total;
+      s.spread.setZero();
+      for (const auto& x : s.e) {
+        const Eigen::Vector2d d = tangent(x.x - s.centre);
+        s.spread += x.force * d * d.transpose();
       }
-      for (int k = 0; k < 2; ++k) {
-        std::vector<double> f;
-        for (const auto& x : side[k].e) f.push_back(side[k].total > 0 ? x.force * total / side[k].total : 0.0);
-        (k == 0 ? la : lb).setSupportFrom(k == 0 ? b : a, f);
+    };
+    for (Side& s : side) measure(s);
+    const double total = std::min(side[0].total, side[1].total);
+    const double m0 = side[0].spread.trace() / side[0].total, m1 = side[1].spread.trace() / side[1].total;
+    const Vec3 centre = m0 + m1 > 0 ? Vec3((m0 * side[0].centre + m1 * side[1].centre) / (m0 + m1))
+                                    : Vec3(0.5 * (side[0].centre + side[1].centre));
+    for (Side& s : side) {
+      // f_i (1 + g . d_i) moves the centre by spread g / total; clamped at 0, so
+      // a few passes
+      for (int pass = 0; pass < 4; ++pass) {
+        const Eigen::Vector2d shift = tangent(centre - s.centre);
+        if (shift.norm() < 1e-7 || s.spread.trace() <= 0) break;
+        const Eigen::Vector2d g = s.spread.ldlt().solve(s.total * shift);
+        if (!g.allFinite()) break;
+        for (auto& x : s.e) x.force *= std::max(0.0, 1 + g.dot(tangent(x.x - s.centre)));
+        measure(s);
+        if (!(s.total > 0)) break;
       }
     }
+    for (int k = 0; k < 2; ++k) {
+      std::vector<double> f;
+      for (const auto& x : side[k].e) f.push_back(side[k].total > 0 ? x.force * total / side[k].total : 0.0);
+      (k == 0 ? la : lb).setSupportFrom(k == 0 ? b : a, f);
+    }
+  }
 }
 
 // Newton's third law for the impulses between bodies. Each body's response to another

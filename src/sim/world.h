@@ -164,6 +164,7 @@ class World {
  private:
   void respondAll(std::vector<std::vector<NodeContact>>& contacts);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts);
+  std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
   void balancePairSupport();
   void balancePairImpulses(const std::vector<std::vector<NodeContact>>& contacts);
   bool healthy(const Body& b) const;
