@@ -1,6 +1,8 @@
 #pragma once
-// Collision detection between deformable bodies, in two stages (DDT paper
-// sec. 5.1, 5.3; dissertation 3.3, 3.5.4; DESIGN.md sec. 5-6).
+// Collision detection between deformable bodies, and between a body and a mesh
+// collider (the fist, the bird), in two stages (DDT paper sec. 5.1, 5.3;
+// dissertation 3.3, 3.5.4; DESIGN.md sec. 5-6). A mesh collider is a rigid
+// surface with a proxy of its own, taking part as a body of infinite stiffness.
 //
 // Stage 1 (object space): each body has a low-resolution convex proxy, the
 // convex hull of a subset of its rest skin grown by a margin that covers the
@@ -26,32 +28,32 @@
 #include <array>
 #include <vector>
 
+#include "sim/collider.h"
+#include "sim/convex_proxy.h"
 #include "sim/layered_body.h"
 
 namespace d2t {
 
-/// Stage 1 proxy: the convex hull of `points` (body frame) grown by `margin`
-/// contains the rest skin.
-struct ConvexProxy {
-  std::vector<Vec3> points;  ///< (<= maxPoints) body frame [m]
-  double margin = 0;         ///< [m]
-};
-
-/// Builds a proxy of about `maxPoints` rest-skin nodes (a regular subset of the atlas).
+/// A body's stage 1 proxy: about `maxPoints` of its rest skin nodes (body frame).
 ConvexProxy makeProxy(const BakedBody& model, int maxPoints = 192);
 
-/// Distance between the convex hulls of two point sets (GJK).
-struct HullDistance {
-  double distance = 0;  ///< 0 when the hulls overlap
-  Vec3 onA = Vec3::Zero(), onB = Vec3::Zero();  ///< closest points (equal when overlapping)
-  bool overlap = false;
-  int iterations = 0;
+/// A proxy placed in the world for stage 1.
+struct PlacedProxy {
+  std::vector<Vec3> points;  ///< world frame [m]
+  double margin = 0;         ///< the proxy's margin + the largest skin displacement [m]
+  Vec3 centre = Vec3::Zero();
+  double radius = 0;         ///< bounding sphere about centre [m]
+  double grow = 0;           ///< largest skin displacement |q| [m] (0: rigid)
+  bool rigid = false;        ///< a collider: two rigid proxies are never a pair
 };
-HullDistance hullDistance(const std::vector<Vec3>& a, const std::vector<Vec3>& b);
+PlacedProxy placeProxy(const LayeredBody& body, const ConvexProxy& proxy);
+/// A mesh collider's proxy at its current pose (Collider::detectedInStages).
+PlacedProxy placeProxy(const Collider& collider);
 
-/// A pair of bodies whose grown proxies are closer than the tolerance.
+/// A pair of bodies (or a body and a mesh collider) whose grown proxies are
+/// closer than the tolerance.
 struct ProxyContact {
-  int a = -1, b = -1;
+  int a = -1, b = -1;  ///< indices into the proxies searched, a < b
   Vec3 normal = Vec3::UnitY();  ///< unit, from A towards B
   Vec3 planePoint = Vec3::Zero();  ///< a point of the contact plane D (midway between the proxies)
   double gap = 0;  ///< distance between the grown proxies (< 0: they overlap) [m]
@@ -69,8 +71,11 @@ struct PairStats {
   int contactNodes = 0;  ///< colliding nodes found by stage 2, both bodies together
 };
 
-/// Stage 1 for all bodies: sweep and prune on bounding spheres, then GJK on the
-/// grown proxies. `proxies[i]` belongs to `bodies[i]`.
+/// Stage 1: sweep and prune on bounding spheres, then GJK on the grown proxies;
+/// pairs of two rigid proxies are skipped.
+std::vector<ProxyContact> findProxyContacts(const std::vector<PlacedProxy>& placed, double tolerance,
+                                            PairStats* stats);
+/// ... for bodies only: `proxies[i]` belongs to `bodies[i]`.
 std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*>& bodies,
                                             const std::vector<ConvexProxy>& proxies, double tolerance,
                                             PairStats* stats);
@@ -111,6 +116,25 @@ NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int 
 /// next to nothing; `fallback` when there is no contact.
 void unifyPairNormal(std::vector<NodeContact>& a, std::vector<NodeContact>& b, const Vec3& fallback);
 
+/// One side of stage 2: a triangulated surface in the world, node i at
+/// position + R (rest_i + q_i). A deformable body's skin (q: its displacements;
+/// its BakedBody::skinBvh, queried grown by its largest |q_i|) or a mesh
+/// collider's surface (rigid: no q). Refers to the body or collider, which must
+/// outlive it.
+struct ContactSurface {
+  ContactSurface(const LayeredBody& body);    // NOLINT: a body is a contact surface
+  ContactSurface(const Collider& collider);   // NOLINT: so is a mesh collider
+  const std::vector<Vec3>* rest;       ///< (nodes) surface frame [m]
+  const std::vector<Vec3>* q;          ///< (nodes) displacements [m], or null (rigid)
+  const std::vector<Vec3i>* triangles; ///< outward (counter-clockwise seen from outside)
+  const SkinBvh* bvh;                  ///< over rest and triangles
+  Vec3 position = Vec3::Zero();        ///< the surface frame in the world
+  Mat3 rotation = Mat3::Identity();
+  Vec3 node(int i) const {
+    return position + rotation * (q ? Vec3((*rest)[size_t(i)] + (*q)[size_t(i)]) : (*rest)[size_t(i)]);
+  }
+};
+
 /// The part of one skin that can touch the other body along the pair normal n.
 struct SkinPatch {
   std::vector<int> triangles;  ///< facing the other body and reaching into the overlap slab
@@ -128,12 +152,22 @@ struct PairPatches {
   double hB = 0;  ///< min of n . x over B's skin [m]; the slab is (hB, hA), grown by the pair's margin
   SkinPatch a, b;
 };
-bool findPairPatches(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair, PairPatches* out);
+bool findPairPatches(const ContactSurface& a, const ContactSurface& b, const ProxyContact& pair,
+                     PairPatches* out);
 
 /// Stage 2 (CPU reference) for one pair: appends the colliding nodes of A to
 /// `outA` and of B to `outB`, and those within the pair's margin outside the other
 /// skin (depth < 0). Returns the number of colliding nodes (depth > 0).
 int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB);
+
+/// Stage 2 (CPU) between a body (the pair's A) and a mesh collider (B): A's patch
+/// is cast along n against the collider's triangles facing it, as against another
+/// skin. The collider is immovable and infinitely stiff: its surface velocity is
+/// its own rigid motion at the contact, it takes none of the correction
+/// (stiffnessShare 1), and the contacts have other = -1 like every collider's.
+/// Appends A's contacts (and those within the margin); returns the colliding ones.
+int findColliderContacts(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+                         std::vector<NodeContact>* outA);
 
 }  // namespace d2t

@@ -12,6 +12,8 @@ Collider::Collider(const ColliderDesc& desc) : desc_(desc) {
   } else if (desc_.type == ColliderType::Mesh) {
     mesh_ = desc_.shape->mesh(48);
     boundingRadius_ = desc_.shape->boundingRadius();
+    proxy_ = makeProxy(mesh_.positions);
+    bvh_ = SkinBvh(mesh_.positions, mesh_.triangles);
   }
   reset();
 }
@@ -97,8 +99,7 @@ SurfaceHit Collider::query(const Vec3& x) const {
       break;
     }
   }
-  // rigid motion of the surface point: v + w x r
-  h.velocity = velocity_ + angularVelocity_.cross(x - position_);
+  h.velocity = velocityAt(x);
   return h;
 }
 

@@ -3,8 +3,10 @@
 // kinematic (scripted by keyframes, or dragged by the user).
 #include <memory>
 
+#include "sim/convex_proxy.h"
 #include "sim/height_field.h"
 #include "sim/scene.h"
+#include "sim/skin_bvh.h"
 
 namespace d2t {
 
@@ -45,6 +47,16 @@ class Collider {
 
   /// Signed distance, normal and surface velocity at world point x.
   SurfaceHit query(const Vec3& x) const;
+  /// Velocity of the collider's surface at world point x (its rigid motion) [m/s].
+  Vec3 velocityAt(const Vec3& x) const { return velocity_ + angularVelocity_.cross(x - position_); }
+
+  /// Mesh colliders go through the two-stage detection as bodies do (DESIGN.md
+  /// sec. 5): their convex proxy (stage 1) and the hierarchy over their triangles
+  /// (stage 2), both in the collider frame. Planes and height fields are queried
+  /// exactly (query()) and have neither.
+  bool detectedInStages() const { return desc_.type == ColliderType::Mesh; }
+  const ConvexProxy& proxy() const { return proxy_; }
+  const SkinBvh& bvh() const { return bvh_; }
 
   /// World-space surface mesh for drawing (planes: a square of side `extent`).
   TriMesh worldMesh(double extent = 20) const;
@@ -55,6 +67,8 @@ class Collider {
   ColliderDesc desc_;
   std::unique_ptr<HeightField> field_;
   TriMesh mesh_;  // local frame
+  ConvexProxy proxy_;  // mesh colliders: of mesh_'s vertices
+  SkinBvh bvh_;        // mesh colliders: over mesh_'s triangles
   double boundingRadius_ = 0;  // mesh colliders: shape's bounding radius [m]
   Vec3 position_, velocity_ = Vec3::Zero(), angularVelocity_ = Vec3::Zero();
   Quat orientation_;

@@ -178,19 +178,9 @@ bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork,
 void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const {
   const int n = body.nodeCount();
   const Material& mat = body.desc().material;
-  // broad phase: the body's bounding sphere against mesh colliders
-  const Vec3 centre = body.state().position;
-  double radius = 0;
-  for (int i = 0; i < n; i += std::max(1, n / 256))
-    radius = std::max(radius, (body.nodePosition(i) - centre).norm());
-  radius = 1.5 * radius + 0.1;
-  std::vector<const Collider*> near;
-  for (const Collider& c : colliders_) {
-    if (c.type() == ColliderType::Mesh &&
-        (c.position() - centre).norm() > radius + c.desc().shape->boundingRadius())
-      continue;
-    near.push_back(&c);
-  }
+  std::vector<const Collider*> near;  // (mesh colliders go through the two stages: findAllContacts)
+  for (const Collider& c : colliders_)
+    if (!c.detectedInStages()) near.push_back(&c);
   if (near.empty()) return;
   // each thread collects the contacts of its range of nodes, in node order (a contact
   // list per node would write the whole skin's worth of NodeContact twice a step)
@@ -229,19 +219,28 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
   const size_t nb = bodies_.size();
   std::vector<std::vector<NodeContact>> out(nb);
   for (size_t i = 0; i < nb; ++i) findContacts(bodies_[i].layered, &out[i]);
-  if (nb < 2) return out;
-  std::vector<const LayeredBody*> layered;
-  std::vector<ConvexProxy> proxies;
-  for (const Body& b : bodies_) {
-    layered.push_back(&b.layered);
-    proxies.push_back(b.proxy);
-  }
+  // stage 1 over the bodies and the mesh colliders (placed after them: a pair's b
+  // >= nb is a collider)
+  std::vector<PlacedProxy> placed;
+  std::vector<const Collider*> meshes;
+  for (const Body& b : bodies_) placed.push_back(placeProxy(b.layered, b.proxy));
+  for (const Collider& c : colliders_)
+    if (c.detectedInStages()) {
+      placed.push_back(placeProxy(c));
+      meshes.push_back(&c);
+    }
   PairStats stats;
-  const std::vector<ProxyContact> pairs = findProxyContacts(layered, proxies, kContactMargin, &stats);
-  std::vector<std::vector<NodeContact>> fromBodies(nb);
+  const std::vector<ProxyContact> pairs = findProxyContacts(placed, kContactMargin, &stats);
+  std::vector<std::vector<NodeContact>> fromBodies(nb);  // stage 2's contacts, per body
   for (const ProxyContact& p : pairs) {
     std::vector<NodeContact> ca, cb;
-    const LayeredBody &la = bodies_[size_t(p.a)].layered, &lb = bodies_[size_t(p.b)].layered;
+    const LayeredBody& la = bodies_[size_t(p.a)].layered;
+    if (size_t(p.b) >= nb) {  // a mesh collider (CPU stage 2 on both backends)
+      stats.contactNodes += findColliderContacts(la, *meshes[size_t(p.b) - nb], p, &ca);
+      fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());
+      continue;
+    }
+    const LayeredBody& lb = bodies_[size_t(p.b)].layered;
     bool done = false;
     if (skinFinder_) {
       try {

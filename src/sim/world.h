@@ -145,11 +145,13 @@ class World {
   /// Keep a per-step trajectory in the stats (off by default: it grows with the run).
   void recordTrajectory(bool on) { recordTrajectory_ = on; }
 
-  /// Contacts of a body's skin nodes with the colliders at its current state
-  /// (deepest collider per node; nodes within kContactMargin outside included).
+  /// Contacts of a body's skin nodes with the planes and height fields, queried
+  /// exactly, at its current state (deepest collider per node; nodes within
+  /// kContactMargin outside included). Mesh colliders are not among them.
   void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const;
-  /// Contacts of every body at the bodies' current states: colliders, then the other
-  /// bodies (two-stage detection); one contact per node, the deepest.
+  /// Contacts of every body at the bodies' current states: planes and height fields
+  /// (findContacts), then the two-stage detection against the other bodies and the
+  /// mesh colliders; one contact per node, the deepest.
   std::vector<std::vector<NodeContact>> findAllContacts();
   /// Stage 2 between bodies runs on `finder` (empty: the CPU reference). A finder
   /// that throws is dropped with a warning and the CPU takes over.

@@ -46,6 +46,35 @@ TEST(Gjk, DistanceBetweenBoxesAndOverlap) {
   EXPECT_EQ(d.distance, 0);
 }
 
+TEST(Gjk, OverlappingHullsGiveTheLeastPenetrationDepthAndDirection) {
+  // boxes overlapping by 0.5 along x and 1.5 along y: A separates by moving 0.5 along -x
+  HullDistance d = hullDistance(boxCorners(Vec3::Zero(), Vec3(1, 1, 1)), boxCorners(Vec3(1.5, 0.5, 0.2), Vec3(1, 1, 1)));
+  ASSERT_TRUE(d.overlap);
+  EXPECT_NEAR(d.depth, 0.5, 1e-9);
+  EXPECT_LT((d.normal - Vec3::UnitX()).norm(), 1e-9);
+  EXPECT_LT((d.onA - d.onB - d.depth * d.normal).norm(), 1e-9);
+  // a small box sunk into a wide one's top face, anywhere along it: the face's normal
+  for (const Vec3& at : {Vec3(0, 0.9, 0), Vec3(3.1, 0.8, -2.2), Vec3(-3.7, 0.95, 3.6)}) {
+    d = hullDistance(boxCorners(Vec3::Zero(), Vec3(4, 1, 4)), boxCorners(at, Vec3(0.2, 0.2, 0.2)));
+    ASSERT_TRUE(d.overlap) << at.transpose();
+    EXPECT_NEAR(d.depth, 1.2 - at.y(), 1e-9) << at.transpose();
+    EXPECT_LT((d.normal - Vec3::UnitY()).norm(), 1e-9) << at.transpose();
+  }
+  // point clouds on two unit spheres 1.5 apart: depth 0.5 along the centres' line
+  std::mt19937 rng(5);
+  std::normal_distribution<double> g;
+  std::vector<Vec3> a, b;
+  const Vec3 cb = Vec3(1, 1, 0.5).normalized() * 1.5;
+  for (int i = 0; i < 4000; ++i) {
+    a.push_back(Vec3(g(rng), g(rng), g(rng)).normalized());
+    b.push_back(cb + Vec3(g(rng), g(rng), g(rng)).normalized());
+  }
+  d = hullDistance(a, b);
+  ASSERT_TRUE(d.overlap);
+  EXPECT_NEAR(d.depth, 0.5, 0.02);
+  EXPECT_LT((d.normal - cb.normalized()).norm(), 0.05);
+}
+
 TEST(Gjk, RandomPointCloudsAgreeWithBruteForceForSpheres) {
   // points on two spheres: the hull distance approaches centre distance - radii
   std::mt19937 rng(3);
