@@ -33,7 +33,7 @@ void Session::setBackend(const std::string& backend) {
   requestedBackend = backend;
   backendNote.clear();
   for (Body& b : world->bodies()) b.layered.setFreeMotionSolver(nullptr);
-  world->setSkinContactFinder(nullptr);
+  world->setPairFinder(nullptr);
   contactCamera.reset();
   world->settings().backend = "cpu";
   if (backend != "gpu") return;
@@ -43,14 +43,13 @@ void Session::setBackend(const std::string& backend) {
     try {
       std::vector<std::shared_ptr<GpuSkin>> skins;
       for (const Body& b : world->bodies()) skins.push_back(std::make_shared<GpuSkin>(b.model));
+      // stage 2 runs between two bodies, or a body and a mesh collider
+      bool pairs = world->bodies().size() > 1;
+      for (const Collider& c : world->colliders()) pairs = pairs || c.detectedInStages();
       std::shared_ptr<ContactCamera> camera;
-      if (world->bodies().size() > 1) camera = std::make_shared<ContactCamera>();
+      if (pairs) camera = std::make_shared<ContactCamera>();
       for (size_t i = 0; i < skins.size(); ++i) world->bodies()[i].layered.setFreeMotionSolver(skins[i]);
-      if (camera)
-        world->setSkinContactFinder([camera](const LayeredBody& a, const LayeredBody& b, const ProxyContact& p,
-                                             std::vector<NodeContact>* ca, std::vector<NodeContact>* cb) {
-          return camera->find(a, b, p, ca, cb);
-        });
+      world->setPairFinder(camera);
       world->settings().backend = "gpu";
       contactCamera = camera;
       return;

@@ -9,14 +9,29 @@
 
 namespace d2t {
 
-// Per-body GL objects: the patch mesh (world positions, drawn triangles and
-// their global ids) and the triangles around each node (passes 4-5).
-struct ContactCamera::Skin {
-  std::weak_ptr<const BakedBody> model;
-  GLuint vao = 0, vbo = 0, ebo = 0, idBuffer = 0, idTexture = 0;
-  GlTexture triangles;
-  ~Skin() {
-    glDeleteTextures(1, &idTexture);
+// One side's patch mesh: world positions, the drawn triangles and their ids
+// (indices into the surface's triangles); for passes 4-5 the same buffers as
+// texture buffers (positions, the triangles' nodes, their ids).
+struct ContactCamera::Slot {
+  GLuint vao = 0, vbo = 0, ebo = 0, idBuffer = 0, idTexture = 0, positionTexture = 0, indexTexture = 0;
+  Slot() {
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
+    glGenBuffers(1, &ebo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo);
+    glBindVertexArray(0);
+    glGenBuffers(1, &idBuffer);
+    glGenTextures(1, &idTexture);
+    glGenTextures(1, &positionTexture);
+    glGenTextures(1, &indexTexture);
+  }
+  ~Slot() {
+    GLuint textures[3] = {idTexture, positionTexture, indexTexture};
+    glDeleteTextures(3, textures);
     GLuint buffers[3] = {vbo, ebo, idBuffer};
     glDeleteBuffers(3, buffers);
     glDeleteVertexArrays(1, &vao);
@@ -90,11 +105,13 @@ ContactCamera::ContactCamera(int resolution) : resolution_(resolution) {
   glVertexAttribIPointer(1, 2, GL_INT, 0, nullptr);
   glBindVertexArray(0);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  for (auto& slot : slots_) slot = std::make_unique<Slot>();
   checkGl("setting up the contact camera");
 }
 
 ContactCamera::~ContactCamera() {
-  skins_.clear();
+  nodeTriangles_.clear();
+  for (auto& slot : slots_) slot.reset();
   GLuint fbos[4] = {fboA_, fboB_, fboD_, fboMap_};
   glDeleteFramebuffers(4, fbos);
   GLuint buffers[2] = {pointPositions_, pointTexels_};
@@ -104,34 +121,20 @@ ContactCamera::~ContactCamera() {
   glDeleteVertexArrays(1, &emptyVao_);
 }
 
-ContactCamera::Skin& ContactCamera::skin(const BakedBodyPtr& model) {
-  const BakedBody& m = *model;
-  auto it = skins_.find(&m);
-  if (it != skins_.end() && it->second->model.lock() == model) return *it->second;
-  if (it != skins_.end()) skins_.erase(it);
-  auto s = std::make_unique<Skin>();
-  s->model = model;
-  const Atlas& a = m.atlas;
-  glGenVertexArrays(1, &s->vao);
-  glBindVertexArray(s->vao);
-  glGenBuffers(1, &s->vbo);
-  glBindBuffer(GL_ARRAY_BUFFER, s->vbo);
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
-  glGenBuffers(1, &s->ebo);
-  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, s->ebo);
-  glBindVertexArray(0);
-  glGenBuffers(1, &s->idBuffer);
-  glGenTextures(1, &s->idTexture);
-  s->triangles = nodeTriangleTexture(a);
-  checkGl("contact camera: a body's buffers");
-  Skin& ref = *s;
-  skins_.emplace(&m, std::move(s));
-  return ref;
+const GlTexture& ContactCamera::nodeTriangles(const BakedBodyPtr& model) {
+  auto it = nodeTriangles_.find(model.get());
+  if (it != nodeTriangles_.end() && it->second.model.lock() == model) return it->second.texture;
+  NodeTriangles& t = nodeTriangles_[model.get()];
+  t.model = model;
+  t.texture = nodeTriangleTexture(model->atlas);
+  checkGl("contact camera: a body's triangles around its nodes");
+  return t.texture;
 }
 
 // Passes 1-2: the patch's triangles facing the camera (A, nearest) or facing away (B, farthest).
-void ContactCamera::drawSkin(Skin& s, const BakedBody& model, const SkinPatch& patch, bool nearest) {
+void ContactCamera::drawSide(int side, const std::vector<Vec3i>& triangles, const SkinPatch& patch) {
+  Slot& s = *slots_[side];
+  const bool nearest = side == 0;
   // the patch's nodes, and its triangles indexing them
   std::vector<float> xyz(patch.x.size() * 3);
   for (size_t i = 0; i < patch.x.size(); ++i)
@@ -140,7 +143,7 @@ void ContactCamera::drawSkin(Skin& s, const BakedBody& model, const SkinPatch& p
   idx.reserve(patch.triangles.size() * 3);
   for (int t : patch.triangles)
     for (int c = 0; c < 3; ++c) {
-      const int node = model.atlas.triangles[size_t(t)][c];
+      const int node = triangles[size_t(t)][c];
       idx.push_back(GLuint(std::lower_bound(patch.nodes.begin(), patch.nodes.end(), node) - patch.nodes.begin()));
     }
   glBindVertexArray(s.vao);
@@ -155,6 +158,11 @@ void ContactCamera::drawSkin(Skin& s, const BakedBody& model, const SkinPatch& p
                ids.empty() ? nullptr : ids.data(), GL_STREAM_DRAW);
   glBindTexture(GL_TEXTURE_BUFFER, s.idTexture);
   glTexBuffer(GL_TEXTURE_BUFFER, GL_R32I, s.idBuffer);
+  glBindTexture(GL_TEXTURE_BUFFER, s.positionTexture);
+  glTexBuffer(GL_TEXTURE_BUFFER, GL_RGB32F, s.vbo);
+  glBindTexture(GL_TEXTURE_BUFFER, s.indexTexture);
+  glTexBuffer(GL_TEXTURE_BUFFER, GL_R32UI, s.ebo);
+  glBindTexture(GL_TEXTURE_BUFFER, 0);
 
   glBindFramebuffer(GL_FRAMEBUFFER, nearest ? fboA_ : fboB_);
   glViewport(0, 0, resolution_, resolution_);
@@ -175,9 +183,6 @@ void ContactCamera::drawSkin(Skin& s, const BakedBody& model, const SkinPatch& p
   setWindow(depth_, t1_, t2_, lo_, hi_);
   glUniform3f(depth_.uniform("uN"), float(n_.x()), float(n_.y()), float(n_.z()));
   glUniform2f(depth_.uniform("uRange"), float(hMin_), float(hMax_));
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_BUFFER, s.idTexture);
-  glUniform1i(depth_.uniform("uTriangleIds"), 0);
   glBindVertexArray(s.vao);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, s.ebo);
   glDrawElements(GL_TRIANGLES, GLsizei(idx.size()), GL_UNSIGNED_INT, nullptr);
@@ -189,9 +194,11 @@ void ContactCamera::drawSkin(Skin& s, const BakedBody& model, const SkinPatch& p
   glDisable(GL_DEPTH_TEST);
 }
 
-// Passes 4-5 for one side's patch (side 0: A, 1: B).
-void ContactCamera::mapNodes(Skin& s, const BakedBody& model, const SkinPatch& patch, int side,
+// Passes 4-5 for one body's patch (side 0: A, 1: B).
+void ContactCamera::mapNodes(const BakedBodyPtr& bodyModel, const SkinPatch& patch, int side,
                              std::vector<float>* contact, std::vector<GLint>* other) {
+  const BakedBody& model = *bodyModel;
+  const GlTexture& triangles = nodeTriangles(bodyModel);
   const int count = int(patch.nodes.size());
   const int rows = (count + kMapWidth - 1) / kMapWidth;
   if (rows > mapHeight_) {  // the compact output grows with the largest patch seen
@@ -222,9 +229,13 @@ void ContactCamera::mapNodes(Skin& s, const BakedBody& model, const SkinPatch& p
   glClearBufferfv(GL_COLOR, 0, zero);
   glClearBufferiv(GL_COLOR, 1, &none);
   map_.use();
-  bindTexture(map_, "uTriangles", GL_TEXTURE_2D_ARRAY, s.triangles.id(), 1);
+  bindTexture(map_, "uTriangles", GL_TEXTURE_2D_ARRAY, triangles.id(), 1);
   bindTexture(map_, "uIds", GL_TEXTURE_2D, ids_.id(), 3);
-  bindTexture(map_, "uOtherH", GL_TEXTURE_2D, side == 0 ? hB_.id() : hA_.id(), 4);
+  const Slot &mine = *slots_[side], &theirs = *slots_[1 - side];
+  bindTexture(map_, "uOwnIds", GL_TEXTURE_BUFFER, mine.idTexture, 4);
+  bindTexture(map_, "uOtherIds", GL_TEXTURE_BUFFER, theirs.idTexture, 5);
+  bindTexture(map_, "uOtherIndex", GL_TEXTURE_BUFFER, theirs.indexTexture, 6);
+  bindTexture(map_, "uOtherPosition", GL_TEXTURE_BUFFER, theirs.positionTexture, 7);
   glUniform1i(map_.uniform("uSide"), side);
   glUniform1i(map_.uniform("uResolution"), resolution_);
   glUniform1f(map_.uniform("uMargin"), float(margin_));
@@ -252,12 +263,11 @@ std::vector<ContactCamera::Snapshot> ContactCamera::takeSnapshots() {
   return out;
 }
 
-int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
-                        std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
-  const LayeredBody* body[2] = {&a, &b};
-  PairPatches patches;
-  if (!findPairPatches(a, b, pair, &patches)) return 0;  // nothing overlaps along n
-  const SkinPatch* patch[2] = {&patches.a, &patches.b};
+bool ContactCamera::draw(const ContactSurface& a, const ContactSurface& b, const ProxyContact& pair,
+                         const std::string& nameA, const std::string& nameB, PairPatches* patches) {
+  if (!findPairPatches(a, b, pair, patches)) return false;  // nothing overlaps along n
+  const ContactSurface* surface[2] = {&a, &b};
+  const SkinPatch* patch[2] = {&patches->a, &patches->b};
   n_ = pair.normal;
   t1_ = n_.unitOrthogonal();
   t2_ = n_.cross(t1_);
@@ -272,7 +282,7 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
       lo_ = lo_.cwiseMin(q);
       hi_ = hi_.cwiseMax(q);
     }
-    const std::vector<Vec3i>& tris = body[k]->model().atlas.triangles;
+    const std::vector<Vec3i>& tris = *surface[k]->triangles;
     for (int t : patch[k]->triangles) {
       const Vec3i& v = tris[size_t(t)];
       auto at = [&](int node) {
@@ -290,11 +300,10 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
   hi_ = centre + Vec2(half, half);
   texelSize_ = 2 * half / resolution_;
   margin_ = pair.margin;
-  hMin_ = patches.hB - margin_ - pad;
-  hMax_ = patches.hA + margin_ + pad;
+  hMin_ = patches->hB - margin_ - pad;
+  hMax_ = patches->hA + margin_ + pad;
 
-  Skin* s[2] = {&skin(a.modelPtr()), &skin(b.modelPtr())};
-  for (int k = 0; k < 2; ++k) drawSkin(*s[k], body[k]->model(), *patch[k], k == 0);
+  for (int k = 0; k < 2; ++k) drawSide(k, *surface[k]->triangles, *patch[k]);
   // pass 3: D
   glBindFramebuffer(GL_FRAMEBUFFER, fboD_);
   glViewport(0, 0, resolution_, resolution_);
@@ -306,9 +315,9 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
   glBindVertexArray(emptyVao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   if (keepSnapshots_) {  // D for the texture viewer
-    Snapshot& snap = snapshots_[{a.desc().name, b.desc().name}];
-    snap.bodyA = a.desc().name;
-    snap.bodyB = b.desc().name;
+    Snapshot& snap = snapshots_[{nameA, nameB}];
+    snap.bodyA = nameA;
+    snap.bodyB = nameB;
     snap.resolution = resolution_;
     snap.texelSize = texelSize_;
     snap.normal = n_;
@@ -319,13 +328,40 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
     for (float& v : snap.d)
       if (v < -1e29f) v = std::numeric_limits<float>::quiet_NaN();  // pass 3's "a skin is missing"
   }
-  // passes 4-5 and the contacts they found
+  return true;
+}
+
+namespace {
+
+// Unifies the pair's normal and appends the contacts; returns the colliding ones.
+int finish(std::vector<NodeContact>& a, std::vector<NodeContact>& b, const Vec3& normal,
+           std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact camera");
+  unifyPairNormal(a, b, normal);
+  int colliding = 0;
+  for (const auto* side : {&a, &b})
+    for (const NodeContact& c : *side) colliding += c.depth > 0;
+  outA->insert(outA->end(), a.begin(), a.end());
+  if (outB) outB->insert(outB->end(), b.begin(), b.end());
+  return colliding;
+}
+
+}  // namespace
+
+int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
+                        std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
+  PairPatches patches;
+  if (!draw(a, b, pair, a.desc().name, b.desc().name, &patches)) return 0;
+  // passes 4-5 for both bodies, and the contacts they found
+  const LayeredBody* body[2] = {&a, &b};
+  const SkinPatch* patch[2] = {&patches.a, &patches.b};
   const RigidMotion motion[2] = {rigidMotion(a), rigidMotion(b)};
   std::vector<NodeContact> found[2];
   for (int k = 0; k < 2; ++k) {
     std::vector<float> contact;
     std::vector<GLint> other;
-    mapNodes(*s[k], body[k]->model(), *patch[k], k, &contact, &other);
+    mapNodes(body[k]->modelPtr(), *patch[k], k, &contact, &other);
     const LayeredBody& mine = *body[k];
     const LayeredBody& theirs = *body[1 - k];
     const std::vector<Vec3i>& theirTris = theirs.model().atlas.triangles;
@@ -339,15 +375,31 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
                                          double(contact[2 * j])));
     }
   }
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the contact camera");
-  unifyPairNormal(found[0], found[1], pair.normal);
-  int colliding = 0;
-  for (const auto& side : found)
-    for (const NodeContact& c : side) colliding += c.depth > 0;
-  outA->insert(outA->end(), found[0].begin(), found[0].end());
-  outB->insert(outB->end(), found[1].begin(), found[1].end());
-  return colliding;
+  return finish(found[0], found[1], pair.normal, outA, outB);
+}
+
+int ContactCamera::find(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+                        std::vector<NodeContact>* outA) {
+  PairPatches patches;
+  if (!draw(a, b, pair, a.desc().name, b.name(), &patches)) return 0;
+  // passes 4-5 for the body only; the normal is the collider's facet's (it keeps its shape)
+  std::vector<float> contact;
+  std::vector<GLint> other;
+  mapNodes(a.modelPtr(), patches.a, 0, &contact, &other);
+  const TriMesh& mesh = b.localMesh();
+  const Mat3 R = b.orientation().toRotationMatrix();
+  std::vector<NodeContact> found, none;
+  for (size_t j = 0; j < patches.a.nodes.size(); ++j) {
+    if (contact[2 * j + 1] <= 0) continue;
+    const int tri = other[j];
+    if (tri < 0 || tri >= int(mesh.triangles.size())) continue;
+    const Vec3i& t = mesh.triangles[size_t(tri)];
+    const Vec3& p0 = mesh.positions[size_t(t[0])];
+    const Vec3 facet = (mesh.positions[size_t(t[1])] - p0).cross(mesh.positions[size_t(t[2])] - p0);
+    const Vec3 nrm = facet.norm() > 0 ? Vec3(R * facet.normalized()) : Vec3(-n_);
+    found.push_back(makeColliderContact(a, patches.a.nodes[j], patches.a.x[j], b, nrm, double(contact[2 * j])));
+  }
+  return finish(found, none, pair.normal, outA, nullptr);
 }
 
 }  // namespace d2t

@@ -1,5 +1,6 @@
 #pragma once
-// Stage 2 of the collision detection between two deformable bodies on the GPU:
+// Stage 2 of the collision detection between two deformable bodies, or a body
+// and a mesh collider, on the GPU:
 // the image-space "contact camera" of dissertation 3.5.4 (Figs. 3.10-3.11,
 // Fragment Programs E.3-E.5, fixed as DESIGN.md 7b says; shaders/d2t/contact_*).
 //
@@ -16,8 +17,10 @@
 // Only each skin's patch (sim/body_contact.h: findPairPatches, through the
 // skins' bounding-volume hierarchies) is uploaded, drawn and mapped: passes 4-5
 // draw one point per patch node into a compact output, and only that is read
-// back, so the cost follows the contact area, not the skins' resolution. The
-// CPU reference is findSkinContacts (sim/body_contact.h).
+// back, so the cost follows the contact area, not the skins' resolution. A mesh
+// collider is drawn as a skin (its patch: the triangles facing the body), and
+// only the body's nodes are mapped. The CPU reference is findSkinContacts and
+// findColliderContacts (sim/body_contact.h).
 // Needs a current OpenGL 4.3 context; throws GlError otherwise.
 #include <map>
 #include <memory>
@@ -29,17 +32,20 @@
 
 namespace d2t {
 
-class ContactCamera {
+class ContactCamera final : public PairContactFinder {
  public:
   /// `resolution`: D is resolution^2 texels over the window.
   explicit ContactCamera(int resolution = 256);
-  ~ContactCamera();
+  ~ContactCamera() override;
   ContactCamera(const ContactCamera&) = delete;
   ContactCamera& operator=(const ContactCamera&) = delete;
 
-  /// Stage 2 for one pair at the bodies' current states (as findSkinContacts).
+  /// Stage 2 for one pair of bodies at their current states (as findSkinContacts).
   int find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair, std::vector<NodeContact>* outA,
-           std::vector<NodeContact>* outB);
+           std::vector<NodeContact>* outB) override;
+  /// ... for a body and a mesh collider (as findColliderContacts).
+  int find(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+           std::vector<NodeContact>* outA) override;
 
   int resolution() const { return resolution_; }
   /// Side of a D texel in the last window [m].
@@ -47,7 +53,7 @@ class ContactCamera {
 
   /// A copy of the contact texture D of one pair, for the texture viewer.
   struct Snapshot {
-    std::string bodyA, bodyB;      ///< the pair's bodies (A: front faces, B: back faces)
+    std::string bodyA, bodyB;      ///< the pair's bodies or collider (A: front faces, B: back faces)
     int resolution = 0;            ///< D is resolution^2 texels
     double texelSize = 0;          ///< side of a texel [m]
     Vec3 normal = Vec3::UnitY();   ///< camera direction n, from A to B
@@ -64,12 +70,18 @@ class ContactCamera {
   std::vector<Snapshot> takeSnapshots();
 
  private:
-  struct Skin;
-  Skin& skin(const BakedBodyPtr& model);
-  void drawSkin(Skin& s, const BakedBody& model, const SkinPatch& patch, bool nearest);
-  /// Passes 4-5 for one side's patch: (depth, other side's triangle) per patch node.
-  void mapNodes(Skin& s, const BakedBody& model, const SkinPatch& patch, int side, std::vector<float>* contact,
+  struct Slot;
+  /// Passes 1-3 for a pair: its patches, the window over them, D (and its snapshot).
+  /// False when the surfaces do not overlap along n (nothing drawn).
+  bool draw(const ContactSurface& a, const ContactSurface& b, const ProxyContact& pair, const std::string& nameA,
+            const std::string& nameB, PairPatches* patches);
+  /// Pass 1 (A: nearest, slot 0) or 2 (B: farthest, slot 1) for one side's patch.
+  void drawSide(int side, const std::vector<Vec3i>& triangles, const SkinPatch& patch);
+  /// Passes 4-5 for one body's patch: (depth, other side's triangle) per patch node.
+  void mapNodes(const BakedBodyPtr& model, const SkinPatch& patch, int side, std::vector<float>* contact,
                 std::vector<GLint>* other);
+  /// The triangles around each node of a body's atlas (nodeTriangleTexture), kept per model.
+  const GlTexture& nodeTriangles(const BakedBodyPtr& model);
 
   int resolution_;
   double texelSize_ = 0;
@@ -82,8 +94,13 @@ class ContactCamera {
   int mapHeight_ = 0;
   GlTexture mapContact_, mapOther_;
   GLuint fboMap_ = 0, pointVao_ = 0, pointPositions_ = 0, pointTexels_ = 0;
+  std::unique_ptr<Slot> slots_[2];  // the patch meshes of sides A and B, re-filled every pair
+  struct NodeTriangles {
+    std::weak_ptr<const BakedBody> model;
+    GlTexture texture;
+  };
   // per model; an entry whose model is gone is rebuilt (a new model may reuse its address)
-  std::map<const BakedBody*, std::unique_ptr<Skin>> skins_;
+  std::map<const BakedBody*, NodeTriangles> nodeTriangles_;
   // window of the current pair
   Vec3 t1_, t2_, n_;
   Vec2 lo_, hi_;

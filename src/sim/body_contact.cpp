@@ -371,25 +371,28 @@ int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyCont
   return found;
 }
 
+NodeContact makeColliderContact(const LayeredBody& self, int node, const Vec3& x, const Collider& c,
+                                const Vec3& normal, double depth) {
+  const Material& mat = self.desc().material;
+  NodeContact k;
+  k.node = node;
+  k.normal = normal;
+  k.depth = depth;
+  k.surfaceVelocity = c.velocityAt(x);
+  k.friction = std::sqrt(mat.friction * c.desc().friction);
+  k.restitution = mat.restitution;
+  k.stiffnessShare = 1.0;
+  return k;
+}
+
 int findColliderContacts(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
                          std::vector<NodeContact>* outA) {
   const ContactSurface sa(a), sb(b);
   PairPatches patches;
   if (!findPairPatches(sa, sb, pair, &patches)) return 0;
   LazyPositions pa(sa, patches.a), pb(sb, patches.b);
-  const Material& mat = a.desc().material;
   const MakeContact make = [&](int i, const Vec3& x, const Vec3i&, const std::array<double, 3>&, const Vec3& n,
-                               double d) {
-    NodeContact k;
-    k.node = i;
-    k.normal = n;
-    k.depth = d;
-    k.surfaceVelocity = b.velocityAt(x);
-    k.friction = std::sqrt(mat.friction * b.desc().friction);
-    k.restitution = mat.restitution;
-    k.stiffnessShare = 1.0;  // a rigid collider takes none of the correction
-    return k;
-  };
+                               double d) { return makeColliderContact(a, i, x, b, n, d); };
   std::vector<NodeContact> ca, none;
   const int found = castAlong(patches.a, pa, patches.hB, sb, patches.b, pb, pair.normal, pair.margin, make, &ca);
   unifyPairNormal(ca, none, pair.normal);

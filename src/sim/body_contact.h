@@ -161,13 +161,31 @@ bool findPairPatches(const ContactSurface& a, const ContactSurface& b, const Pro
 int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB);
 
+/// A contact of node `node` (world position x) of `self` with the rigid collider
+/// `c`: the collider's surface velocity there, the friction of the two, the body's
+/// restitution; the collider takes none of the correction (stiffnessShare 1), and
+/// other = -1 as for every collider.
+NodeContact makeColliderContact(const LayeredBody& self, int node, const Vec3& x, const Collider& c,
+                                const Vec3& normal, double depth);
+
 /// Stage 2 (CPU) between a body (the pair's A) and a mesh collider (B): A's patch
 /// is cast along n against the collider's triangles facing it, as against another
-/// skin. The collider is immovable and infinitely stiff: its surface velocity is
-/// its own rigid motion at the contact, it takes none of the correction
-/// (stiffnessShare 1), and the contacts have other = -1 like every collider's.
-/// Appends A's contacts (and those within the margin); returns the colliding ones.
+/// skin; the normal is the collider's (it keeps its shape), unified over the pair
+/// (makeColliderContact). Appends A's contacts (and those within the margin);
+/// returns the colliding ones.
 int findColliderContacts(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
                          std::vector<NodeContact>* outA);
+
+/// Stage 2 for the pairs that stage 1 found, as another implementation does it
+/// (the GPU's contact camera); the CPU reference is findSkinContacts and
+/// findColliderContacts. Same contracts as those.
+class PairContactFinder {
+ public:
+  virtual ~PairContactFinder() = default;
+  virtual int find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
+                   std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) = 0;
+  virtual int find(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+                   std::vector<NodeContact>* outA) = 0;
+};
 
 }  // namespace d2t

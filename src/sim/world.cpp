@@ -235,30 +235,36 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
   for (const ProxyContact& p : pairs) {
     std::vector<NodeContact> ca, cb;
     const LayeredBody& la = bodies_[size_t(p.a)].layered;
-    if (size_t(p.b) >= nb) {  // a mesh collider (CPU stage 2 on both backends)
-      stats.contactNodes += findColliderContacts(la, *meshes[size_t(p.b) - nb], p, &ca);
-      fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());
-      continue;
-    }
-    const LayeredBody& lb = bodies_[size_t(p.b)].layered;
+    const bool collider = size_t(p.b) >= nb;
+    // stage 2 of one pair, on the GPU finder or the CPU reference
+    auto stage2 = [&](PairContactFinder* gpu) {
+      if (collider) {
+        const Collider& c = *meshes[size_t(p.b) - nb];
+        return gpu ? gpu->find(la, c, p, &ca) : findColliderContacts(la, c, p, &ca);
+      }
+      const LayeredBody& lb = bodies_[size_t(p.b)].layered;
+      return gpu ? gpu->find(la, lb, p, &ca, &cb) : findSkinContacts(la, lb, p, &ca, &cb);
+    };
     bool done = false;
-    if (skinFinder_) {
+    if (pairFinder_) {
       try {
-        stats.contactNodes += skinFinder_(la, lb, p, &ca, &cb);
+        stats.contactNodes += stage2(pairFinder_.get());
         done = true;
       } catch (const std::exception& e) {
         warnings_.push_back(std::string("the GPU contact camera failed (") + e.what() +
                             "); contacts between bodies are found on the CPU from now on");
-        skinFinder_ = nullptr;
+        pairFinder_ = nullptr;
         ca.clear();
         cb.clear();
       }
     }
-    if (!done) stats.contactNodes += findSkinContacts(la, lb, p, &ca, &cb);
-    for (NodeContact& c : ca) c.other = p.b;
-    for (NodeContact& c : cb) c.other = p.a;
+    if (!done) stats.contactNodes += stage2(nullptr);
+    if (!collider) {
+      for (NodeContact& c : ca) c.other = p.b;
+      for (NodeContact& c : cb) c.other = p.a;
+      fromBodies[size_t(p.b)].insert(fromBodies[size_t(p.b)].end(), cb.begin(), cb.end());
+    }
     fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());
-    fromBodies[size_t(p.b)].insert(fromBodies[size_t(p.b)].end(), cb.begin(), cb.end());
   }
   pairStats_ = stats;  // (the correction pass overwrites the response pass's figures)
   // one contact per node: the deepest

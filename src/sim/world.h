@@ -60,11 +60,6 @@ struct BodyStats {
   std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
 };
 
-/// Stage 2 of the detection between two bodies (findSkinContacts's signature):
-/// the CPU reference, or the GPU's contact camera.
-using SkinContactFinder = std::function<int(const LayeredBody&, const LayeredBody&, const ProxyContact&,
-                                            std::vector<NodeContact>*, std::vector<NodeContact>*)>;
-
 struct Body {
   Body(const BodyDesc& d, BakedBodyPtr m);
   BodyDesc desc;
@@ -153,10 +148,11 @@ class World {
   /// (findContacts), then the two-stage detection against the other bodies and the
   /// mesh colliders; one contact per node, the deepest.
   std::vector<std::vector<NodeContact>> findAllContacts();
-  /// Stage 2 between bodies runs on `finder` (empty: the CPU reference). A finder
-  /// that throws is dropped with a warning and the CPU takes over.
-  void setSkinContactFinder(SkinContactFinder finder) { skinFinder_ = std::move(finder); }
-  bool hasSkinContactFinder() const { return bool(skinFinder_); }
+  /// Stage 2 (between bodies, and between a body and a mesh collider) runs on
+  /// `finder` (null: the CPU reference). A finder that throws is dropped with a
+  /// warning and the CPU takes over.
+  void setPairFinder(std::shared_ptr<PairContactFinder> finder) { pairFinder_ = std::move(finder); }
+  bool hasPairFinder() const { return bool(pairFinder_); }
   /// What the detection between bodies did in the last pass of the last step.
   const PairStats& pairStats() const { return pairStats_; }
   /// The contacts the last step responded to, per body (found at the predicted state,
@@ -186,7 +182,7 @@ class World {
   bool recordTrajectory_ = false;
   std::vector<std::string> warnings_;
   PairStats pairStats_;
-  SkinContactFinder skinFinder_;
+  std::shared_ptr<PairContactFinder> pairFinder_;
   std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
   std::vector<std::vector<NodeContact>> lastContacts_;  // (nbody) what the last response used
   int skinDrag_ = -1;  // body whose skin the mouse pulls

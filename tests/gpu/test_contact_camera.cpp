@@ -93,6 +93,7 @@ TEST_F(ContactCameraTest, ContactSetsMatchTheCpuReference) {
     EXPECT_GT(r.cpu, 20u) << c.name;  // a contact patch, not a point
     EXPECT_GE(r.iou, 0.95) << c.name;
     EXPECT_LE(r.worstDepth, camera.texelSize()) << c.name;  // within one texel of D (finer than the atlas)
+    EXPECT_LE(r.worstDepth, 1e-5) << c.name;  // in fact on the same triangle as the CPU's, in float
   }
   // the passes leave GL's defaults for whoever draws next (the renderer)
   GLint depthFunc = 0;
@@ -100,6 +101,79 @@ TEST_F(ContactCameraTest, ContactSetsMatchTheCpuReference) {
   EXPECT_EQ(depthFunc, GL_LESS);
   EXPECT_FALSE(glIsEnabled(GL_CULL_FACE));
   EXPECT_FALSE(glIsEnabled(GL_DEPTH_TEST));
+}
+
+// A ball against a mesh collider: the GPU (the collider drawn as side B, only the
+// ball's nodes mapped) against findColliderContacts.
+TEST_F(ContactCameraTest, ContactSetsWithAMeshColliderMatchTheCpuReference) {
+  ContactCamera camera(256);
+  const BodyDesc d = test::ball(0.5, 48, 1e5);
+  const BakedBodyPtr m = bake(d);
+  auto shape = [](const char* json) { return parseShape(JsonReader(nlohmann::json::parse(json), "test")); };
+  // each collider `depth` into the ball along `d` (its nearest vertex), shifted sideways
+  struct Case {
+    const char* name;
+    const char* shape;
+    Vec3 d, side;
+    Quat q;
+    double depth;
+  } cases[] = {
+      {"ball on a box", R"({"type": "box", "size": [3, 1, 3], "bevel": 0})", -Vec3::UnitY(), Vec3(0.4, 0, -0.3),
+       Quat(Eigen::AngleAxisd(0.3, Vec3::UnitY())), 0.04},
+      {"ball on a box's rounded edge", R"({"type": "box", "size": [1, 1, 1]})", -Vec3::UnitY(), Vec3(0.05, 0, 0.02),
+       Quat(Eigen::AngleAxisd(0.3, Vec3::UnitY()) * Eigen::AngleAxisd(kPi / 4, Vec3::UnitX())), 0.06},
+      {"fist into the ball", R"({"type": "fist", "size": 0.55})", -Vec3::UnitX(), Vec3(0, 0.05, 0),
+       Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitY())), 0.08},
+  };
+  for (const Case& c : cases) {
+    LayeredBody a(m, d);
+    for (int i = 0; i < a.nodeCount(); ++i) a.state().q[size_t(i)] = 0.004 * std::sin(3.0 * i) * m->restSkin[size_t(i)].normalized();
+    ColliderDesc cd;
+    cd.name = "collider";
+    cd.type = ColliderType::Mesh;
+    cd.shape = shape(c.shape);
+    cd.orientation = c.q;
+    double reach = -1e300;  // how far the collider reaches back towards the ball: max of -d . (q v)
+    for (const Vec3& v : Collider(cd).worldMesh().positions) reach = std::max(reach, -c.d.dot(v));
+    cd.position = (0.5 - c.depth + reach) * c.d + c.side;
+    const Collider collider(cd);
+    const std::vector<ProxyContact> pairs =
+        findProxyContacts({placeProxy(a, makeProxy(*m)), placeProxy(collider)}, 0.01, nullptr);
+    ASSERT_EQ(pairs.size(), 1u) << c.name;
+    std::vector<NodeContact> cpu, gpu;
+    findColliderContacts(a, collider, pairs[0], &cpu);
+    camera.find(a, collider, pairs[0], &gpu);
+    std::map<int, double> dc, dg;
+    for (const NodeContact& k : cpu) dc[k.node] = k.depth;
+    for (const NodeContact& k : gpu) dg[k.node] = k.depth;
+    size_t inter = 0, uni = dc.size();
+    double worst = 0;
+    for (const auto& [node, depth] : dg) {
+      auto it = dc.find(node);
+      if (it == dc.end()) {
+        ++uni;
+        continue;
+      }
+      ++inter;
+      worst = std::max(worst, std::abs(it->second - depth));
+    }
+    const double iou = uni ? double(inter) / double(uni) : 1.0;
+    int colliding = 0;
+    for (const NodeContact& k : cpu) colliding += k.depth > 0;
+    std::printf("%s: CPU %zu / GPU %zu nodes (%d colliding), IoU %.3f, worst depth difference %.2e m (D texel %.2e m)\n",
+                c.name, dc.size(), dg.size(), colliding, iou, worst, camera.texelSize());
+    EXPECT_GE(colliding, 8) << c.name;
+    EXPECT_GE(iou, 0.95) << c.name;
+    EXPECT_LE(worst, camera.texelSize()) << c.name;
+    EXPECT_LE(worst, 1e-5) << c.name;  // the same triangle as the CPU's, in float
+    // the collider's contacts: none of the correction, its velocity, one normal out of it
+    for (const NodeContact& k : gpu) {
+      EXPECT_EQ(k.stiffnessShare, 1.0);
+      EXPECT_EQ(k.other, -1);
+      EXPECT_LT((k.normal - gpu[0].normal).norm(), 1e-12);
+      EXPECT_LT(k.normal.dot(pairs[0].normal), 0) << c.name;
+    }
+  }
 }
 
 TEST_F(ContactCameraTest, SeparatedSkinsDrawNothing) {
