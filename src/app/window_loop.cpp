@@ -19,6 +19,7 @@
 
 #include "app/app.h"
 #include "app/atlas_view.h"
+#include "app/material_panel.h"
 #include "app/picking.h"
 #include "app/recorder.h"
 #include "app/renderer.h"
@@ -82,6 +83,7 @@ struct Ui {
     double typicalStepMs = -1; // the median step before the change
   };
   std::map<size_t, MaterialChange> materialChanges;
+  std::map<size_t, std::optional<Material>> materialEdits;  // materialSliders' held values
   bool snapshotsChanged = false;
 
   bool showsContactTexture() const {
@@ -102,6 +104,7 @@ struct Ui {
       mouse = MouseMode::None;
       benchFrom.reset();
       materialChanges.clear();
+      materialEdits.clear();
       loadError.clear();
       status = "loaded " + path;
     } catch (const std::exception& e) {
@@ -441,22 +444,8 @@ void bodiesPanel(Ui& ui) {
     // "###h": the same id whether or not it is selected (keeps the header's open state)
     const std::string header = bodies[i].desc.name + (selected ? "  (selected)" : "") + "###h";
     if (ImGui::CollapsingHeader(header.c_str())) {
-      Material m = bodies[i].desc.material;
-      bool changed = false;
-      auto slider = [&](const char* label, double* v, double lo, double hi, const char* fmt, bool log) {
-        ImGui::SliderScalar(label, ImGuiDataType_Double, v, &lo, &hi, fmt,
-                            log ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
-        changed = changed || ImGui::IsItemDeactivatedAfterEdit();
-      };
-      slider("Young [Pa]", &m.young, 1e2, 1e8, "%.3g", true);
-      slider("Poisson", &m.poisson, 0.0, 0.49, "%.3f", false);
-      slider("density [kg/m3]", &m.density, 100, 5000, "%.0f", true);
-      slider("damping alpha [1/s]", &m.alpha, 0.0, 10.0, "%.3f", false);
-      slider("damping beta [s]", &m.beta, 0.0, 0.1, "%.4f", false);
-      slider("friction", &m.friction, 0.0, 2.0, "%.2f", false);
-      slider("restitution", &m.restitution, 0.0, 1.0, "%.2f", false);
-      slider("rolling resistance", &m.rollingResistance, 0.0, 0.2, "%.3f", false);
-      if (changed) {
+      if (const std::optional<Material> edited = materialSliders(bodies[i].desc.material, ui.materialEdits[i])) {
+        const Material& m = *edited;
         try {
           Ui::MaterialChange mc;
           mc.assembleMs = s.world->setMaterial(i, m);
