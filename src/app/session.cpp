@@ -87,7 +87,7 @@ void Session::step() {
   }
 }
 
-int Session::advance(double wallSeconds, int maxSteps) {
+int Session::advance(double wallSeconds, int maxSteps, double budgetSeconds) {
   if (paused) return 0;
   const double dt = world->settings().dt;
   accumulator += wallSeconds * realTimeFactor;
@@ -95,13 +95,18 @@ int Session::advance(double wallSeconds, int maxSteps) {
   int owed = 0;
   for (double a = accumulator; a >= dt && owed < maxSteps; a -= dt) ++owed;
   dragStepsLeft_ = owed;
-  for (int i = 0; i < owed; ++i) {
+  const auto start = std::chrono::steady_clock::now();
+  int taken = 0;
+  while (taken < owed) {
     step();
     accumulator -= dt;
+    ++taken;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= budgetSeconds) break;
   }
   dragStepsLeft_ = 0;
-  if (owed == maxSteps) accumulator = 0;  // cannot keep up: slow down instead of spiralling
-  return owed;
+  // cannot keep up: slow down instead of spiralling
+  if (owed == maxSteps || taken < owed) accumulator = 0;
+  return taken;
 }
 
 void Session::reset() {

@@ -35,8 +35,11 @@ struct Session {
   bool glReady = false;
   /// One fixed step, timed into the log; warnings go to stderr and `lastWarning`.
   void step();
-  /// Steps owed for `wallSeconds` of real time (at most `maxSteps`, the rest dropped).
-  int advance(double wallSeconds, int maxSteps);
+  /// Steps owed for `wallSeconds` of real time: at most `maxSteps`, and no more once
+  /// the steps have taken `budgetSeconds` of wall time (at least one is taken); the
+  /// rest is dropped, so a simulation that cannot keep up runs slower than real time
+  /// and the window stays responsive. Returns the steps taken.
+  int advance(double wallSeconds, int maxSteps, double budgetSeconds = 1e300);
   void reset();
   std::string lastWarning;
 

@@ -32,6 +32,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Wall time a frame may spend stepping [s]: beyond it the simulation runs slower
+// than real time and the panels and the mouse still answer (the GPU backend on
+// llvmpipe takes ~0.2 s a step at 128^2, and eight of them made 1.6 s frames that
+// lost clicks).
+constexpr double kStepBudget = 0.05;
+
 /// What a left-button press started.
 enum class MouseMode { None, Orbit, Pan, DragCollider, DragSkin };
 
@@ -895,7 +901,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
       handleMouse(ui);
       // the contact camera reads D back only while the texture viewer shows it
       if (session.contactCamera) session.contactCamera->keepSnapshots(ui.showsContactTexture());
-      session.advance(wall, 8);
+      session.advance(wall, 8, kStepBudget);
 
       // scene into the offscreen target (the same path as headless), then to the window
       int fw, fh;

@@ -202,6 +202,18 @@ TEST(Picking, DraggedFistPushesTheBallAndStaysWhereReleased) {
   EXPECT_FALSE(w.colliders()[1].released());
 }
 
+// The window's frame steps at most until its wall budget is spent (at least one
+// step), and drops the rest rather than owing it to the next frame.
+TEST(Session, StepsStopAtTheFrameBudgetAndTheRestIsDropped) {
+  Session s;
+  s.load(scenePath("sandbox.json"), nullptr);
+  const double dt = s.world->settings().dt;
+  EXPECT_EQ(s.advance(8.5 * dt, 8), 8);  // no budget: every step owed
+  EXPECT_EQ(s.advance(8 * dt, 8, 0.0), 1);  // an empty budget: one step
+  EXPECT_EQ(s.advance(0.5 * dt, 8, 0.0), 0);  // and the other seven were dropped
+  EXPECT_EQ(s.world->steps(), 9);
+}
+
 TEST(Picking, PausedDragPlacesTheColliderAtRest) {
   Session s;
   s.load(scenePath("sandbox.json"), nullptr);
