@@ -142,7 +142,17 @@ TEST_F(ContactCameraTest, ContactSetsWithAMeshColliderMatchTheCpuReference) {
     ASSERT_EQ(pairs.size(), 1u) << c.name;
     std::vector<NodeContact> cpu, gpu;
     findColliderContacts(a, collider, pairs[0], &cpu);
+    camera.keepSnapshots(true);
     camera.find(a, collider, pairs[0], &gpu);
+    // the texture viewer's D of the pair: the body and the collider, overlapping
+    const std::vector<ContactCamera::Snapshot> snaps = camera.takeSnapshots();
+    ASSERT_EQ(snaps.size(), 1u) << c.name;
+    EXPECT_EQ(snaps[0].bodyA, d.name);
+    EXPECT_EQ(snaps[0].bodyB, "collider");
+    float deepest = 0;
+    for (float v : snaps[0].d)
+      if (v == v) deepest = std::max(deepest, v);
+    EXPECT_GT(deepest, 0.5 * c.depth) << c.name;
     std::map<int, double> dc, dg;
     for (const NodeContact& k : cpu) dc[k.node] = k.depth;
     for (const NodeContact& k : gpu) dg[k.node] = k.depth;
