@@ -179,6 +179,23 @@ void toggleBenchRecording(Ui& ui) {
   std::cout << ui.status << "\n";
 }
 
+// Lines of text centred at the bottom of the window, each on a dark band, drawn
+// over the panels (the foreground draw list), the last one lowest.
+void overlayLines(const std::vector<std::pair<std::string, ImU32>>& lines, float scale) {
+  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  const ImVec2 size = ImGui::GetIO().DisplaySize;
+  const float pad = 4 * scale, step = ImGui::GetTextLineHeight() + 2 * pad;
+  float y = size.y - 8 * scale - step * float(lines.size());
+  for (const auto& [text, colour] : lines) {
+    const ImVec2 t = ImGui::CalcTextSize(text.c_str());
+    const ImVec2 at(0.5f * (size.x - t.x), y + pad);
+    draw->AddRectFilled(ImVec2(at.x - 2 * pad, y), ImVec2(at.x + t.x + 2 * pad, y + step - 1), IM_COL32(20, 22, 28, 200),
+                        3 * scale);
+    draw->AddText(at, colour, text.c_str());
+    y += step;
+  }
+}
+
 // ---- keys and mouse ----------------------------------------------------------------------
 
 void onKey(GLFWwindow* w, int key, int, int action, int mods) {
@@ -950,23 +967,14 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
         if (p.atlas) atlasPanel(ui);
         helpOverlay(ui);
       }
-      if (ui.recorder.recording() || ui.benchFrom) {
-        ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x * 0.5f, 8 * ui.scale), ImGuiCond_Always,
-                                ImVec2(0.5f, 0));
-        ImGui::Begin("##recording", nullptr,
-                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
-        if (ui.recorder.recording()) ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "REC %d frames", ui.recorder.frames());
-        if (ui.benchFrom) ImGui::TextColored(ImVec4(1, 0.7f, 0.2f, 1), "BENCH recording");
-        ImGui::End();
-      }
-      if (!ui.status.empty()) {
-        ImGui::SetNextWindowPos(ImVec2(10 * ui.scale, ImGui::GetIO().DisplaySize.y - 34 * ui.scale), ImGuiCond_Always);
-        ImGui::Begin("##status", nullptr,
-                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                         ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoBackground);
-        ImGui::TextUnformatted(ui.status.c_str());
-        ImGui::End();
-      }
+      // the recording marks and the status line, centred at the bottom over everything
+      // (panels included: they are what the user must not miss)
+      std::vector<std::pair<std::string, ImU32>> lines;
+      if (ui.recorder.recording())
+        lines.emplace_back("REC " + std::to_string(ui.recorder.frames()) + " frames", IM_COL32(255, 80, 80, 255));
+      if (ui.benchFrom) lines.emplace_back("BENCH recording", IM_COL32(255, 180, 50, 255));
+      if (!ui.status.empty()) lines.emplace_back(ui.status, IM_COL32(235, 235, 235, 255));
+      overlayLines(lines, ui.scale);
       ImGui::Render();
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
       const bool last = options.frames > 0 && ++frame >= options.frames;
