@@ -34,9 +34,7 @@ PlacedProxy place(const ConvexProxy& p, const Vec3& position, const Mat3& R, dou
 
 PlacedProxy placeProxy(const LayeredBody& body, const ConvexProxy& p) {
   const LayeredState& s = body.state();
-  double qmax = 0;
-  for (const Vec3& q : s.q) qmax = std::max(qmax, q.norm());
-  return place(p, s.position, s.orientation.toRotationMatrix(), qmax);
+  return place(p, s.position, s.orientation.toRotationMatrix(), body.maxDisplacement());
 }
 
 PlacedProxy placeProxy(const Collider& c) {

@@ -1,5 +1,6 @@
 #include "sim/collider.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace d2t {
@@ -9,6 +10,10 @@ Collider::Collider(const ColliderDesc& desc) : desc_(desc) {
     field_ = std::make_unique<HeightField>(desc_.size, desc_.amplitude, desc_.wavelength,
                                            desc_.resolution, Vec3::Zero());
     mesh_ = field_->mesh();
+    // its surface is the bilinear interpolant of its grid: below the highest vertex
+    topHeight_ = -1e300;
+    for (int j = 0; j <= field_->resolution(); ++j)
+      for (int i = 0; i <= field_->resolution(); ++i) topHeight_ = std::max(topHeight_, field_->gridHeight(i, j));
   } else if (desc_.type == ColliderType::Mesh) {
     mesh_ = desc_.shape->mesh(48);
     boundingRadius_ = desc_.shape->boundingRadius();
@@ -101,6 +106,16 @@ SurfaceHit Collider::query(const Vec3& x) const {
   }
   h.velocity = velocityAt(x);
   return h;
+}
+
+void Collider::boundingHalfSpace(Vec3* n, double* h) const {
+  if (desc_.type == ColliderType::Plane) {
+    *n = desc_.normal;
+    *h = desc_.offset;
+    return;
+  }
+  *n = orientation_ * Vec3::UnitY();
+  *h = n->dot(position_) + topHeight_;
 }
 
 TriMesh Collider::worldMesh(double extent) const {

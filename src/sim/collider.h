@@ -55,6 +55,10 @@ class Collider {
   /// (stage 2), both in the collider frame. Planes and height fields are queried
   /// exactly (query()) and have neither.
   bool detectedInStages() const { return desc_.type == ColliderType::Mesh; }
+  /// Planes and height fields: the half-space n . x <= h (n a unit vector, world)
+  /// that holds the whole solid, so that only points with n . x < h + margin can
+  /// come within `margin` of it (the top of a height field's highest ridge).
+  void boundingHalfSpace(Vec3* n, double* h) const;
   const ConvexProxy& proxy() const { return proxy_; }
   const SkinBvh& bvh() const { return bvh_; }
 
@@ -70,6 +74,7 @@ class Collider {
   ConvexProxy proxy_;  // mesh colliders: of mesh_'s vertices
   SkinBvh bvh_;        // mesh colliders: over mesh_'s triangles
   double boundingRadius_ = 0;  // mesh colliders: shape's bounding radius [m]
+  double topHeight_ = 0;       // height fields: the highest grid vertex, collider frame [m]
   Vec3 position_, velocity_ = Vec3::Zero(), angularVelocity_ = Vec3::Zero();
   Quat orientation_;
   bool dragging_ = false;

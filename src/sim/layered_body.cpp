@@ -82,6 +82,12 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
 
 // ---- kinematics -------------------------------------------------------------------------------
 
+double LayeredBody::maxDisplacement() const {
+  double m = 0;
+  for (const Vec3& q : state_.q) m = std::max(m, q.squaredNorm());
+  return std::sqrt(m);
+}
+
 Vec3 LayeredBody::nodePosition(int i) const {
   return state_.position + state_.orientation * (model_->restSkin[i] + state_.q[i]);
 }

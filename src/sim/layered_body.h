@@ -343,6 +343,7 @@ class LayeredBody {
   Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
   double totalMass() const { return model_->totalMass; }
   Vec3 centerOfMass() const;        ///< of core + skin nodes [m]
+  double maxDisplacement() const;   ///< the largest skin displacement |q_i| [m]
   Vec3 linearMomentum() const;      ///< [kg m/s]
   Vec3 angularMomentum(const Vec3& about) const;  ///< [kg m^2/s]
   double kineticEnergy() const;     ///< [J]

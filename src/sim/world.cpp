@@ -182,15 +182,39 @@ void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out)
   for (const Collider& c : colliders_)
     if (!c.detectedInStages()) near.push_back(&c);
   if (near.empty()) return;
+  // only the nodes that can come within the margin of a collider's bounding
+  // half-space are queried: those of the skin triangles reaching below it, through
+  // the skin's hierarchy (grown by the largest displacement), so a body resting on
+  // the ground queries its bottom patch, not its whole skin
+  const LayeredState& s = body.state();
+  const Mat3 R = s.orientation.toRotationMatrix();
+  const double grow = body.maxDisplacement();
+  std::vector<int> triangles;
+  for (const Collider* c : near) {
+    Vec3 up;
+    double top;
+    c->boundingHalfSpace(&up, &top);
+    // -up . x > -(top + margin), x = c + R u
+    body.model().skinBvh.trianglesBeyond(-(R.transpose() * up), up.dot(s.position) - top - kContactMargin, grow,
+                                         &triangles);
+  }
+  std::vector<char> candidate(size_t(n), 0);
+  for (int t : triangles)
+    for (int k = 0; k < 3; ++k) candidate[size_t(body.model().atlas.triangles[size_t(t)][k])] = 1;
+  std::vector<int> nodes;
+  for (int i = 0; i < n; ++i)
+    if (candidate[size_t(i)]) nodes.push_back(i);
+  const int m = int(nodes.size());
   // each thread collects the contacts of its range of nodes, in node order (a contact
   // list per node would write the whole skin's worth of NodeContact twice a step)
-  const int threads = n > 8192 ? std::max(1, omp_get_max_threads()) : 1;
+  const int threads = m > 8192 ? std::max(1, omp_get_max_threads()) : 1;
   std::vector<std::vector<NodeContact>> parts(static_cast<size_t>(threads));
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const int t = omp_get_thread_num(), count = omp_get_num_threads();
     std::vector<NodeContact>& part = parts[size_t(t)];
-    for (int i = int(int64_t(n) * t / count); i < int(int64_t(n) * (t + 1) / count); ++i) {
+    for (int j = int(int64_t(m) * t / count); j < int(int64_t(m) * (t + 1) / count); ++j) {
+      const int i = nodes[size_t(j)];
       const Vec3 x = body.nodePosition(i);
       double deepest = -kContactMargin;
       bool hit = false;
