@@ -9,36 +9,21 @@
 
 namespace d2t {
 
-// One side's patch mesh: world positions, the drawn triangles and their ids
-// (indices into the surface's triangles); for passes 4-5 the same buffers as
-// texture buffers (positions, the triangles' nodes, their ids).
-struct ContactCamera::Slot {
-  GLuint vao = 0, vbo = 0, ebo = 0, idBuffer = 0, idTexture = 0, positionTexture = 0, indexTexture = 0;
-  Slot() {
-    glGenVertexArrays(1, &vao);
-    glBindVertexArray(vao);
-    glGenBuffers(1, &vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, vbo);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
-    glGenBuffers(1, &ebo);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo);
-    glBindVertexArray(0);
-    glGenBuffers(1, &idBuffer);
-    glGenTextures(1, &idTexture);
-    glGenTextures(1, &positionTexture);
-    glGenTextures(1, &indexTexture);
-  }
-  ~Slot() {
-    GLuint textures[3] = {idTexture, positionTexture, indexTexture};
-    glDeleteTextures(3, textures);
-    GLuint buffers[3] = {vbo, ebo, idBuffer};
-    glDeleteBuffers(3, buffers);
-    glDeleteVertexArrays(1, &vao);
-  }
-};
-
 namespace {
+
+// A new buffer, bound as attribute `index` of the current vertex array: `components`
+// floats, or ints.
+GLuint attributeBuffer(GLuint index, GLint components, bool integer) {
+  GLuint buffer = 0;
+  glGenBuffers(1, &buffer);
+  glBindBuffer(GL_ARRAY_BUFFER, buffer);
+  glEnableVertexAttribArray(index);
+  if (integer)
+    glVertexAttribIPointer(index, components, GL_INT, 0, nullptr);
+  else
+    glVertexAttribPointer(index, components, GL_FLOAT, GL_FALSE, 0, nullptr);
+  return buffer;
+}
 
 GLuint colorFbo(const std::vector<GLuint>& textures, GLuint depth, const char* what) {
   GLuint fbo = 0;
@@ -70,6 +55,32 @@ void setWindow(const ShaderProgram& p, const Vec3& t1, const Vec3& t2, const Vec
 
 }  // namespace
 
+// One side's patch mesh: world positions, the drawn triangles and their ids
+// (indices into the surface's triangles); for passes 4-5 the same buffers as
+// texture buffers (positions, the triangles' nodes, their ids).
+struct ContactCamera::Slot {
+  GLuint vao = 0, vbo = 0, ebo = 0, idBuffer = 0, idTexture = 0, positionTexture = 0, indexTexture = 0;
+  Slot() {
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    vbo = attributeBuffer(0, 3, false);
+    glGenBuffers(1, &ebo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo);
+    glBindVertexArray(0);
+    glGenBuffers(1, &idBuffer);
+    glGenTextures(1, &idTexture);
+    glGenTextures(1, &positionTexture);
+    glGenTextures(1, &indexTexture);
+  }
+  ~Slot() {
+    GLuint textures[3] = {idTexture, positionTexture, indexTexture};
+    glDeleteTextures(3, textures);
+    GLuint buffers[3] = {vbo, ebo, idBuffer};
+    glDeleteBuffers(3, buffers);
+    glDeleteVertexArrays(1, &vao);
+  }
+};
+
 ContactCamera::ContactCamera(int resolution) : resolution_(resolution) {
   GLint major = 0, minor = 0;
   glGetIntegerv(GL_MAJOR_VERSION, &major);
@@ -95,14 +106,8 @@ ContactCamera::ContactCamera(int resolution) : resolution_(resolution) {
   glGenVertexArrays(1, &emptyVao_);
   glGenVertexArrays(1, &pointVao_);
   glBindVertexArray(pointVao_);
-  glGenBuffers(1, &pointPositions_);
-  glBindBuffer(GL_ARRAY_BUFFER, pointPositions_);
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
-  glGenBuffers(1, &pointTexels_);
-  glBindBuffer(GL_ARRAY_BUFFER, pointTexels_);
-  glEnableVertexAttribArray(1);
-  glVertexAttribIPointer(1, 2, GL_INT, 0, nullptr);
+  pointPositions_ = attributeBuffer(0, 3, false);
+  pointTexels_ = attributeBuffer(1, 2, true);
   glBindVertexArray(0);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   for (auto& slot : slots_) slot = std::make_unique<Slot>();
