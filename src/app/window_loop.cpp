@@ -559,9 +559,11 @@ void statisticsPanel(Ui& ui) {
     plot("contacts", s.log.recentSummary(&StepSummary::contacts, kPlotSteps), "nodes");
     plot("energy", s.log.recentSummary(&StepSummary::energy, kPlotSteps), "J");
   }
-  if (s.world->bodies().size() > 1) {
+  bool stages = s.world->bodies().size() > 1;  // the two-stage detection has pairs to look at
+  for (const Collider& c : s.world->colliders()) stages = stages || c.detectedInStages();
+  if (stages) {
     const PairStats& p = s.world->pairStats();
-    ImGui::Text("bodies: %d pairs near, %d past stage 1, %d contact nodes", p.broadPairs, p.proxyPairs,
+    ImGui::Text("two stages: %d pairs near, %d past stage 1, %d contact nodes", p.broadPairs, p.proxyPairs,
                 p.contactNodes);
   }
   for (const Body& b : s.world->bodies()) {
@@ -633,15 +635,15 @@ void atlasPanel(Ui& ui) {
   const long steps = ui.session.world->steps();
   bool haveImage = true;
   if (ui.atlasChannel == dChannel) {
-    // D of one pair of bodies in contact (stage 2 ran for it in the last step)
+    // D of one pair in contact (stage 2 ran for it in the last step)
     if (!ui.session.contactCamera) {
-      ImGui::TextWrapped("The contact camera runs between two bodies on the GPU backend (Simulation panel); "
-                         "this scene runs %s.",
-                         ui.session.world->bodies().size() < 2 ? "one body" : "the CPU backend");
+      ImGui::TextWrapped("The contact camera runs between two bodies, or a body and a mesh collider, on the GPU "
+                         "backend (Simulation panel); this scene runs %s.",
+                         ui.session.world->settings().backend == "gpu" ? "neither" : "the CPU backend");
       haveImage = false;
     } else if (ui.snapshots.empty()) {
-      ImGui::TextWrapped("No pair of bodies reached stage 2 in the last step (D is drawn only where two "
-                         "skins overlap along the pair normal; it is read back only while shown, so a "
+      ImGui::TextWrapped("No pair reached stage 2 in the last step (D is drawn only where two "
+                         "surfaces overlap along the pair normal; it is read back only while shown, so a "
                          "paused run needs a step, N).");
       haveImage = false;
     } else {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace d2t {
 
@@ -16,7 +17,6 @@ Collider::Collider(const ColliderDesc& desc) : desc_(desc) {
       for (int i = 0; i <= field_->resolution(); ++i) topHeight_ = std::max(topHeight_, field_->gridHeight(i, j));
   } else if (desc_.type == ColliderType::Mesh) {
     mesh_ = desc_.shape->mesh(48);
-    boundingRadius_ = desc_.shape->boundingRadius();
     proxy_ = makeProxy(mesh_.positions);
     bvh_ = SkinBvh(mesh_.positions, mesh_.triangles);
   }
@@ -90,19 +90,9 @@ SurfaceHit Collider::query(const Vec3& x) const {
       h.normal = orientation_ * f.normal;
       break;
     }
-    case ColliderType::Mesh: {
-      const Vec3 p = orientation_.conjugate() * (x - position_);
-      // far from the bounding sphere, its distance is a cheap lower bound
-      const double far = p.norm() - boundingRadius_;
-      if (far > 0.05) {
-        h.distance = far;
-        h.normal = (x - position_).normalized();
-        break;
-      }
-      h.distance = desc_.shape->signedDistance(p);
-      h.normal = orientation_ * desc_.shape->normal(p);
-      break;
-    }
+    case ColliderType::Mesh:
+      throw std::logic_error("Collider::query: collider '" + desc_.name +
+                             "' is a mesh, detected through the two stages (findColliderContacts)");
   }
   h.velocity = velocityAt(x);
   return h;

@@ -45,7 +45,9 @@ class Collider {
   const Vec3& velocity() const { return velocity_; }
   const Vec3& angularVelocity() const { return angularVelocity_; }
 
-  /// Signed distance, normal and surface velocity at world point x.
+  /// Signed distance, normal and surface velocity at world point x: planes and
+  /// height fields (a mesh collider throws std::logic_error: it is detected through
+  /// the two stages, findColliderContacts).
   SurfaceHit query(const Vec3& x) const;
   /// Velocity of the collider's surface at world point x (its rigid motion) [m/s].
   Vec3 velocityAt(const Vec3& x) const { return velocity_ + angularVelocity_.cross(x - position_); }
@@ -73,7 +75,6 @@ class Collider {
   TriMesh mesh_;  // local frame
   ConvexProxy proxy_;  // mesh colliders: of mesh_'s vertices
   SkinBvh bvh_;        // mesh colliders: over mesh_'s triangles
-  double boundingRadius_ = 0;  // mesh colliders: shape's bounding radius [m]
   double topHeight_ = 0;       // height fields: the highest grid vertex, collider frame [m]
   Vec3 position_, velocity_ = Vec3::Zero(), angularVelocity_ = Vec3::Zero();
   Quat orientation_;

@@ -276,7 +276,7 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
         done = true;
       } catch (const std::exception& e) {
         warnings_.push_back(std::string("the GPU contact camera failed (") + e.what() +
-                            "); contacts between bodies are found on the CPU from now on");
+                            "); contacts between bodies and with mesh colliders are found on the CPU from now on");
         pairFinder_ = nullptr;
         ca.clear();
         cb.clear();

@@ -153,7 +153,8 @@ class World {
   /// warning and the CPU takes over.
   void setPairFinder(std::shared_ptr<PairContactFinder> finder) { pairFinder_ = std::move(finder); }
   bool hasPairFinder() const { return bool(pairFinder_); }
-  /// What the detection between bodies did in the last pass of the last step.
+  /// What the two-stage detection (between bodies, and with mesh colliders) did in the
+  /// last pass of the last step.
   const PairStats& pairStats() const { return pairStats_; }
   /// The contacts the last step responded to, per body (found at the predicted state,
   /// those with depth > 0): for drawing. Empty before the first step.
