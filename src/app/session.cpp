@@ -43,11 +43,8 @@ void Session::setBackend(const std::string& backend) {
     try {
       std::vector<std::shared_ptr<GpuSkin>> skins;
       for (const Body& b : world->bodies()) skins.push_back(std::make_shared<GpuSkin>(b.model));
-      // stage 2 runs between two bodies, or a body and a mesh collider
-      bool pairs = world->bodies().size() > 1;
-      for (const Collider& c : world->colliders()) pairs = pairs || c.detectedInStages();
       std::shared_ptr<ContactCamera> camera;
-      if (pairs) camera = std::make_shared<ContactCamera>();
+      if (world->hasPairs()) camera = std::make_shared<ContactCamera>();
       for (size_t i = 0; i < skins.size(); ++i) world->bodies()[i].layered.setFreeMotionSolver(skins[i]);
       world->setPairFinder(camera);
       world->settings().backend = "gpu";

@@ -559,9 +559,7 @@ void statisticsPanel(Ui& ui) {
     plot("contacts", s.log.recentSummary(&StepSummary::contacts, kPlotSteps), "nodes");
     plot("energy", s.log.recentSummary(&StepSummary::energy, kPlotSteps), "J");
   }
-  bool stages = s.world->bodies().size() > 1;  // the two-stage detection has pairs to look at
-  for (const Collider& c : s.world->colliders()) stages = stages || c.detectedInStages();
-  if (stages) {
+  if (s.world->hasPairs()) {
     const PairStats& p = s.world->pairStats();
     ImGui::Text("two stages: %d pairs near, %d past stage 1, %d contact nodes", p.broadPairs, p.proxyPairs,
                 p.contactNodes);

@@ -153,6 +153,13 @@ class World {
   /// warning and the CPU takes over.
   void setPairFinder(std::shared_ptr<PairContactFinder> finder) { pairFinder_ = std::move(finder); }
   bool hasPairFinder() const { return bool(pairFinder_); }
+  /// Whether the scene can have pairs for the two-stage detection: two bodies, or a
+  /// body and a mesh collider.
+  bool hasPairs() const {
+    bool pairs = bodies_.size() > 1;
+    for (const Collider& c : colliders_) pairs = pairs || (!bodies_.empty() && c.detectedInStages());
+    return pairs;
+  }
   /// What the two-stage detection (between bodies, and with mesh colliders) did in the
   /// last pass of the last step.
   const PairStats& pairStats() const { return pairStats_; }
