@@ -215,9 +215,7 @@ SkinPatch patchOf(const ContactSurface& surface, const Vec3& n, double sign, dou
 // max over the surface of dir . x, through its hierarchy
 double extentAlong(const ContactSurface& surface, const Vec3& dir, double grow) {
   const Vec3 db = surface.rotation.transpose() * dir;
-  return dir.dot(surface.position) + surface.bvh->maxAlong(db, grow, [&](int i) {
-    return db.dot(surface.q ? Vec3((*surface.rest)[size_t(i)] + (*surface.q)[size_t(i)]) : (*surface.rest)[size_t(i)]);
-  });
+  return dir.dot(surface.position) + surface.bvh->maxAlong(db, grow, [&](int i) { return db.dot(surface.local(i)); });
 }
 
 // The contact of a node of one side, at x, behind the other side's triangle `tri`

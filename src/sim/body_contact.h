@@ -130,9 +130,9 @@ struct ContactSurface {
   const SkinBvh* bvh;                  ///< over rest and triangles
   Vec3 position = Vec3::Zero();        ///< the surface frame in the world
   Mat3 rotation = Mat3::Identity();
-  Vec3 node(int i) const {
-    return position + rotation * (q ? Vec3((*rest)[size_t(i)] + (*q)[size_t(i)]) : (*rest)[size_t(i)]);
-  }
+  /// Node i in the surface frame, and in the world.
+  Vec3 local(int i) const { return q ? Vec3((*rest)[size_t(i)] + (*q)[size_t(i)]) : (*rest)[size_t(i)]; }
+  Vec3 node(int i) const { return position + rotation * local(i); }
 };
 
 /// The part of one skin that can touch the other body along the pair normal n.

@@ -271,8 +271,7 @@ HullDistance hullDistance(const std::vector<Vec3>& a, const std::vector<Vec3>& b
       r.overlap = true;
       break;
     }
-    const int ia = supportIndex(a, -v), ib = supportIndex(b, v);
-    const Vertex w{a[size_t(ia)] - b[size_t(ib)], a[size_t(ia)], b[size_t(ib)]};
+    const Vertex w = supportOf(a, b, -v);
     // no vertex of A - B is closer to the origin along v than v itself: converged
     if (vv - v.dot(w.w) <= 1e-12 * vv) break;
     bool repeated = false;
