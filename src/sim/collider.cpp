@@ -1,6 +1,5 @@
 #include "sim/collider.h"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -11,10 +10,6 @@ Collider::Collider(const ColliderDesc& desc) : desc_(desc) {
     field_ = std::make_unique<HeightField>(desc_.size, desc_.amplitude, desc_.wavelength,
                                            desc_.resolution, Vec3::Zero());
     mesh_ = field_->mesh();
-    // its surface is the bilinear interpolant of its grid: below the highest vertex
-    topHeight_ = -1e300;
-    for (int j = 0; j <= field_->resolution(); ++j)
-      for (int i = 0; i <= field_->resolution(); ++i) topHeight_ = std::max(topHeight_, field_->gridHeight(i, j));
   } else if (desc_.type == ColliderType::Mesh) {
     mesh_ = desc_.shape->mesh(48);
     proxy_ = makeProxy(mesh_.positions);
@@ -105,7 +100,7 @@ void Collider::boundingHalfSpace(Vec3* n, double* h) const {
     return;
   }
   *n = orientation_ * Vec3::UnitY();
-  *h = n->dot(position_) + topHeight_;
+  *h = n->dot(position_) + field_->maxHeight();
 }
 
 TriMesh Collider::worldMesh(double extent) const {

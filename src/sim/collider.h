@@ -75,7 +75,6 @@ class Collider {
   TriMesh mesh_;  // local frame
   ConvexProxy proxy_;  // mesh colliders: of mesh_'s vertices
   SkinBvh bvh_;        // mesh colliders: over mesh_'s triangles
-  double topHeight_ = 0;       // height fields: the highest grid vertex, collider frame [m]
   Vec3 position_, velocity_ = Vec3::Zero(), angularVelocity_ = Vec3::Zero();
   Quat orientation_;
   bool dragging_ = false;

@@ -31,6 +31,7 @@ HeightField::HeightField(double size, double amplitude, double wavelength, int r
   heights_.resize(size_t(n_ + 1) * (n_ + 1));
   for (int j = 0; j <= n_; ++j)
     for (int i = 0; i <= n_; ++i) heights_[j * (n_ + 1) + i] = origin_.y() + fx[i] + gz[j];
+  maxHeight_ = *std::max_element(heights_.begin(), heights_.end());
 }
 
 void HeightField::locate(double x, double z, int* i, int* j, double* fx, double* fz) const {

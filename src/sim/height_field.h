@@ -51,6 +51,9 @@ class HeightField {
   double wavelength() const { return wavelength_; }
   int resolution() const { return n_; }
   const Vec3& origin() const { return origin_; }
+  /// The highest grid vertex [m]: the surface, bilinear in each cell, is below it
+  /// everywhere (also outside the square, where the edge is held).
+  double maxHeight() const { return maxHeight_; }
   /// Height [m] of grid vertex (i, j), i along x and j along z, in [0, resolution].
   double gridHeight(int i, int j) const { return heights_[j * (n_ + 1) + i]; }
 
@@ -61,6 +64,7 @@ class HeightField {
   double size_, amplitude_, wavelength_;
   int n_;
   Vec3 origin_;
+  double maxHeight_ = 0;
   double cell_;                  ///< grid spacing [m]
   std::vector<double> heights_;  ///< ((n+1) x (n+1)) vertex heights [m], row-major in z
 };

@@ -175,7 +175,7 @@ bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork,
   return true;
 }
 
-void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const {
+void World::findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const {
   const int n = body.nodeCount();
   const Material& mat = body.desc().material;
   std::vector<const Collider*> near;  // (mesh colliders go through the two stages: findAllContacts)
@@ -188,7 +188,6 @@ void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out)
   // the ground queries its bottom patch, not its whole skin
   const LayeredState& s = body.state();
   const Mat3 R = s.orientation.toRotationMatrix();
-  const double grow = body.maxDisplacement();
   std::vector<int> triangles;
   for (const Collider* c : near) {
     Vec3 up;
@@ -242,12 +241,13 @@ void World::findContacts(const LayeredBody& body, std::vector<NodeContact>* out)
 std::vector<std::vector<NodeContact>> World::findAllContacts() {
   const size_t nb = bodies_.size();
   std::vector<std::vector<NodeContact>> out(nb);
-  for (size_t i = 0; i < nb; ++i) findContacts(bodies_[i].layered, &out[i]);
   // stage 1 over the bodies and the mesh colliders (placed after them: a pair's b
   // >= nb is a collider)
   std::vector<PlacedProxy> placed;
   std::vector<const Collider*> meshes;
   for (const Body& b : bodies_) placed.push_back(placeProxy(b.layered, b.proxy));
+  // planes and height fields (each body's largest displacement measured once, above)
+  for (size_t i = 0; i < nb; ++i) findContacts(bodies_[i].layered, placed[i].grow, &out[i]);
   for (const Collider& c : colliders_)
     if (c.detectedInStages()) {
       placed.push_back(placeProxy(c));

@@ -143,7 +143,9 @@ class World {
   /// Contacts of a body's skin nodes with the planes and height fields, queried
   /// exactly, at its current state (deepest collider per node; nodes within
   /// kContactMargin outside included). Mesh colliders are not among them.
-  void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const;
+  void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const {
+    findContacts(body, body.maxDisplacement(), out);
+  }
   /// Contacts of every body at the bodies' current states: planes and height fields
   /// (findContacts), then the two-stage detection against the other bodies and the
   /// mesh colliders; one contact per node, the deepest.
@@ -168,6 +170,8 @@ class World {
   const std::vector<std::vector<NodeContact>>& lastContacts() const { return lastContacts_; }
 
  private:
+  /// findContacts for a body whose largest skin displacement is `grow` [m].
+  void findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const;
   void respondAll(std::vector<std::vector<NodeContact>>& contacts);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts);
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them

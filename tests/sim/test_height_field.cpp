@@ -122,3 +122,18 @@ TEST(HeightField, RejectsBadParameters) {
   EXPECT_THROW(HeightField(1, 0.1, 0, 8, Vec3::Zero()), std::invalid_argument);
   EXPECT_THROW(HeightField(1, 0.1, 1, 0, Vec3::Zero()), std::invalid_argument);
 }
+
+// The bound the contact culling relies on (Collider::boundingHalfSpace): no point of
+// the surface, inside the square or beyond it (edge held), is above maxHeight, and
+// the top grid vertex reaches it.
+TEST(HeightField, MaxHeightBoundsTheSurfaceAndIsReached) {
+  const HeightField f = testField();
+  double top = -1e300;
+  for (int j = 0; j <= f.resolution(); ++j)
+    for (int i = 0; i <= f.resolution(); ++i) top = std::max(top, f.gridHeight(i, j));
+  EXPECT_EQ(f.maxHeight(), top);
+  EXPECT_NEAR(f.maxHeight() - f.origin().y(), 1.2 * 0.2, 0.01);  // ridge crest plus the swell
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  for (int s = 0; s < 5000; ++s) EXPECT_LE(f.height(1 + u(rng), 2 + u(rng)), f.maxHeight() + 1e-12);
+}
