@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <cstddef>
 
 #include "gpu/render_target.h"
 
@@ -45,6 +47,12 @@ GlTexture& GlTexture::operator=(GlTexture&& o) noexcept {
 }
 
 namespace {
+
+// A vertex of the scatter pass: a node texel and two values for it.
+struct ScatterPoint {
+  GLint texel[2];
+  GLfloat value0[4], value1[4];
+};
 
 // Uploads N x N x 4 floats into a 2-D texture or one layer of an array.
 void uploadTexels(const GlTexture& t, int layer, const std::vector<float>& texels) {
@@ -122,7 +130,23 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   copy_ = ShaderProgram(v, "d2t/copy.frag");
   surfaceProgram_ = ShaderProgram(v, "d2t/surface.frag");
   normalsProgram_ = ShaderProgram(v, "d2t/normals.frag");
+  condense_ = ShaderProgram(v, "d2t/response_condense.frag");
+  responseEnergy_ = ShaderProgram(v, "d2t/response_energy.frag");
+  apply_ = ShaderProgram(v, "d2t/response_apply.frag");
+  scatter_ = ShaderProgram("d2t/scatter.vert", "d2t/scatter.frag");
   glGenVertexArrays(1, &vao_);
+  glGenVertexArrays(1, &scatterVao_);
+  glGenBuffers(1, &scatterBuffer_);
+  glBindVertexArray(scatterVao_);
+  glBindBuffer(GL_ARRAY_BUFFER, scatterBuffer_);
+  constexpr GLsizei kStride = sizeof(ScatterPoint);
+  glEnableVertexAttribArray(0);
+  glVertexAttribIPointer(0, 2, GL_INT, kStride, reinterpret_cast<const void*>(offsetof(ScatterPoint, texel)));
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, kStride, reinterpret_cast<const void*>(offsetof(ScatterPoint, value0)));
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, kStride, reinterpret_cast<const void*>(offsetof(ScatterPoint, value1)));
+  glBindVertexArray(0);
 
   // static per-body data: rest positions and masses, source texels, K_e blocks
   rest_ = newField();
@@ -162,7 +186,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
 
   // fields (zeroed: unused texels must hold finite values for the stencil)
   for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &support_, &x_[0], &x_[1], &r_[0], &r_[1],
-                       &p_[0], &p_[1], &zc_, &ap_})
+                       &p_[0], &p_[1], &zc_, &ap_, &impulseR_, &impulseExtra_})
     *t = newField();
   for (GlTexture& t : terms_) t = newField();
   for (int s = 0; s < 8; ++s) {
@@ -212,6 +236,8 @@ GpuSkin::~GpuSkin() {
   for (auto& f : fbos_) glDeleteFramebuffers(1, &f.second);
   if (!queryPool_.empty()) glDeleteQueries(GLsizei(queryPool_.size()), queryPool_.data());
   if (vao_) glDeleteVertexArrays(1, &vao_);
+  if (scatterVao_) glDeleteVertexArrays(1, &scatterVao_);
+  if (scatterBuffer_) glDeleteBuffers(1, &scatterBuffer_);
 }
 
 GlTexture GpuSkin::newField() const {
@@ -266,9 +292,14 @@ void GpuSkin::syncOperators(const LayeredBody& body) {
   sumMWr_.setZero();
   sumMubWt_.setZero();
   sumMubWr_.setZero();
+  restCondensed_ = CondensedSums{};
   for (int i = 0; i < nn; ++i) {
     const double mi = m.nodeMass[i];
     const Vec3& ub = m.restSkin[i];
+    const Mat3 h = mi * mi * hinv[i], ubx = skew(ub);
+    restCondensed_.tt += h;
+    restCondensed_.tr += h * ubx;
+    restCondensed_.rr += ubx * h * ubx;
     restSt_ += mi * ub;
     restMuu_ += mi * (ub.squaredNorm() * Mat3::Identity() - ub * ub.transpose());
     for (int j = 0; j < 3; ++j) {
@@ -299,7 +330,7 @@ void GpuSkin::bind(const ShaderProgram& p, const char* name, const GlTexture& t)
   ++unit_;
 }
 
-void GpuSkin::draw(const ShaderProgram&, const std::vector<Target>& targets, int w, int h) {
+void GpuSkin::bindTargets(const std::vector<Target>& targets, int w, int h) {
   std::vector<GLuint> key;
   for (const Target& t : targets) {
     key.push_back(t.texture);
@@ -330,6 +361,10 @@ void GpuSkin::draw(const ShaderProgram&, const std::vector<Target>& targets, int
   glDisable(GL_BLEND);
   glDisable(GL_CULL_FACE);
   glDisable(GL_SCISSOR_TEST);
+}
+
+void GpuSkin::draw(const ShaderProgram&, const std::vector<Target>& targets, int w, int h) {
+  bindTargets(targets, w, h);
   glBindVertexArray(vao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
 }
@@ -651,13 +686,144 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     checkGl("the GPU solver step");
   }
+  holder_ = &body;
   collectTimes(profile);
   return result;
+}
+
+// ---- the contact response's passes -------------------------------------------------------------
+
+void GpuSkin::load(const LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
+  syncOperators(body);
+  uploadNodes(q_, startQ);
+  uploadNodes(qNew_, s.q);
+  uploadNodes(qdotNew_, s.qdot);
+  holder_ = &body;
+}
+
+CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  syncOperators(body);
+  beginPass(condense_);
+  bind(condense_, "uQ", qNew_);
+  bind(condense_, "uHinv", hinv_);
+  std::vector<Target> targets;
+  std::vector<const GlTexture*> in, out;
+  for (int k = 0; k < 6; ++k) {
+    targets.push_back({terms_[k].id(), -1});
+    in.push_back(&terms_[k]);
+    out.push_back(&sums_[k]);
+  }
+  draw(condense_, targets);
+  reduce(in, out);
+  Mat3 hq, bhq, qhq;
+  std::array<double, 6> sym{};
+  for (int k = 0; k < 3; ++k) {
+    const std::array<float, 4> a = readTexel(sums_[k]), b = readTexel(sums_[3 + k]);
+    hq.row(k) << a[0], a[1], a[2];
+    bhq.row(k) << b[0], b[1], b[2];
+    sym[size_t(k)] = a[3];
+    sym[size_t(3 + k)] = b[3];
+  }
+  qhq << sym[0], sym[1], sym[2], sym[1], sym[3], sym[4], sym[2], sym[4], sym[5];
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  // u = ub + q: H [u]x = H [ub]x + H [q]x, [u]x H [u]x = rest + [ub]x H [q]x + its transpose + [q]x H [q]x
+  CondensedSums c = restCondensed_;
+  c.tr += hq;
+  c.rr += bhq + bhq.transpose() + qhq;
+  return c;
+}
+
+void GpuSkin::scatterImpulse(const SkinImpulse& imp) {
+  const Atlas& a = model_->atlas;
+  std::vector<ScatterPoint> points;
+  auto put = [&](int node, const Vec3& v, int slot) {
+    if (points.empty() || points.back().texel[0] != a.nodeTexel[size_t(node)] % n_ ||
+        points.back().texel[1] != a.nodeTexel[size_t(node)] / n_) {
+      ScatterPoint p{{a.nodeTexel[size_t(node)] % n_, a.nodeTexel[size_t(node)] / n_}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+      points.push_back(p);
+    }
+    GLfloat* dst = slot == 0 ? points.back().value0 : points.back().value1;
+    for (int c = 0; c < 3; ++c) dst[c] = GLfloat(v[c]);
+  };
+  // (r and extra are sorted by node: one point per node of their union)
+  size_t i = 0, j = 0;
+  while (i < imp.r.size() || j < imp.extra.size()) {
+    const int nr = i < imp.r.size() ? imp.r[i].first : INT_MAX;
+    const int ne = j < imp.extra.size() ? imp.extra[j].first : INT_MAX;
+    if (nr <= ne) put(nr, imp.r[i++].second, 0);
+    if (ne <= nr) put(ne, imp.extra[j++].second, 1);
+  }
+  bindTargets({{impulseR_.id(), -1}, {impulseExtra_.id(), -1}});
+  const GLfloat zero[4] = {0, 0, 0, 0};
+  glClearBufferfv(GL_COLOR, 0, zero);
+  glClearBufferfv(GL_COLOR, 1, zero);
+  if (!points.empty()) {
+    scatter_.use();
+    glUniform1i(scatter_.uniform("uSize"), n_);
+    glBindVertexArray(scatterVao_);
+    glBindBuffer(GL_ARRAY_BUFFER, scatterBuffer_);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(points.size() * sizeof(ScatterPoint)), points.data(), GL_STREAM_DRAW);
+    glDrawArrays(GL_POINTS, 0, GLsizei(points.size()));
+    glBindVertexArray(0);
+  }
+}
+
+Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& imp) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  syncOperators(body);
+  scatterImpulse(imp);
+  const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
+  beginPass(responseEnergy_);
+  bind(responseEnergy_, "uQ", qNew_);
+  bind(responseEnergy_, "uQdot", qdotNew_);
+  bind(responseEnergy_, "uR", impulseR_);
+  bind(responseEnergy_, "uHinv", hinv_);
+  auto set3 = [&](const ShaderProgram& p, const char* name, const Vec3& v) {
+    glUniform3f(p.uniform(name), float(v.x()), float(v.y()), float(v.z()));
+  };
+  set3(responseEnergy_, "uVb", vb);
+  set3(responseEnergy_, "uW", w);
+  set3(responseEnergy_, "uDvt", imp.dvt);
+  set3(responseEnergy_, "uDw", imp.dw);
+  draw(responseEnergy_, {{terms_[0].id(), -1}});
+  reduce({&terms_[0]}, {&sums_[0]});
+  const Vec3 k = readSum(sums_[0]);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact response's energy pass");
+  return k;
+}
+
+void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const SkinImpulse& imp, double share,
+                    double dt, LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  syncOperators(body);
+  scatterImpulse(imp);
+  beginPass(apply_);
+  bind(apply_, "uQ0", q_);
+  bind(apply_, "uQ", qNew_);
+  bind(apply_, "uQdot", qdotNew_);
+  bind(apply_, "uR", impulseR_);
+  bind(apply_, "uExtra", impulseExtra_);
+  bind(apply_, "uHinv", hinv_);
+  glUniform3f(apply_.uniform("uDvt"), float(imp.dvt.x()), float(imp.dvt.y()), float(imp.dvt.z()));
+  glUniform3f(apply_.uniform("uDw"), float(imp.dw.x()), float(imp.dw.y()), float(imp.dw.z()));
+  glUniform1f(apply_.uniform("uShare"), float(share));
+  glUniform1f(apply_.uniform("uDt"), float(dt));
+  draw(apply_, {{z_.id(), -1}, {ma_.id(), -1}});  // (scratch: swapped in below)
+  std::swap(qdotNew_, z_);
+  std::swap(qNew_, ma_);
+  s.q = downloadNodes(qNew_);
+  s.qdot = downloadNodes(qdotNew_);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact response's apply pass");
+  ++appliedImpulses_;
 }
 
 // ---- drawing -----------------------------------------------------------------------------------
 
 void GpuSkin::updateSurface(const std::vector<Vec3>& q) {
+  holder_ = nullptr;  // (q_ is the body's start state between its passes)
   uploadNodes(q_, q);
   beginPass(surfaceProgram_);
   bind(surfaceProgram_, "uQ", q_);
@@ -705,6 +871,7 @@ Vec3 GpuSkin::sum(const std::vector<Vec3>& x) {
 
 GpuForceSums GpuSkin::forces(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot, const Vec3& w,
                              double alpha, double beta, double dt, std::vector<Vec3>* z, std::vector<Vec3>* ma) {
+  holder_ = nullptr;
   uploadNodes(q_, q);
   uploadNodes(qdot_, qdot);
   const GpuForceSums f = forcesPass(w, alpha, beta, dt);

@@ -19,8 +19,19 @@
 // exact as on the CPU. Only 6-vectors, 3x3/6x6 matrices and reduction results
 // cross between CPU and GPU in these stages.
 //
-// The contact stages (6-15) still run on the CPU (LayeredBody::respondToContacts):
-// integrate() uploads q, qdot at the start and reads them back at the end.
+// The contact response's passes over every node (SkinResponse, steps 9-13) run here
+// too, on the state integrate() left in the textures:
+//
+//   condense (T)    sums for Mh_cond = M_c - sum M_ce(i) Mh_i^-1 M_ec(i)
+//   energy (T)      the kinetic energy along the impulse (its share, LayeredBody::respond)
+//   apply (T)       qdot += share dq + friction, q = q(t) + dt qdot
+//
+// The per-contact rows (generalised normals, D_k, the SMW active set, friction) are
+// solved on the CPU from the contact lists, and their impulses reach the passes as
+// a contact texture: one point per contacting node scattered into cleared textures.
+// Collision detection against colliders and the position correction (15) run on the
+// CPU, so the skin state still crosses: integrate() uploads q, qdot at the start and
+// reads the predicted state back; apply() reads the post-impact state back.
 //
 // Needs a current OpenGL 4.3+ context with float render targets; the
 // constructor throws GlError (naming the shader file and line, or the missing
@@ -68,7 +79,7 @@ struct GpuForceSums {
   Mat3 uu;  ///< sum m (u u^T - ub ub^T)
 };
 
-class GpuSkin final : public FreeMotionSolver {
+class GpuSkin final : public FreeMotionSolver, public SkinResponse {
  public:
   /// Allocates the body's textures and compiles the passes. Throws GlError.
   explicit GpuSkin(BakedBodyPtr model);
@@ -77,6 +88,17 @@ class GpuSkin final : public FreeMotionSolver {
   GpuSkin& operator=(const GpuSkin&) = delete;
 
   FreeStepResult integrate(LayeredBody& body, double dt, const Vec3& gravity, Profile& profile) override;
+
+  // ---- the contact response's passes (SkinResponse) on the state in the textures ------------
+  SkinResponse* response() override { return this; }
+  void load(const LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) override;
+  bool holds(const LayeredBody& body) const override { return holder_ == &body; }
+  /// How many impulses apply() has put on the skin (statistics, tests).
+  int appliedImpulses() const { return appliedImpulses_; }
+  CondensedSums condense(const LayeredBody& body, const LayeredState& s) override;
+  Vec3 energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) override;
+  void apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse, double share,
+             double dt, LayeredState& s) override;
 
   // ---- single stages on node arrays (the tests compare them with the CPU) ---------------
   /// Texels of `x` (N*N x 4, row-major) after the gutter fill pass.
@@ -131,6 +153,10 @@ class GpuSkin final : public FreeMotionSolver {
                    const GlTexture& out);
   GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support = false);
   void timestamp(const char* stage);
+  /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
+  void bindTargets(const std::vector<Target>& targets, int w = 0, int h = 0);
+  /// The impulse into the contact texture: impulseR_ = r_i, impulseExtra_ = extra_i.
+  void scatterImpulse(const SkinImpulse& impulse);
   void collectTimes(Profile& profile);
 
   BakedBodyPtr model_;
@@ -138,10 +164,14 @@ class GpuSkin final : public FreeMotionSolver {
   std::string renderer_;
 
   ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
-      copy_, surfaceProgram_, normalsProgram_;
+      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_;
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
   GlTexture support_;  // the colliders' support of each node, body frame (LayeredBody::supportLoad)
+  GlTexture impulseR_, impulseExtra_;  // the contact texture (SkinImpulse), 0 off contacts
+  GLuint scatterVao_ = 0, scatterBuffer_ = 0;
+  const LayeredBody* holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
+  int appliedImpulses_ = 0;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
   GlTexture terms_[8];
   std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1
@@ -161,6 +191,7 @@ class GpuSkin final : public FreeMotionSolver {
   Mat3 restMuu_ = Mat3::Zero();
   Mat3 sumMWt_ = Mat3::Zero(), sumMWr_ = Mat3::Zero();        // columns: sum m W[j]
   Mat3 sumMubWt_ = Mat3::Zero(), sumMubWr_ = Mat3::Zero();    // columns: sum m ub x W[j]
+  CondensedSums restCondensed_;                               // CondensedSums at q = 0
 
   // GPU timer queries of the current step
   std::vector<std::pair<const char*, GLuint>> stamps_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "sim/patch_friction.h"
 
@@ -721,6 +722,7 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
   dragImpulse_.setZero();
   if (!dragging()) return;
   StageTimer t(profile, "drag");
+  solverHoldsSkin_ = false;  // (it changes the skin here, on the CPU)
   const BakedBody& m = *model_;
   const int n = m.nodeCount();
   const int i = drag_.node;
@@ -838,6 +840,7 @@ void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
     state_.angularVelocity.setZero();
   }
   start_ = state_;  // positions at t (step 13 integrates from them)
+  solverHoldsSkin_ = false;
   computeSupport(g);
   buildSupportLoad();
 }
@@ -874,6 +877,7 @@ void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
     try {
       free_ = freeSolver_->integrate(*this, dt, g, profile);
       done = true;
+      solverHoldsSkin_ = true;
     } catch (const std::exception& e) {
       // the other backend failed (a GL error, say): back to the CPU from the start state
       backendFailure_ = e.what();
@@ -1106,6 +1110,92 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   return result;
 }
 
+// ---- the contact response's passes over every node (CPU reference) ------------------------
+
+namespace {
+// Entries of the same node summed, sorted by node.
+std::vector<std::pair<int, Vec3>> mergeByNode(std::vector<std::pair<int, Vec3>> v) {
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t out = 0;
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (out > 0 && v[out - 1].first == v[k].first)
+      v[out - 1].second += v[k].second;
+    else
+      v[out++] = v[k];
+  }
+  v.resize(out);
+  return v;
+}
+
+// dq_i of SkinImpulse without r_i: -Mh_i^-1 m_i (dvt - u_i x dw)
+Vec3 coreShare(const Mat3& hinv, double mi, const Vec3& ui, const SkinImpulse& imp) {
+  return -mi * (hinv * (imp.dvt - ui.cross(imp.dw)));
+}
+}  // namespace
+
+CondensedSums CpuSkinResponse::condense(const LayeredBody& body, const LayeredState& s) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  CondensedSums c;
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    const double m2 = m.nodeMass[i] * m.nodeMass[i];
+    const Mat3 ux = skew(m.restSkin[i] + s.q[i]);
+    const Mat3 hux = m2 * (hinv[i] * ux);
+    c.tt += m2 * hinv[i];
+    c.tr += hux;
+    c.rr += ux * hux;
+  }
+  return c;
+}
+
+Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& imp) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
+  std::vector<Vec3> dq(size_t(m.nodeCount()), Vec3::Zero());
+  for (const auto& [i, r] : imp.r) dq[size_t(i)] = hinv[i] * r;
+  Vec3 k = Vec3::Zero();
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    const Vec3 ui = m.restSkin[i] + s.q[i];
+    const double mi = m.nodeMass[i];
+    const Vec3 vi = vb + w.cross(ui) + s.qdot[i];
+    const Vec3 di = imp.dvt + imp.dw.cross(ui) + dq[i] + coreShare(hinv[i], mi, ui, imp);
+    k += Vec3(0.5 * mi * vi.squaredNorm(), mi * vi.dot(di), 0.5 * mi * di.squaredNorm());
+  }
+  return k;
+}
+
+void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& imp,
+                            double share, double dt, LayeredState& s) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  for (const auto& [i, r] : imp.r) s.qdot[i] += share * (hinv[i] * r);
+  for (const auto& [i, e] : imp.extra) s.qdot[i] += e;
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    s.qdot[i] += share * coreShare(hinv[i], m.nodeMass[i], m.restSkin[i] + s.q[i], imp);
+    s.q[i] = startQ[i] + dt * s.qdot[i];
+  }
+}
+
+template <class F>
+auto LayeredBody::withResponse(F f) {
+  if (freeSolver_ && freeSolver_->response()) {
+    try {
+      if (!solverHoldsSkin_ || !freeSolver_->holds(*this)) {
+        freeSolver_->load(*this, state_, start_.q);
+        solverHoldsSkin_ = true;
+      }
+      return f(*freeSolver_->response());
+    } catch (const std::exception& e) {
+      backendFailure_ = e.what();
+      freeSolver_.reset();
+      solverHoldsSkin_ = false;
+    }
+  }
+  CpuSkinResponse cpu;
+  return f(cpu);
+}
+
 // Steps 6-13 from the collision-free prediction in state_; positions are
 // re-integrated from the start of the step with the post-impact velocities.
 void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const Vec3& g, Profile& profile,
@@ -1120,11 +1210,6 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
   // 13 (below) integrates positions from the start of the step; a rigid impact
   // during the step adds the motion before the time of impact
   Vec3 impactV = Vec3::Zero(), impactW = Vec3::Zero();
-  auto integratePositions = [&]() {
-    s.position = start.position + dt * (s.velocity + impactV);
-    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity + impactW, dt);
-    for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
-  };
 
   // 6-8: the contacts found at the predicted state. Finders report nodes within a
   // margin; penetrating ones collide here, and so do the nodes that colliders or
@@ -1264,20 +1349,11 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     // Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (all nodes: the whole skin rides on the core)
     Mat6 A = Mc;
     if (!fixed) {
-      Mat3 Ptt = Mat3::Zero(), Ptr = Mat3::Zero(), Prr = Mat3::Zero();
-      for (int i = 0; i < n; ++i) {
-        const double m2 = m.nodeMass[i] * m.nodeMass[i];
-        const Mat3 ux = skew(m.restSkin[i] + s.q[i]);
-        const Mat3& h = mtDiagInverse_[i];
-        const Mat3 hux = m2 * (h * ux);
-        Ptt += m2 * h;
-        Ptr += hux;
-        Prr += ux * hux;
-      }
-      A.block<3, 3>(0, 0) -= R * Ptt * Rt;
-      A.block<3, 3>(0, 3) -= -R * Ptr;
-      A.block<3, 3>(3, 0) -= -(R * Ptr).transpose();
-      A.block<3, 3>(3, 3) -= -Prr;
+      const CondensedSums P = withResponse([&](SkinResponse& r) { return r.condense(*this, s); });
+      A.block<3, 3>(0, 0) -= R * P.tt * Rt;
+      A.block<3, 3>(0, 3) -= -R * P.tr;
+      A.block<3, 3>(3, 0) -= -(R * P.tr).transpose();
+      A.block<3, 3>(3, 3) -= -P.rr;
     }
     // 10 lambda by Sherman-Morrison-Woodbury: (D + U A^-1 U^T) l = b
     //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on an active set.
@@ -1330,7 +1406,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       fk[k] = lambda[k] * cs[k].normal;
       info_.activeContacts += cs[k].impulse + lambda[k] > 0;
     }
-    std::vector<Vec3> r(n, Vec3::Zero());
+    SkinImpulse imp;  // r_i: the contacts' impulses by node (a node may have several)
     Vec6 dv = Vec6::Zero();
     {
       Vec6 fc = Vec6::Zero();
@@ -1340,23 +1416,30 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
         const int i = cs[k].node;
         const Vec3 fb = Rt * fk[k];
         const Vec3 ui = m.restSkin[i] + s.q[i];
-        r[i] += fb;
+        imp.r.emplace_back(i, fb);
         fc.head<3>() += fk[k];
         fc.tail<3>() += ui.cross(fb);
         const Vec3 hr = mtDiagInverse_[i] * fb;
         mt += m.nodeMass[i] * hr;
         mr += m.nodeMass[i] * ui.cross(hr);
       }
+      imp.r = mergeByNode(std::move(imp.r));
       if (!fixed) {
         Vec6 rhs6;
         rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
         dv = A.ldlt().solve(rhs6);
       }
     }
-    const Vec3 dvt = Rt * dv.head<3>(), dw = dv.tail<3>();
-    // the skin's share: dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c), M_ec(i) dv_c = m_i (R^T dv_t - u_i x dv_r)
-    auto skinChange = [&](int i, const Vec3& ui) {
-      return Vec3(mtDiagInverse_[i] * (r[i] - m.nodeMass[i] * (dvt - ui.cross(dw))));
+    imp.dvt = Rt * dv.head<3>();
+    imp.dw = dv.tail<3>();
+    // the skin's share at node i: dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c), M_ec(i) dv_c =
+    // m_i (R^T dv_t - u_i x dv_r); the passes over all nodes apply it (SkinResponse)
+    auto skinChange = [&](int i) {
+      const auto at = std::lower_bound(imp.r.begin(), imp.r.end(), i,
+                                       [](const std::pair<int, Vec3>& e, int node) { return e.first < node; });
+      const Vec3 ri = at != imp.r.end() && at->first == i ? at->second : Vec3::Zero();
+      const Vec3 ui = m.restSkin[i] + s.q[i];
+      return Vec3(mtDiagInverse_[i] * (ri - m.nodeMass[i] * (imp.dvt - ui.cross(imp.dw))));
     };
     // An inelastic contact against a resting surface cannot add kinetic energy, but
     // the response applied through the block-diagonal Mh_e can (it pushes the core
@@ -1365,51 +1448,48 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     // ~20 J per step). Where the surfaces are at rest, the impulse is scaled down to
     // the largest share s in [0, 1] that keeps the kinetic energy from growing;
     // what it leaves of the penetration goes to the position correction. The energy
-    // along the share t is KE(t) = k0 + ka t + kb t^2 (each velocity is linear in t),
-    // summed in the pass that applies the whole impulse (body frame, as kineticEnergy).
-    const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
-    const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * dw;
-    double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw));
-    double ka = m.coreMass * vb.dot(dvt) + w.dot(icdw);
-    double kb = 0.5 * (m.coreMass * dvt.squaredNorm() + dw.dot(icdw));
-    for (int i = 0; i < n; ++i) {
-      const Vec3 ui = m.restSkin[i] + s.q[i];
-      const Vec3 dq = skinChange(i, ui);
-      const Vec3 vi = vb + w.cross(ui) + s.qdot[i], di = dvt + dw.cross(ui) + dq;
-      const double mi = m.nodeMass[i];
-      k0 += 0.5 * mi * vi.squaredNorm();
-      ka += mi * vi.dot(di);
-      kb += 0.5 * mi * di.squaredNorm();
-      s.qdot[i] += dq;
-    }
-    s.velocity += dv.head<3>();
-    s.angularVelocity += dw;
+    // along the share t is KE(t) = k0 + ka t + kb t^2 (each velocity is linear in t;
+    // body frame, as kineticEnergy): the core's part here, the skin's from its pass.
     bool restingSurfaces = true;
     for (const NodeContact& c : cs) restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
-    double share = 1;  // of the impulse that went in
-    if (restingSurfaces && ka + kb > k0 * 1e-9 + 1e-12) {
-      share = kb > 0 && ka < 0 ? std::clamp(-ka / kb, 0.0, 1.0) : 0.0;  // KE back to k0 at t = -ka/kb
-      const double back = 1 - share;
-      for (int i = 0; i < n; ++i) s.qdot[i] -= back * skinChange(i, m.restSkin[i] + s.q[i]);
-      s.velocity -= back * dv.head<3>();
-      s.angularVelocity -= back * dw;
+    double share = 1;  // of the impulse that goes in
+    if (restingSurfaces) {
+      const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
+      const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * imp.dw;
+      const Vec3 skin = withResponse([&](SkinResponse& r) { return r.energy(*this, s, imp); });
+      const double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw)) + skin[0];
+      const double ka = m.coreMass * vb.dot(imp.dvt) + w.dot(icdw) + skin[1];
+      const double kb = 0.5 * (m.coreMass * imp.dvt.squaredNorm() + imp.dw.dot(icdw)) + skin[2];
+      if (ka + kb > k0 * 1e-9 + 1e-12)
+        share = kb > 0 && ka < 0 ? std::clamp(-ka / kb, 0.0, 1.0) : 0.0;  // KE back to k0 at t = -ka/kb
     }
+    s.velocity += share * dv.head<3>();
+    s.angularVelocity += share * imp.dw;
     // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|),
     //    on the node's skin velocity. xt is the node's tangential velocity after the
     //    normal impulse (which moves it tangentially too, through the coupling): the
     //    pre-impact one of (14) can overshoot and feed a resting body energy.
+    std::unordered_map<int, Vec3> skinAfter;  // node -> its qdot after the impulse (and friction)
     for (int k = 0; k < nc; ++k) {
       if (cs[k].impulse + lambda[k] <= 0) continue;
       const NodeContact& c = cs[k];
-      const Vec3 rel = nodeVelocity(c.node) - c.surfaceVelocity;
+      auto [at, added] = skinAfter.try_emplace(c.node);
+      Vec3& qdot = at->second;
+      if (added) qdot = s.qdot[c.node] + share * skinChange(c.node);
+      const Vec3 ui = m.restSkin[c.node] + s.q[c.node];
+      const Vec3 after = s.velocity + R * (s.angularVelocity.cross(ui) + qdot);
+      const Vec3 rel = after - c.surfaceVelocity;
       const Vec3 xt = rel - c.normal.dot(rel) * c.normal;
       const double speed = xt.norm();
       if (speed < 1e-12) continue;
-      const double impulse = (nodeVelocity(c.node) - before[k]).norm();
+      const double impulse = (after - before[k]).norm();
       const double muHat = std::min(1.0, c.friction * impulse / speed);
-      s.qdot[c.node] += Rt * (-muHat * xt);
+      const Vec3 dqdot = Rt * (-muHat * xt);
+      qdot += dqdot;
+      imp.extra.emplace_back(c.node, dqdot);
       cs[k].frictionImpulse -= m.nodeMass[c.node] * muHat * xt;
     }
+    imp.extra = mergeByNode(std::move(imp.extra));
     for (int k = 0; k < nc; ++k) cs[k].impulse += share * lambda[k];
     if (rowImpulse_.size() != size_t(n)) {
       rowImpulse_.assign(size_t(n), 0.0);
@@ -1423,8 +1503,11 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       rowOther_[size_t(c.node)] = c.other;
     }
     cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.release; }), cs.end());
-    // 13 positions from the post-impact velocities
-    integratePositions();
+    // 13 positions from the post-impact velocities: the skin's in the same pass as its
+    //    velocities, from the start of the step
+    withResponse([&](SkinResponse& r) { r.apply(*this, start.q, imp, share, dt, s); });
+    s.position = start.position + dt * (s.velocity + impactV);
+    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity + impactW, dt);
   }
 
 }
@@ -1434,6 +1517,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
 void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& profile) {
   StageTimer t(profile, "correct");
   LayeredState& s = state_;
+  solverHoldsSkin_ = false;
   const Mat3 Rt = rotation(s.orientation).transpose();
   // the nodes that the response held on a collider or a body (a positive impulse puts
   // them on its surface) are supported in the next step. (Not a test on the depth: a

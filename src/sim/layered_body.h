@@ -91,6 +91,52 @@ struct FreeStepResult {
   double cgResidual = 0;         ///< its final relative residual
 };
 
+/// The impulse of one contact response on the skin (steps 11-13). With Mh_i the
+/// diagonal blocks of Mt_e and u_i = ub_i + q_i, node i's velocity changes by
+///   dq_i = Mh_i^-1 (r_i - m_i (dvt - u_i x dw))          (the impulse, eq. 3.9 with Mh_e)
+/// and the friction's extra_i; r and extra are zero but at the listed nodes.
+struct SkinImpulse {
+  std::vector<std::pair<int, Vec3>> r;      ///< (node, r_i) body frame [N s], each node once
+  std::vector<std::pair<int, Vec3>> extra;  ///< (node, dqdot_i) body frame [m/s], each node once
+  Vec3 dvt = Vec3::Zero();  ///< the core's velocity change R^T dv_t (body frame) [m/s]
+  Vec3 dw = Vec3::Zero();   ///< ... and dw (body frame) [rad/s]
+};
+
+/// The sums over every skin node that condense the block-diagonal response onto the
+/// core: Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (LayeredBody::respond).
+struct CondensedSums {
+  Mat3 tt = Mat3::Zero();  ///< sum m_i^2 Mh_i^-1
+  Mat3 tr = Mat3::Zero();  ///< sum m_i^2 Mh_i^-1 [u_i]x
+  Mat3 rr = Mat3::Zero();  ///< sum [u_i]x m_i^2 Mh_i^-1 [u_i]x
+};
+
+/// The contact response's passes over every skin node (steps 9-13): on the CPU
+/// (CpuSkinResponse, the reference) or where a backend keeps the skin state (the
+/// GPU solver). Only these sums, the energy terms and the sparse impulses cross.
+class SkinResponse {
+ public:
+  virtual ~SkinResponse() = default;
+  /// The condensation sums at the skin state s.
+  virtual CondensedSums condense(const class LayeredBody& body, const LayeredState& s) = 0;
+  /// The kinetic energy along the impulse, KE(t) = k0 + ka t + kb t^2 for skin velocities
+  /// qdot_i + t dq_i and core velocities v + t dv (extra not included): the skin's part,
+  /// (k0, ka, kb) = sum_i m_i (|v_i|^2 / 2, v_i . d_i, |d_i|^2 / 2) with v_i = vb + w x u_i
+  /// + qdot_i and d_i = dvt + dw x u_i + dq_i (vb = R^T cdot, w: the state's, body frame).
+  virtual Vec3 energy(const class LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) = 0;
+  /// qdot_i += share dq_i + extra_i, then q_i = startQ_i + dt qdot_i, into s.
+  virtual void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse,
+                     double share, double dt, LayeredState& s) = 0;
+};
+
+/// The CPU reference of SkinResponse: loops over the nodes in double.
+class CpuSkinResponse final : public SkinResponse {
+ public:
+  CondensedSums condense(const class LayeredBody& body, const LayeredState& s) override;
+  Vec3 energy(const class LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) override;
+  void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse,
+             double share, double dt, LayeredState& s) override;
+};
+
 /// Steps 1-5 done by another backend (the GPU solver): advances body.state()
 /// from its start-of-step value by the collision-free update of dt.
 class FreeMotionSolver {
@@ -98,6 +144,18 @@ class FreeMotionSolver {
   virtual ~FreeMotionSolver() = default;
   virtual FreeStepResult integrate(class LayeredBody& body, double dt, const Vec3& gravity,
                                    Profile& profile) = 0;
+  /// The backend's contact response passes, or nullptr (the CPU runs them). They work
+  /// on the backend's copy of the skin state, which integrate() leaves equal to
+  /// body.state() and load() makes equal to s (and the start displacements) again;
+  /// holds(body): the copy is body's (another use of the backend may have replaced it).
+  virtual SkinResponse* response() { return nullptr; }
+  virtual void load(const class LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
+    (void)body, (void)s, (void)startQ;
+  }
+  virtual bool holds(const class LayeredBody& body) const {
+    (void)body;
+    return false;
+  }
 };
 
 /// How Mt_e x = b is solved.
@@ -199,7 +257,12 @@ class LayeredBody {
   const BodyDesc& desc() const { return desc_; }
   int nodeCount() const { return model_->nodeCount(); }
 
-  LayeredState& state() { return state_; }
+  /// The state. Writing it through this accessor also tells the free-motion solver
+  /// that its copy of the skin is stale (it is loaded again before its next use).
+  LayeredState& state() {
+    solverHoldsSkin_ = false;
+    return state_;
+  }
   const LayeredState& state() const { return state_; }
   /// Puts the body at the scene's initial pose and velocity, skin at rest.
   void resetToDesc();
@@ -274,7 +337,10 @@ class LayeredBody {
   const SupportLoad& supportLoad() const { return support_; }
 
   /// Runs steps 1-5 on `solver` instead of the CPU (nullptr: back to the CPU).
-  void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) { freeSolver_ = std::move(solver); }
+  void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) {
+    freeSolver_ = std::move(solver);
+    solverHoldsSkin_ = false;
+  }
   const FreeMotionSolver* freeMotionSolver() const { return freeSolver_.get(); }
   std::shared_ptr<FreeMotionSolver> freeMotionSolverShared() const { return freeSolver_; }
   /// Why the free-motion solver was dropped during a step (then cleared); empty if it was not.
@@ -395,7 +461,13 @@ class LayeredBody {
   LayeredState start_;     // state at the start of the current step
   FreeStepResult free_;    // what the collision-free update of this step left
   std::shared_ptr<FreeMotionSolver> freeSolver_;
+  bool solverHoldsSkin_ = false;  // the free-motion solver's skin copy equals state_ and start_.q
   std::string backendFailure_;
+  // f(SkinResponse&) with the contact response's all-node passes: the free-motion
+  // solver's (its copy loaded when stale), or the CPU's; a backend that fails is
+  // dropped (backendFailure_) and f runs on the CPU
+  template <class F>
+  auto withResponse(F f);
   std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e
   std::vector<std::array<Eigen::Matrix3f, kStencilSlots>> mtFloat_;  // (nnode x 7) the same in float
   std::vector<Mat3> mtDiagInverse_;                  // (nnode) inverse diagonal blocks (Mh_e^-1)

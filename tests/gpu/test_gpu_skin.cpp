@@ -254,11 +254,78 @@ TEST_F(GpuSkinTest, NormalsPassMatchesTheMeshNormals) {
   }
 }
 
+// The contact response's passes (condense, energy, apply) on a random skin state
+// and a random impulse at random nodes, against CpuSkinResponse.
+TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
+  for (const BodyDesc& base : {test::ball(kR, 48, 1e6), torus(32)}) {
+    BodyDesc d = base;
+    d.material.alpha = 0.2;
+    d.material.beta = 0.005;
+    Pair p(d);
+    p.step(0.01, Vec3::Zero());  // prepares Mt_e (and Mh_e^-1) for dt
+    const int n = p.gpu.nodeCount();
+    LayeredState s = p.gpu.state();
+    s.q = randomField(n, 3e-3, 11);
+    s.qdot = randomField(n, 0.1, 12);
+    s.velocity = Vec3(0.4, -1.2, 0.3);
+    s.angularVelocity = Vec3(-0.8, 2.0, 0.5);
+    s.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(-1, 2, 0.5).normalized()));
+    const std::vector<Vec3> startQ = randomField(n, 3e-3, 13);
+    // impulses at ~5% of the nodes, friction at half of those and at a few others
+    std::mt19937 rng(14);
+    std::uniform_real_distribution<double> u(-1, 1);
+    SkinImpulse imp;
+    for (int i = 0; i < n; ++i) {
+      const double pick = 0.5 * (u(rng) + 1);
+      if (pick < 0.05) imp.r.emplace_back(i, 0.02 * Vec3(u(rng), u(rng), u(rng)));
+      if (pick < 0.025 || pick > 0.99) imp.extra.emplace_back(i, 0.05 * Vec3(u(rng), u(rng), u(rng)));
+    }
+    imp.dvt = Vec3(0.03, -0.05, 0.02);
+    imp.dw = Vec3(0.1, 0.04, -0.07);
+    const double share = 0.7, dt = 0.01;
+    ASSERT_GT(imp.r.size(), 20u);
+
+    CpuSkinResponse cpu;
+    p.skin->load(p.gpu, s, startQ);
+    ASSERT_TRUE(p.skin->holds(p.gpu));
+    // condensation: the skin-state parts (the rest-shape parts are summed in double)
+    LayeredState rest = s;
+    std::fill(rest.q.begin(), rest.q.end(), Vec3::Zero());
+    const CondensedSums c0 = cpu.condense(p.gpu, rest), cc = cpu.condense(p.gpu, s);
+    const CondensedSums cg = p.skin->condense(p.gpu, s);
+    auto rel = [](const Mat3& g, const Mat3& c, const Mat3& r) { return (g - c).norm() / (c - r).norm(); };
+    const double eTt = (cg.tt - cc.tt).norm() / cc.tt.norm();
+    const double eTr = rel(cg.tr, cc.tr, c0.tr), eRr = rel(cg.rr, cc.rr, c0.rr);
+    // energy along the impulse
+    const Vec3 kc = cpu.energy(p.gpu, s, imp), kg = p.skin->energy(p.gpu, s, imp);
+    const Vec3 eK = (kg - kc).cwiseAbs().cwiseQuotient(kc.cwiseAbs());
+    // the impulse applied, positions from the start
+    LayeredState sc = s, sg = s;
+    cpu.apply(p.gpu, startQ, imp, share, dt, sc);
+    p.skin->apply(p.gpu, startQ, imp, share, dt, sg);
+    const double eQdot = relativeError(sg.qdot, sc.qdot), eQ = relativeError(sg.q, sc.q);
+    std::printf("response passes (%s) vs CPU: condense tt %.2e, tr %.2e, rr %.2e (of the skin-state parts); "
+                "energy k0 %.2e, ka %.2e, kb %.2e; apply qdot %.2e, q %.2e\n",
+                d.shape->type().c_str(), eTt, eTr, eRr, eK[0], eK[1], eK[2], eQdot, eQ);
+    EXPECT_LT(eTt, 1e-12);  // (no skin-state part: the same double sum)
+    EXPECT_LT(eTr, 1e-4);
+    EXPECT_LT(eRr, 1e-4);
+    EXPECT_LT(eK.maxCoeff(), 1e-4);
+    EXPECT_LT(eQdot, 1e-4);
+    EXPECT_LT(eQ, 1e-4);
+    // the textures now hold the state after the impulse: a second apply continues from it
+    LayeredState sc2 = sc, sg2 = sg;
+    cpu.apply(p.gpu, startQ, imp, share, dt, sc2);
+    p.skin->apply(p.gpu, startQ, imp, share, dt, sg2);
+    EXPECT_LT(relativeError(sg2.qdot, sc2.qdot), 1e-4);
+  }
+}
+
 // ---- whole runs ----------------------------------------------------------------------------------
 
-// A soft ball dropped on the ground, 200 steps on both backends (the contact
-// stages are shared; the GPU runs steps 1-5 in float), with and without the
-// colliders' support in the free update (the GPU reads it as a texture).
+// A soft ball dropped on the ground, 200 steps on both backends (the GPU runs
+// steps 1-5 and the response's passes over all nodes in float), with and without
+// the colliders' support in the free update (the GPU reads it as a texture).
 TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
   for (bool support : {false, true}) {
     BodyDesc d = test::ball(kR, 32, 1e5);
@@ -282,6 +349,9 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
     std::printf("ball drop%s, 200 steps GPU vs CPU: core position %.2e m, core velocity %.2e m/s, skin %.2e m "
                 "(%d steps with support)\n",
                 support ? " with contact support" : "", maxPos, maxV, maxQ, supported);
+    // the response ran on the GPU (no fallback to the CPU) in every step with contacts
+    EXPECT_EQ(p.gpu.freeMotionSolver(), p.skin.get());
+    EXPECT_GT(p.skin->appliedImpulses(), 100) << support;
     EXPECT_LT(maxPos, 5e-4) << support;  // 0.1% of the radius
     EXPECT_LT(maxV, 1e-2) << support;
     EXPECT_LT(maxQ, 1e-4) << support;
