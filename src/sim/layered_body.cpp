@@ -1133,35 +1133,54 @@ Vec3 coreShare(const Mat3& hinv, double mi, const Vec3& ui, const SkinImpulse& i
 }
 }  // namespace
 
+#pragma omp declare reduction(+ : Mat3 : omp_out += omp_in) initializer(omp_priv = Mat3::Zero())
+#pragma omp declare reduction(+ : Vec3 : omp_out += omp_in) initializer(omp_priv = Vec3::Zero())
+
 CondensedSums CpuSkinResponse::condense(const LayeredBody& body, const LayeredState& s) {
   const BakedBody& m = body.model();
   const std::vector<Mat3>& hinv = body.mtDiagInverse();
-  CondensedSums c;
-  for (int i = 0; i < m.nodeCount(); ++i) {
+  const int n = m.nodeCount();
+  cached_ = false;
+  Mat3 tt = Mat3::Zero(), tr = Mat3::Zero(), rr = Mat3::Zero();
+#pragma omp parallel for schedule(static) reduction(+ : tt, tr, rr) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
     const double m2 = m.nodeMass[i] * m.nodeMass[i];
     const Mat3 ux = skew(m.restSkin[i] + s.q[i]);
     const Mat3 hux = m2 * (hinv[i] * ux);
-    c.tt += m2 * hinv[i];
-    c.tr += hux;
-    c.rr += ux * hux;
+    tt += m2 * hinv[i];
+    tr += hux;
+    rr += ux * hux;
   }
-  return c;
+  return {tt, tr, rr};
 }
 
 Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& imp) {
   const BakedBody& m = body.model();
   const std::vector<Mat3>& hinv = body.mtDiagInverse();
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
-  std::vector<Vec3> dq(size_t(m.nodeCount()), Vec3::Zero());
-  for (const auto& [i, r] : imp.r) dq[size_t(i)] = hinv[i] * r;
+  const int n = m.nodeCount();
+  dq_.resize(size_t(n));
   Vec3 k = Vec3::Zero();
-  for (int i = 0; i < m.nodeCount(); ++i) {
+#pragma omp parallel for schedule(static) reduction(+ : k) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
     const Vec3 ui = m.restSkin[i] + s.q[i];
     const double mi = m.nodeMass[i];
     const Vec3 vi = vb + w.cross(ui) + s.qdot[i];
-    const Vec3 di = imp.dvt + imp.dw.cross(ui) + dq[i] + coreShare(hinv[i], mi, ui, imp);
+    dq_[i] = coreShare(hinv[i], mi, ui, imp);
+    const Vec3 di = imp.dvt + imp.dw.cross(ui) + dq_[i];
     k += Vec3(0.5 * mi * vi.squaredNorm(), mi * vi.dot(di), 0.5 * mi * di.squaredNorm());
   }
+  // the impulses' own part at their nodes: d_i gains h_i = Mh_i^-1 r_i
+  for (const auto& [i, r] : imp.r) {
+    const Vec3 ui = m.restSkin[i] + s.q[i], hr = hinv[i] * r;
+    const double mi = m.nodeMass[i];
+    const Vec3 vi = vb + w.cross(ui) + s.qdot[i], di = imp.dvt + imp.dw.cross(ui) + dq_[i];
+    k += Vec3(0, mi * vi.dot(hr), mi * di.dot(hr) + 0.5 * mi * hr.squaredNorm());
+    dq_[i] += hr;
+  }
+  dqOf_ = imp;
+  dqOf_.extra.clear();
+  cached_ = true;
   return k;
 }
 
@@ -1169,10 +1188,18 @@ void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& st
                             double share, double dt, LayeredState& s) {
   const BakedBody& m = body.model();
   const std::vector<Mat3>& hinv = body.mtDiagInverse();
-  for (const auto& [i, r] : imp.r) s.qdot[i] += share * (hinv[i] * r);
+  const int n = m.nodeCount();
+  if (!cached_ || imp.r != dqOf_.r || imp.dvt != dqOf_.dvt || imp.dw != dqOf_.dw) {  // (else energy() left them)
+    dq_.resize(size_t(n));
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+    for (int i = 0; i < n; ++i) dq_[i] = coreShare(hinv[i], m.nodeMass[i], m.restSkin[i] + s.q[i], imp);
+    for (const auto& [i, r] : imp.r) dq_[i] += hinv[i] * r;
+  }
+  cached_ = false;
   for (const auto& [i, e] : imp.extra) s.qdot[i] += e;
-  for (int i = 0; i < m.nodeCount(); ++i) {
-    s.qdot[i] += share * coreShare(hinv[i], m.nodeMass[i], m.restSkin[i] + s.q[i], imp);
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    s.qdot[i] += share * dq_[i];
     s.q[i] = startQ[i] + dt * s.qdot[i];
   }
 }
@@ -1192,8 +1219,7 @@ auto LayeredBody::withResponse(F f) {
       solverHoldsSkin_ = false;
     }
   }
-  CpuSkinResponse cpu;
-  return f(cpu);
+  return f(cpuResponse_);
 }
 
 // Steps 6-13 from the collision-free prediction in state_; positions are

@@ -94,10 +94,11 @@ struct FreeStepResult {
 /// The impulse of one contact response on the skin (steps 11-13). With Mh_i the
 /// diagonal blocks of Mt_e and u_i = ub_i + q_i, node i's velocity changes by
 ///   dq_i = Mh_i^-1 (r_i - m_i (dvt - u_i x dw))          (the impulse, eq. 3.9 with Mh_e)
-/// and the friction's extra_i; r and extra are zero but at the listed nodes.
+/// and the friction's extra_i; r and extra are zero but at the listed nodes (sorted by
+/// node, each node once).
 struct SkinImpulse {
-  std::vector<std::pair<int, Vec3>> r;      ///< (node, r_i) body frame [N s], each node once
-  std::vector<std::pair<int, Vec3>> extra;  ///< (node, dqdot_i) body frame [m/s], each node once
+  std::vector<std::pair<int, Vec3>> r;      ///< (node, r_i) body frame [N s]
+  std::vector<std::pair<int, Vec3>> extra;  ///< (node, dqdot_i) body frame [m/s]
   Vec3 dvt = Vec3::Zero();  ///< the core's velocity change R^T dv_t (body frame) [m/s]
   Vec3 dw = Vec3::Zero();   ///< ... and dw (body frame) [rad/s]
 };
@@ -128,13 +129,20 @@ class SkinResponse {
                      double share, double dt, LayeredState& s) = 0;
 };
 
-/// The CPU reference of SkinResponse: loops over the nodes in double.
+/// The CPU reference of SkinResponse: loops over the nodes in double. energy() keeps
+/// each node's dq_i, and an apply() of the same impulse (r, dvt, dw; extra may differ)
+/// right after it uses them instead of a second pass over Mh^-1.
 class CpuSkinResponse final : public SkinResponse {
  public:
   CondensedSums condense(const class LayeredBody& body, const LayeredState& s) override;
   Vec3 energy(const class LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) override;
   void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse,
              double share, double dt, LayeredState& s) override;
+
+ private:
+  std::vector<Vec3> dq_;  // (nnode) dq_i of the impulse dqOf_ (when cached_)
+  SkinImpulse dqOf_;
+  bool cached_ = false;
 };
 
 /// Steps 1-5 done by another backend (the GPU solver): advances body.state()
@@ -462,6 +470,7 @@ class LayeredBody {
   FreeStepResult free_;    // what the collision-free update of this step left
   std::shared_ptr<FreeMotionSolver> freeSolver_;
   bool solverHoldsSkin_ = false;  // the free-motion solver's skin copy equals state_ and start_.q
+  CpuSkinResponse cpuResponse_;
   std::string backendFailure_;
   // f(SkinResponse&) with the contact response's all-node passes: the free-motion
   // solver's (its copy loaded when stale), or the CPU's; a backend that fails is
