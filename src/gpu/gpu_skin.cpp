@@ -399,6 +399,18 @@ void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vec
   }
 }
 
+void GpuSkin::sumTerms(const ShaderProgram& p, int count) {
+  std::vector<Target> targets;
+  std::vector<const GlTexture*> in, out;
+  for (int k = 0; k < count; ++k) {
+    targets.push_back({terms_[k].id(), -1});
+    in.push_back(&terms_[k]);
+    out.push_back(&sums_[k]);
+  }
+  draw(p, targets);
+  reduce(in, out);
+}
+
 std::array<float, 4> GpuSkin::readTexel(const GlTexture& t) const {
   std::array<float, 4> v{};
   glBindTexture(GL_TEXTURE_2D, t.id());
@@ -595,32 +607,25 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
   if (!fixed) {
     StageTimer t(profile, "core");
     timestamp("gpu_coupling");
-    beginPass(coupling_);
-    bind(coupling_, "uQ", q_);
-    bind(coupling_, "uY", x_[xCur_]);
-    bind(coupling_, "uWt", wt_);
-    bind(coupling_, "uWr", wr_);
-    bind(coupling_, "uHinv", hinv_);
-    glUniform1i(coupling_.uniform("uPart"), 0);
-    std::vector<Target> targets;
-    std::vector<const GlTexture*> in, out;
-    for (int k = 0; k < 8; ++k) {
-      targets.push_back({terms_[k].id(), -1});
-      in.push_back(&terms_[k]);
-      out.push_back(&sums_[k]);
-    }
-    draw(coupling_, targets);
-    reduce(in, out);
+    auto couplingPass = [&](int part) {  // (each reduction rebinds the texture units)
+      beginPass(coupling_);
+      bind(coupling_, "uQ", q_);
+      bind(coupling_, "uY", x_[xCur_]);
+      bind(coupling_, "uWt", wt_);
+      bind(coupling_, "uWr", wr_);
+      bind(coupling_, "uHinv", hinv_);
+      glUniform1i(coupling_.uniform("uPart"), part);
+    };
+    couplingPass(0);
+    sumTerms(coupling_, 8);
     const Vec3 my = readSum(sums_[0]), uy = readSum(sums_[1]);
     Mat3 A1, B1, G, H;
     for (int j = 0; j < 3; ++j) {
       A1.col(j) = readSum(sums_[2 + j]);
       B1.col(j) = readSum(sums_[5 + j]);
     }
-    coupling_.use();
-    glUniform1i(coupling_.uniform("uPart"), 1);
-    draw(coupling_, {targets.begin(), targets.begin() + 6});
-    reduce({in.begin(), in.begin() + 6}, {out.begin(), out.begin() + 6});
+    couplingPass(1);
+    sumTerms(coupling_, 6);
     for (int k = 0; k < 3; ++k) {
       G.col(k) = readSum(sums_[k]);
       H.col(k) = readSum(sums_[3 + k]);
@@ -707,15 +712,7 @@ CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
   beginPass(condense_);
   bind(condense_, "uQ", qNew_);
   bind(condense_, "uHinv", hinv_);
-  std::vector<Target> targets;
-  std::vector<const GlTexture*> in, out;
-  for (int k = 0; k < 6; ++k) {
-    targets.push_back({terms_[k].id(), -1});
-    in.push_back(&terms_[k]);
-    out.push_back(&sums_[k]);
-  }
-  draw(condense_, targets);
-  reduce(in, out);
+  sumTerms(condense_, 6);
   Mat3 hq, bhq, qhq;
   std::array<double, 6> sym{};
   for (int k = 0; k < 3; ++k) {
@@ -786,8 +783,7 @@ Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinI
   set3(responseEnergy_, "uW", w);
   set3(responseEnergy_, "uDvt", imp.dvt);
   set3(responseEnergy_, "uDw", imp.dw);
-  draw(responseEnergy_, {{terms_[0].id(), -1}});
-  reduce({&terms_[0]}, {&sums_[0]});
+  sumTerms(responseEnergy_, 1);
   const Vec3 k = readSum(sums_[0]);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's energy pass");

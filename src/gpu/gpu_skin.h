@@ -145,6 +145,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void resetUnits() { unit_ = 0; }
   /// Sums each of `inputs` (N x N) down to 1 x 1 into `results`.
   void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results);
+  /// Runs `p` (used, its inputs bound) into terms_[0, count) and sums each into sums_[k].
+  void sumTerms(const ShaderProgram& p, int count);
   Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
   std::array<float, 4> readTexel(const GlTexture& oneByOne) const;
   // Mt y = rhs_, x in y_[cur]; stops at |r| <= tolerance max(|rhs_|, referenceNorm)
