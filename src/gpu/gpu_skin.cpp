@@ -733,23 +733,20 @@ CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
 
 void GpuSkin::scatterImpulse(const SkinImpulse& imp) {
   const Atlas& a = model_->atlas;
+  // one point per node of the union of r and extra (both sorted by node)
   std::vector<ScatterPoint> points;
-  auto put = [&](int node, const Vec3& v, int slot) {
-    if (points.empty() || points.back().texel[0] != a.nodeTexel[size_t(node)] % n_ ||
-        points.back().texel[1] != a.nodeTexel[size_t(node)] / n_) {
-      ScatterPoint p{{a.nodeTexel[size_t(node)] % n_, a.nodeTexel[size_t(node)] / n_}, {0, 0, 0, 0}, {0, 0, 0, 0}};
-      points.push_back(p);
-    }
-    GLfloat* dst = slot == 0 ? points.back().value0 : points.back().value1;
+  auto copy = [](const Vec3& v, GLfloat* dst) {
     for (int c = 0; c < 3; ++c) dst[c] = GLfloat(v[c]);
   };
-  // (r and extra are sorted by node: one point per node of their union)
   size_t i = 0, j = 0;
   while (i < imp.r.size() || j < imp.extra.size()) {
-    const int nr = i < imp.r.size() ? imp.r[i].first : INT_MAX;
-    const int ne = j < imp.extra.size() ? imp.extra[j].first : INT_MAX;
-    if (nr <= ne) put(nr, imp.r[i++].second, 0);
-    if (ne <= nr) put(ne, imp.extra[j++].second, 1);
+    const int node = std::min(i < imp.r.size() ? imp.r[i].first : INT_MAX,
+                              j < imp.extra.size() ? imp.extra[j].first : INT_MAX);
+    const int texel = a.nodeTexel[size_t(node)];
+    ScatterPoint p{{texel % n_, texel / n_}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+    if (i < imp.r.size() && imp.r[i].first == node) copy(imp.r[i++].second, p.value0);
+    if (j < imp.extra.size() && imp.extra[j].first == node) copy(imp.extra[j++].second, p.value1);
+    points.push_back(p);
   }
   bindTargets({{impulseR_.id(), -1}, {impulseExtra_.id(), -1}});
   const GLfloat zero[4] = {0, 0, 0, 0};
