@@ -220,7 +220,7 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
       // skin hidden
     } else if (skin && skinProgram_.id()) {
       // GPU backend: the surface and normals passes, then draw from the textures
-      skin->updateSurface(b.layered.state().q);
+      skin->updateSurface(b.layered);
       draws.push_back({nullptr, pose, color, false, skin.get(), skinIndices_[i].get(), true});
     } else {
       bodyMeshes_[i]->update(skinMesh(b));

@@ -48,12 +48,6 @@ GlTexture& GlTexture::operator=(GlTexture&& o) noexcept {
 
 namespace {
 
-// A vertex of the scatter pass: a node texel and two values for it.
-struct ScatterPoint {
-  GLint texel[2];
-  GLfloat value0[4], value1[4];
-};
-
 // Uploads N x N x 4 floats into a 2-D texture or one layer of an array.
 void uploadTexels(const GlTexture& t, int layer, const std::vector<float>& texels) {
   if (t.layers() > 0) {
@@ -540,18 +534,27 @@ void GpuSkin::timestamp(const char* stage) {
   stamps_.emplace_back(stage, q);
 }
 
-void GpuSkin::collectTimes(Profile& profile) {
+void GpuSkin::collectTimes() {
   std::vector<GLuint64> t(stamps_.size());
   for (size_t i = 0; i < stamps_.size(); ++i) glGetQueryObjectui64v(stamps_[i].second, GL_QUERY_RESULT, &t[i]);
-  for (size_t i = 0; i + 1 < stamps_.size(); ++i) profile.add(stamps_[i].first, double(t[i + 1] - t[i]) * 1e-6);
+  for (size_t i = 0; i + 1 < stamps_.size(); ++i)
+    if (stamps_[i].first) times_.add(stamps_[i].first, double(t[i + 1] - t[i]) * 1e-6);
   stamps_.clear();
+}
+
+void GpuSkin::takeTimes(Profile& profile) {
+  for (const Profile::Stage& st : times_.stages()) profile.add(st.name, st.ms);
+  times_.clear();
 }
 
 FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, Profile& profile) {
   if (&body.model() != model_.get())  // re-assembled (a material change): K_e and masses are stale here
     throw GlError("the body's model changed under its GPU solver (make a new GpuSkin for it)");
   const BakedBody& m = *model_;
-  LayeredState& s = body.state();
+  // the state of the last step's end is still here (nothing wrote it on the CPU since):
+  // it becomes this step's start instead of crossing again
+  const bool resident = body.skinResident();
+  LayeredState& s = body.editState();
   const LayeredState start = s;
   const double mass = m.totalMass;
   const bool fixed = body.settings().fixedCore;
@@ -561,8 +564,14 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
   {
     StageTimer t(profile, "transfer");
     syncOperators(body);
-    uploadNodes(q_, s.q);
-    uploadNodes(qdot_, s.qdot);
+    if (resident) {
+      std::swap(q_, qNew_);
+      std::swap(qdot_, qdotNew_);
+    } else {
+      uploadNodes(q_, s.q);
+      uploadNodes(qdot_, s.qdot);
+      ++stateUploads_;
+    }
   }
   const LayeredBody::SupportLoad& support = body.supportLoad();
   if (!support.nodes.empty()) {
@@ -668,7 +677,7 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     mqdotNew = readSum(sums_[0]);
     mqNew = readSum(sums_[1]);
   }
-  timestamp("end");
+  timestamp(nullptr);
   {
     StageTimer t(profile, "positions");
     s.velocity += dvc.head<3>();
@@ -692,7 +701,8 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     checkGl("the GPU solver step");
   }
   holder_ = &body;
-  collectTimes(profile);
+  collectTimes();
+  takeTimes(profile);
   return result;
 }
 
@@ -703,12 +713,15 @@ void GpuSkin::load(const LayeredBody& body, const LayeredState& s, const std::ve
   uploadNodes(q_, startQ);
   uploadNodes(qNew_, s.q);
   uploadNodes(qdotNew_, s.qdot);
+  ++stateUploads_;
   holder_ = &body;
 }
 
 CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
+  stamps_.clear();
+  timestamp("gpu_condense");
   beginPass(condense_);
   bind(condense_, "uQ", qNew_);
   bind(condense_, "uHinv", hinv_);
@@ -723,6 +736,8 @@ CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
     sym[size_t(3 + k)] = b[3];
   }
   qhq << sym[0], sym[1], sym[2], sym[1], sym[3], sym[4], sym[2], sym[4], sym[5];
+  timestamp(nullptr);
+  collectTimes();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   // u = ub + q: H [u]x = H [ub]x + H [q]x, [u]x H [u]x = rest + [ub]x H [q]x + its transpose + [q]x H [q]x
   CondensedSums c = restCondensed_;
@@ -752,20 +767,25 @@ void GpuSkin::scatterImpulse(const SkinImpulse& imp) {
   const GLfloat zero[4] = {0, 0, 0, 0};
   glClearBufferfv(GL_COLOR, 0, zero);
   glClearBufferfv(GL_COLOR, 1, zero);
-  if (!points.empty()) {
-    scatter_.use();
-    glUniform1i(scatter_.uniform("uSize"), n_);
-    glBindVertexArray(scatterVao_);
-    glBindBuffer(GL_ARRAY_BUFFER, scatterBuffer_);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(points.size() * sizeof(ScatterPoint)), points.data(), GL_STREAM_DRAW);
-    glDrawArrays(GL_POINTS, 0, GLsizei(points.size()));
-    glBindVertexArray(0);
-  }
+  drawPoints(points);
+}
+
+void GpuSkin::drawPoints(const std::vector<ScatterPoint>& points) {
+  if (points.empty()) return;
+  scatter_.use();
+  glUniform1i(scatter_.uniform("uSize"), n_);
+  glBindVertexArray(scatterVao_);
+  glBindBuffer(GL_ARRAY_BUFFER, scatterBuffer_);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(points.size() * sizeof(ScatterPoint)), points.data(), GL_STREAM_DRAW);
+  glDrawArrays(GL_POINTS, 0, GLsizei(points.size()));
+  glBindVertexArray(0);
 }
 
 Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& imp) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
+  stamps_.clear();
+  timestamp("gpu_energy");
   scatterImpulse(imp);
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
   beginPass(responseEnergy_);
@@ -782,6 +802,8 @@ Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinI
   set3(responseEnergy_, "uDw", imp.dw);
   sumTerms(responseEnergy_, 1);
   const Vec3 k = readSum(sums_[0]);
+  timestamp(nullptr);
+  collectTimes();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's energy pass");
   return k;
@@ -791,6 +813,8 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Ski
                     double dt, LayeredState& s) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
+  stamps_.clear();
+  timestamp("gpu_apply");
   scatterImpulse(imp);
   beginPass(apply_);
   bind(apply_, "uQ0", q_);
@@ -806,20 +830,58 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Ski
   draw(apply_, {{z_.id(), -1}, {ma_.id(), -1}});  // (scratch: swapped in below)
   std::swap(qdotNew_, z_);
   std::swap(qNew_, ma_);
+  timestamp(nullptr);
   s.q = downloadNodes(qNew_);
   s.qdot = downloadNodes(qdotNew_);
+  collectTimes();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's apply pass");
   ++appliedImpulses_;
 }
 
+void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  stamps_.clear();
+  timestamp("gpu_correct");
+  // one point per corrected node, added into its texel of qNew_ (its gutter copies are
+  // not read: every pass reads a node's values at its own texel)
+  const Atlas& a = model_->atlas;
+  std::vector<ScatterPoint> points;
+  points.reserve(dq.size());
+  for (const auto& [i, d] : dq) {
+    const int texel = a.nodeTexel[size_t(i)];
+    points.push_back({{texel % n_, texel / n_}, {GLfloat(d.x()), GLfloat(d.y()), GLfloat(d.z()), 0}, {0, 0, 0, 0}});
+    s.q[size_t(i)] += d;  // (the CPU's copy takes the same change)
+  }
+  bindTargets({{qNew_.id(), -1}});
+  glEnablei(GL_BLEND, 0);
+  glBlendEquationi(0, GL_FUNC_ADD);
+  glBlendFunci(0, GL_ONE, GL_ONE);
+  drawPoints(points);
+  glDisablei(GL_BLEND, 0);
+  timestamp(nullptr);
+  collectTimes();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the position correction's scatter");
+}
+
 // ---- drawing -----------------------------------------------------------------------------------
 
+void GpuSkin::updateSurface(const LayeredBody& body) {
+  if (body.skinResident() && holds(body))
+    surfacePasses(qNew_);
+  else
+    updateSurface(body.state().q);
+}
+
 void GpuSkin::updateSurface(const std::vector<Vec3>& q) {
-  holder_ = nullptr;  // (q_ is the body's start state between its passes)
-  uploadNodes(q_, q);
+  uploadNodes(z_, q);  // (scratch between steps: the state textures keep the body's state)
+  surfacePasses(z_);
+}
+
+void GpuSkin::surfacePasses(const GlTexture& q) {
   beginPass(surfaceProgram_);
-  bind(surfaceProgram_, "uQ", q_);
+  bind(surfaceProgram_, "uQ", q);
   draw(surfaceProgram_, {{surface_.id(), -1}});
   beginPass(normalsProgram_);
   bind(normalsProgram_, "uSurface", surface_);

@@ -25,13 +25,16 @@
 //   condense (T)    sums for Mh_cond = M_c - sum M_ce(i) Mh_i^-1 M_ec(i)
 //   energy (T)      the kinetic energy along the impulse (its share, LayeredBody::respond)
 //   apply (T)       qdot += share dq + friction, q = q(t) + dt qdot
+//   correct (T)     step 15: q += the correction, one point per corrected node blended
+//                   into the resident q
 //
 // The per-contact rows (generalised normals, D_k, the SMW active set, friction) are
 // solved on the CPU from the contact lists, and their impulses reach the passes as
 // a contact texture: one point per contacting node scattered into cleared textures.
-// Collision detection against colliders and the position correction (15) run on the
-// CPU, so the skin state still crosses: integrate() uploads q, qdot at the start and
-// reads the predicted state back; apply() reads the post-impact state back.
+// The skin state stays in the textures from step to step (and is drawn from there);
+// it is uploaded whole only when the CPU wrote it (LayeredBody::editState, a reset, a
+// drag). Collision detection against colliders runs on the CPU, so the state is read
+// back: after integrate() (the predicted state) and after each apply().
 //
 // Needs a current OpenGL 4.3+ context with float render targets; the
 // constructor throws GlError (naming the shader file and line, or the missing
@@ -95,10 +98,18 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   bool holds(const LayeredBody& body) const override { return holder_ == &body; }
   /// How many impulses apply() has put on the skin (statistics, tests).
   int appliedImpulses() const { return appliedImpulses_; }
+  /// How many times the skin state was uploaded whole (integrate() from a state written
+  /// on the CPU, load()); a step that starts from the resident state uploads nothing.
+  int stateUploads() const { return stateUploads_; }
   CondensedSums condense(const LayeredBody& body, const LayeredState& s) override;
   Vec3 energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) override;
   void apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse, double share,
              double dt, LayeredState& s) override;
+  /// A scatter: one point per node adds its dq_i into the resident q (blending).
+  void correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) override;
+  /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its
+  /// own into its profile).
+  void takeTimes(Profile& profile) override;
 
   // ---- single stages on node arrays (the tests compare them with the CPU) ---------------
   /// Texels of `x` (N*N x 4, row-major) after the gutter fill pass.
@@ -117,8 +128,11 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   const std::string& renderer() const { return renderer_; }
 
   // ---- drawing straight from the textures -------------------------------------------------
-  /// Uploads skin displacements q and computes in textures the deformed surface
-  /// u = ub + q (body frame, w = 1 on nodes) and its unit vertex normals.
+  /// Computes in textures the deformed surface u = ub + q (body frame, w = 1 on nodes)
+  /// and its unit vertex normals: from the resident state when it is body's current one
+  /// (no transfer), else from body.state().q uploaded.
+  void updateSurface(const LayeredBody& body);
+  /// ... from displacements q, uploaded (into a scratch texture: the state stays).
   void updateSurface(const std::vector<Vec3>& q);
   const GlTexture& surfaceTexture() const { return surface_; }
   const GlTexture& normalTexture() const { return normals_; }
@@ -126,12 +140,25 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GLuint nodeTexelTexture() const { return nodeTexelTex_; }
   /// The normals of the last updateSurface, per node (tests).
   std::vector<Vec3> readNormals() const { return downloadNodes(normals_); }
+  /// ... and its surface u, per node (tests).
+  std::vector<Vec3> readSurface() const { return downloadNodes(surface_); }
+  /// The resident displacements q, per node (tests).
+  std::vector<Vec3> readResidentQ() const { return downloadNodes(qNew_); }
 
  private:
   struct Target {
     GLuint texture;
     int layer;  // -1: a 2-D texture
   };
+  // A vertex of the scatter pass: a node texel and two values for it.
+  struct ScatterPoint {
+    GLint texel[2];
+    GLfloat value0[4], value1[4];
+  };
+  /// Draws the points (scatter_) into the bound targets.
+  void drawPoints(const std::vector<ScatterPoint>& points);
+  /// The surface and normals passes from displacements in q.
+  void surfacePasses(const GlTexture& q);
   void syncOperators(const LayeredBody& body);
   void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
   std::vector<Vec3> downloadNodes(const GlTexture& t) const;
@@ -154,12 +181,14 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
                    const GlTexture& out);
   GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support = false);
+  /// A GPU timestamp: the time to the next one is the stage's (nullptr: an end).
   void timestamp(const char* stage);
   /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
   void bindTargets(const std::vector<Target>& targets, int w = 0, int h = 0);
   /// The impulse into the contact texture: impulseR_ = r_i, impulseExtra_ = extra_i.
   void scatterImpulse(const SkinImpulse& impulse);
-  void collectTimes(Profile& profile);
+  /// Waits for the timestamps of the passes since the last call, into times_.
+  void collectTimes();
 
   BakedBodyPtr model_;
   int n_ = 0;  // atlas resolution
@@ -173,7 +202,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GlTexture impulseR_, impulseExtra_;  // the contact texture (SkinImpulse), 0 off contacts
   GLuint scatterVao_ = 0, scatterBuffer_ = 0;
   const LayeredBody* holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
-  int appliedImpulses_ = 0;
+  int appliedImpulses_ = 0, stateUploads_ = 0;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
   GlTexture terms_[8];
   std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1
@@ -195,9 +224,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   Mat3 sumMubWt_ = Mat3::Zero(), sumMubWr_ = Mat3::Zero();    // columns: sum m ub x W[j]
   CondensedSums restCondensed_;                               // CondensedSums at q = 0
 
-  // GPU timer queries of the current step
+  // GPU timer queries of the passes running, and the times they measured (takeTimes)
   std::vector<std::pair<const char*, GLuint>> stamps_;
   std::vector<GLuint> queryPool_;
+  Profile times_;
 };
 
 }  // namespace d2t

@@ -31,6 +31,7 @@ void LayeredBody::resetToDesc() {
   const BakedBody& m = *model_;
   const int n = m.nodeCount();
   state_ = LayeredState{};
+  solverHoldsSkin_ = false;
   previousContacts_ = 0;
 
   state_.orientation = desc_.orientation;
@@ -75,6 +76,7 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
   state_.velocity += (state_.orientation * state_.angularVelocity).cross(shift);
   model_ = std::move(model);
   desc_ = desc;
+  solverHoldsSkin_ = false;  // (the solver's copy was the old model's)
   preparedDt_ = -1;  // Mt_e, its factor and the coupling columns are rebuilt at the next step
   y_.assign(size_t(model_->nodeCount()), Vec3::Zero());
   history_.clear();
@@ -840,7 +842,6 @@ void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
     state_.angularVelocity.setZero();
   }
   start_ = state_;  // positions at t (step 13 integrates from them)
-  solverHoldsSkin_ = false;
   computeSupport(g);
   buildSupportLoad();
 }
@@ -1204,15 +1205,25 @@ void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& st
   }
 }
 
+void CpuSkinResponse::correct(const LayeredBody&, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
+  for (const auto& [i, d] : dq) s.q[size_t(i)] += d;
+}
+
 template <class F>
-auto LayeredBody::withResponse(F f) {
+auto LayeredBody::withResponse(Profile& profile, F f) {
   if (freeSolver_ && freeSolver_->response()) {
     try {
-      if (!solverHoldsSkin_ || !freeSolver_->holds(*this)) {
+      if (!skinResident()) {
+        StageTimer t(profile, "transfer");
         freeSolver_->load(*this, state_, start_.q);
         solverHoldsSkin_ = true;
       }
-      return f(*freeSolver_->response());
+      struct TakeTimes {  // (also when f returns nothing)
+        SkinResponse& r;
+        Profile& p;
+        ~TakeTimes() { r.takeTimes(p); }
+      } take{*freeSolver_->response(), profile};
+      return f(take.r);
     } catch (const std::exception& e) {
       backendFailure_ = e.what();
       freeSolver_.reset();
@@ -1375,7 +1386,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     // Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (all nodes: the whole skin rides on the core)
     Mat6 A = Mc;
     if (!fixed) {
-      const CondensedSums P = withResponse([&](SkinResponse& r) { return r.condense(*this, s); });
+      const CondensedSums P = withResponse(profile, [&](SkinResponse& r) { return r.condense(*this, s); });
       A.block<3, 3>(0, 0) -= R * P.tt * Rt;
       A.block<3, 3>(0, 3) -= -R * P.tr;
       A.block<3, 3>(3, 0) -= -(R * P.tr).transpose();
@@ -1482,7 +1493,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     if (restingSurfaces) {
       const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
       const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * imp.dw;
-      const Vec3 skin = withResponse([&](SkinResponse& r) { return r.energy(*this, s, imp); });
+      const Vec3 skin = withResponse(profile, [&](SkinResponse& r) { return r.energy(*this, s, imp); });
       const double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw)) + skin[0];
       const double ka = m.coreMass * vb.dot(imp.dvt) + w.dot(icdw) + skin[1];
       const double kb = 0.5 * (m.coreMass * imp.dvt.squaredNorm() + imp.dw.dot(icdw)) + skin[2];
@@ -1531,7 +1542,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.release; }), cs.end());
     // 13 positions from the post-impact velocities: the skin's in the same pass as its
     //    velocities, from the start of the step
-    withResponse([&](SkinResponse& r) { r.apply(*this, start.q, imp, share, dt, s); });
+    withResponse(profile, [&](SkinResponse& r) { r.apply(*this, start.q, imp, share, dt, s); });
     s.position = start.position + dt * (s.velocity + impactV);
     s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity + impactW, dt);
   }
@@ -1543,7 +1554,6 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
 void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& profile) {
   StageTimer t(profile, "correct");
   LayeredState& s = state_;
-  solverHoldsSkin_ = false;
   const Mat3 Rt = rotation(s.orientation).transpose();
   // the nodes that the response held on a collider or a body (a positive impulse puts
   // them on its surface) are supported in the next step. (Not a test on the depth: a
@@ -1560,13 +1570,24 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& pro
     rowOther_[size_t(i)] = kNoRow;
   }
   rowNodes_.clear();
+  std::vector<std::pair<int, Vec3>> dq;  // (a node may have contacts with several surfaces)
   for (const NodeContact& c : contacts) {
     if (c.depth <= 0) continue;
-    s.q[c.node] += Rt * (c.stiffnessShare * c.depth * c.normal);
+    dq.emplace_back(c.node, Rt * (c.stiffnessShare * c.depth * c.normal));
     ++info_.corrected;
     info_.maxCorrection = std::max(info_.maxCorrection, c.stiffnessShare * c.depth);
     info_.finalPenetration = std::max(info_.finalPenetration, (1 - c.stiffnessShare) * c.depth);
   }
+  if (dq.empty()) return;
+  std::stable_sort(dq.begin(), dq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t k = 0;
+  for (size_t j = 1; j < dq.size(); ++j)
+    if (dq[j].first == dq[k].first)
+      dq[k].second += dq[j].second;
+    else
+      dq[++k] = dq[j];
+  dq.resize(k + 1);
+  withResponse(profile, [&](SkinResponse& r) { r.correct(*this, dq, s); });
 }
 
 }  // namespace d2t

@@ -127,6 +127,13 @@ class SkinResponse {
   /// qdot_i += share dq_i + extra_i, then q_i = startQ_i + dt qdot_i, into s.
   virtual void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse,
                      double share, double dt, LayeredState& s) = 0;
+  /// The position correction (step 15): q_i += dq_i at the listed nodes (sorted by node,
+  /// each node once; body frame [m]), into s.
+  virtual void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
+                       LayeredState& s) = 0;
+  /// Adds the time the backend measured for these passes since the last call (GPU timer
+  /// queries) to `profile`.
+  virtual void takeTimes(Profile& profile) { (void)profile; }
 };
 
 /// The CPU reference of SkinResponse: loops over the nodes in double. energy() keeps
@@ -138,6 +145,8 @@ class CpuSkinResponse final : public SkinResponse {
   Vec3 energy(const class LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) override;
   void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse,
              double share, double dt, LayeredState& s) override;
+  void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
+               LayeredState& s) override;
 
  private:
   std::vector<Vec3> dq_;  // (nnode) dq_i of the impulse dqOf_ (when cached_)
@@ -156,6 +165,8 @@ class FreeMotionSolver {
   /// on the backend's copy of the skin state, which integrate() leaves equal to
   /// body.state() and load() makes equal to s (and the start displacements) again;
   /// holds(body): the copy is body's (another use of the backend may have replaced it).
+  /// The copy outlives the step: while body.skinResident(), integrate() starts from it
+  /// instead of uploading the state again.
   virtual SkinResponse* response() { return nullptr; }
   virtual void load(const class LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
     (void)body, (void)s, (void)startQ;
@@ -265,13 +276,13 @@ class LayeredBody {
   const BodyDesc& desc() const { return desc_; }
   int nodeCount() const { return model_->nodeCount(); }
 
-  /// The state. Writing it through this accessor also tells the free-motion solver
-  /// that its copy of the skin is stale (it is loaded again before its next use).
-  LayeredState& state() {
+  const LayeredState& state() const { return state_; }
+  /// The state, to write: this also tells the free-motion solver that its copy of the
+  /// skin is stale (it is loaded again before its next use).
+  LayeredState& editState() {
     solverHoldsSkin_ = false;
     return state_;
   }
-  const LayeredState& state() const { return state_; }
   /// Puts the body at the scene's initial pose and velocity, skin at rest.
   void resetToDesc();
   /// Swaps in a model re-baked from the same shape and atlas with another
@@ -350,6 +361,9 @@ class LayeredBody {
     solverHoldsSkin_ = false;
   }
   const FreeMotionSolver* freeMotionSolver() const { return freeSolver_.get(); }
+  /// The free-motion solver holds this body's current skin state (q, qdot): nothing
+  /// wrote it on the CPU since the solver's last pass, so the solver need not load it.
+  bool skinResident() const { return solverHoldsSkin_ && freeSolver_ && freeSolver_->holds(*this); }
   std::shared_ptr<FreeMotionSolver> freeMotionSolverShared() const { return freeSolver_; }
   /// Why the free-motion solver was dropped during a step (then cleared); empty if it was not.
   std::string takeBackendFailure() {
@@ -469,14 +483,16 @@ class LayeredBody {
   LayeredState start_;     // state at the start of the current step
   FreeStepResult free_;    // what the collision-free update of this step left
   std::shared_ptr<FreeMotionSolver> freeSolver_;
-  bool solverHoldsSkin_ = false;  // the free-motion solver's skin copy equals state_ and start_.q
+  // the free-motion solver's copy of the skin equals state_'s q and qdot (and, from its
+  // integrate() or load() in this step on, start_.q): cleared by every write on the CPU
+  bool solverHoldsSkin_ = false;
   CpuSkinResponse cpuResponse_;
   std::string backendFailure_;
   // f(SkinResponse&) with the contact response's all-node passes: the free-motion
   // solver's (its copy loaded when stale), or the CPU's; a backend that fails is
   // dropped (backendFailure_) and f runs on the CPU
   template <class F>
-  auto withResponse(F f);
+  auto withResponse(Profile& profile, F f);
   std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e
   std::vector<std::array<Eigen::Matrix3f, kStencilSlots>> mtFloat_;  // (nnode x 7) the same in float
   std::vector<Mat3> mtDiagInverse_;                  // (nnode) inverse diagonal blocks (Mh_e^-1)

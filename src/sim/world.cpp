@@ -682,8 +682,8 @@ void World::step() {
         b.layered.resetToDesc();
         rebaseEnergy(bi);  // (it starts again from the scene's height)
       } else {
-        b.layered.state() = b.lastGood;
-        LayeredState& s = b.layered.state();
+        LayeredState& s = b.layered.editState();
+        s = b.lastGood;
         s.velocity.setZero();
         s.angularVelocity.setZero();
         std::fill(s.qdot.begin(), s.qdot.end(), Vec3::Zero());

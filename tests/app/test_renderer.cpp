@@ -37,7 +37,7 @@ TEST(Renderer, SkinFromTexturesMatchesTheCpuMesh) {
   const auto gl = EglContext::create();
   World w(ballOverGround(Vec3(0, 0.7, 0), Quat(Eigen::AngleAxisd(0.5, Vec3(1, 1, 0).normalized()))));
   // a deformed skin, so that positions and normals both matter
-  LayeredState& st = w.bodies()[0].layered.state();
+  LayeredState& st = w.bodies()[0].layered.editState();
   for (int i = 0; i < int(st.q.size()); ++i)
     st.q[size_t(i)] = 0.03 * std::sin(0.37 * i) * w.bodies()[0].model->restSkin[size_t(i)].normalized();
   w.bodies()[0].refreshState();
@@ -275,7 +275,7 @@ TEST(Renderer, PunchDentIsVisibleInTheDepthOfTheContactRegion) {
   const std::vector<double> dented = eyeDistances(target, camera);
   LayeredState rest = deformed;
   rest.q = before;
-  w.bodies()[0].layered.state() = rest;
+  w.bodies()[0].layered.editState() = rest;
   w.bodies()[0].refreshState();
   r.render(w, camera, target, plain);
   const std::vector<double> smooth = eyeDistances(target, camera);

@@ -26,11 +26,11 @@ struct Compared {
 Compared compare(ContactCamera& camera, const BodyDesc& da, const BodyDesc& db, const Quat& qb, const Vec3& offset) {
   const BakedBodyPtr ma = bake(da), mb = bake(db);
   LayeredBody a(ma, da), b(mb, db);
-  b.state().orientation = qb;
-  b.state().position = offset;
+  b.editState().orientation = qb;
+  b.editState().position = offset;
   // a little skin deformation so that the surfaces are not the rest ones
-  for (int i = 0; i < a.nodeCount(); ++i) a.state().q[size_t(i)] = 0.004 * std::sin(3.0 * i) * ma->restSkin[size_t(i)].normalized();
-  for (int i = 0; i < b.nodeCount(); ++i) b.state().q[size_t(i)] = 0.004 * std::cos(5.0 * i) * mb->restSkin[size_t(i)].normalized();
+  for (int i = 0; i < a.nodeCount(); ++i) a.editState().q[size_t(i)] = 0.004 * std::sin(3.0 * i) * ma->restSkin[size_t(i)].normalized();
+  for (int i = 0; i < b.nodeCount(); ++i) b.editState().q[size_t(i)] = 0.004 * std::cos(5.0 * i) * mb->restSkin[size_t(i)].normalized();
   const std::vector<const LayeredBody*> bodies = {&a, &b};
   const std::vector<ConvexProxy> proxies = {makeProxy(*ma), makeProxy(*mb)};
   const std::vector<ProxyContact> pairs = findProxyContacts(bodies, proxies, 0.01, nullptr);
@@ -127,7 +127,7 @@ TEST_F(ContactCameraTest, ContactSetsWithAMeshColliderMatchTheCpuReference) {
   };
   for (const Case& c : cases) {
     LayeredBody a(m, d);
-    for (int i = 0; i < a.nodeCount(); ++i) a.state().q[size_t(i)] = 0.004 * std::sin(3.0 * i) * m->restSkin[size_t(i)].normalized();
+    for (int i = 0; i < a.nodeCount(); ++i) a.editState().q[size_t(i)] = 0.004 * std::sin(3.0 * i) * m->restSkin[size_t(i)].normalized();
     ColliderDesc cd;
     cd.name = "collider";
     cd.type = ColliderType::Mesh;
@@ -191,7 +191,7 @@ TEST_F(ContactCameraTest, SeparatedSkinsDrawNothing) {
   const BodyDesc d = test::ball(0.5, 32, 1e5);
   const BakedBodyPtr m = bake(d);
   LayeredBody a(m, d), b(m, d);
-  b.state().position = Vec3(0, 1.005, 0);  // 5 mm apart: stage 1 passes, the skins do not overlap
+  b.editState().position = Vec3(0, 1.005, 0);  // 5 mm apart: stage 1 passes, the skins do not overlap
   ProxyContact p;
   p.normal = Vec3::UnitY();
   std::vector<NodeContact> ca, cb;
@@ -210,7 +210,7 @@ TEST_F(ContactCameraTest, SnapshotOfDShowsTheOverlapLens) {
   db.name = "upper";
   const BakedBodyPtr ma = bake(da), mb = bake(db);
   LayeredBody a(ma, da), b(mb, db);
-  b.state().position = Vec3(0, 0.98, 0);
+  b.editState().position = Vec3(0, 0.98, 0);
   ProxyContact p;
   p.normal = Vec3::UnitY();
   std::vector<NodeContact> ca, cb;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
 
 #include "../sim/test_shapes.h"
 #include "gl_test.h"
@@ -211,7 +212,7 @@ TEST_F(GpuSkinTest, FreeStepMatchesTheCpu) {
   p.cpu.settings().cgIterations = p.gpu.settings().cgIterations = 400;
   const int n = p.cpu.nodeCount();
   for (LayeredBody* b : {&p.cpu, &p.gpu}) {
-    LayeredState& s = b->state();
+    LayeredState& s = b->editState();
     s.q = randomField(n, 2e-3, 5);
     s.qdot = randomField(n, 0.05, 6);
     s.velocity = Vec3(0.3, -1, 0.2);
@@ -318,6 +319,25 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     cpu.apply(p.gpu, startQ, imp, share, dt, sc2);
     p.skin->apply(p.gpu, startQ, imp, share, dt, sg2);
     EXPECT_LT(relativeError(sg2.qdot, sc2.qdot), 1e-4);
+    // the position correction at ~5% of the nodes, added into the resident q
+    std::vector<std::pair<int, Vec3>> dq;
+    for (int i = 0; i < n; ++i)
+      if (0.5 * (u(rng) + 1) < 0.05) dq.emplace_back(i, 2e-3 * Vec3(u(rng), u(rng), u(rng)));
+    ASSERT_GT(dq.size(), 20u);
+    cpu.correct(p.gpu, dq, sc2);
+    p.skin->correct(p.gpu, dq, sg2);
+    const std::vector<Vec3> resident = p.skin->readResidentQ();
+    double eCorr = 0, scale = 0;  // (at the corrected nodes, where the change is)
+    for (const auto& [i, d] : dq) {
+      eCorr = std::max(eCorr, (resident[size_t(i)] - sc2.q[size_t(i)]).norm());
+      scale = std::max(scale, sc2.q[size_t(i)].norm());
+    }
+    std::printf("position correction (%s): the resident q vs the CPU at the %zu corrected nodes, %.2e of %.2e m; "
+                "everywhere %.2e\n",
+                d.shape->type().c_str(), dq.size(), eCorr, scale, relativeError(resident, sc2.q));
+    EXPECT_LT(eCorr, 1e-4 * scale);
+    EXPECT_LT(relativeError(resident, sc2.q), 1e-4);
+    EXPECT_LT(relativeError(sg2.q, sc2.q), 1e-4);  // (the CPU's copy took the same change)
   }
 }
 
@@ -338,6 +358,7 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
     }
     double maxPos = 0, maxQ = 0, maxV = 0;
     int supported = 0;
+    std::set<std::string> timed;  // the profile's stages
     for (int k = 0; k < 200; ++k) {
       p.step(0.005, kG, groundContacts());
       const LayeredState &c = p.cpu.state(), &g = p.gpu.state();
@@ -345,6 +366,7 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
       maxV = std::max(maxV, (g.velocity - c.velocity).norm());
       for (int i = 0; i < p.cpu.nodeCount(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
       supported += !p.gpu.supportLoad().nodes.empty();
+      for (const Profile::Stage& st : p.profile.stages()) timed.insert(st.name);
     }
     std::printf("ball drop%s, 200 steps GPU vs CPU: core position %.2e m, core velocity %.2e m/s, skin %.2e m "
                 "(%d steps with support)\n",
@@ -359,6 +381,27 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
     EXPECT_LT(maxQ, 1e-6) << support;
     if (support) {
       EXPECT_GT(supported, 100);  // it touches down at step ~40 and is supported from then on
+    }
+    // the state stayed on the GPU from step to step: uploaded once, at the first step;
+    // drawing from it (no transfer) gives the surface of the CPU's copy of the state
+    EXPECT_EQ(p.skin->stateUploads(), 1) << support;
+    ASSERT_TRUE(p.gpu.skinResident());
+    p.skin->updateSurface(p.gpu);
+    const std::vector<Vec3> surface = p.skin->readSurface();
+    double eSurface = 0;
+    for (int i = 0; i < p.gpu.nodeCount(); ++i)
+      eSurface = std::max(eSurface, (surface[size_t(i)] - p.gpu.model().restSkin[size_t(i)] -
+                                     p.gpu.state().q[size_t(i)]).norm());
+    std::printf("  %d state uploads; the surface drawn from the resident state vs the CPU's: %.2e m\n",
+                p.skin->stateUploads(), eSurface);
+    EXPECT_LT(eSurface, 1e-6);
+    // every GPU pass of a step with contacts is timed by the GPU's timer queries
+    GLint bits = 0;
+    glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
+    if (bits > 0) {
+      for (const char* stage : {"gpu_forces", "gpu_solve", "gpu_coupling", "gpu_velocities", "gpu_condense",
+                                "gpu_energy", "gpu_apply", "gpu_correct"})
+        EXPECT_TRUE(timed.count(stage)) << stage;
     }
   }
 }

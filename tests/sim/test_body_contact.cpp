@@ -246,7 +246,7 @@ TEST(BodyContact, EnergyBoundCoversBodiesInContactAsOneGroup) {
   ASSERT_EQ(touching, 20) << "the balls never met";
   EXPECT_EQ(w.bodies()[0].stats.resets + w.bodies()[1].stats.resets, 0);
   // energy from nowhere (no rebase): the bottom ball suddenly moves at 3 m/s
-  w.bodies()[0].layered.state().velocity += Vec3(3, 0, 0);
+  w.bodies()[0].layered.editState().velocity += Vec3(3, 0, 0);
   w.step();
   EXPECT_EQ(w.bodies()[0].stats.resets, 1);
   EXPECT_EQ(w.bodies()[1].stats.resets, 1) << "the group is rolled back together";

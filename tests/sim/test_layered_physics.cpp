@@ -217,7 +217,7 @@ TEST(LayeredPhysics, SkinOscillatesAtTheLowestModeFrequency) {
   double shapeMax = 0;
   for (const Vec3& v : mode.shape) shapeMax = std::max(shapeMax, v.norm());
   const double a = 1e-3 / shapeMax;  // 1 mm at the largest
-  for (int i = 0; i < m.nodeCount(); ++i) s.body.state().q[i] = a * mode.shape[i];
+  for (int i = 0; i < m.nodeCount(); ++i) s.body.editState().q[i] = a * mode.shape[i];
   const double period = 2 * kPi / mode.omega, dt = period / 200;
   const Vec3 c0 = s.body.state().position;
   // modal coordinate p = phi^T M q, zero crossings by linear interpolation
@@ -565,8 +565,8 @@ TEST(LayeredPhysics, SlidingBallSpinsUpToRollingAtTheClosedFormSpeed) {
     const double v0 = 2.0;
     Sim s(d);
     const double h0 = touchHeight(s.body.model(), s.body.state().orientation);
-    s.body.state().position.y() = h0 + 1e-4;
-    s.body.state().velocity.x() = v0;
+    s.body.editState().position.y() = h0 + 1e-4;
+    s.body.editState().velocity.x() = v0;
     const ContactFinder plane = planeContacts(Vec3::UnitY(), 0);
     const BakedBody& m = s.body.model();
     const double inertia = m.totalInertia(2, 2);
@@ -623,7 +623,7 @@ TEST(LayeredPhysics, LaunchedBoxSlidesToAStopAsCoulombFrictionSays) {
     for (int k = 0; k < 250; ++k) s.step(dt, kG, plane);  // settle (0.5 s)
     ASSERT_LT(s.body.linearMomentum().norm() / s.body.totalMass(), 1e-3) << "the box did not settle";
     const double x0 = s.body.centerOfMass().x();
-    s.body.state().velocity.x() += v0;
+    s.body.editState().velocity.x() += v0;
     double stoppedAt = -1;
     for (int k = 1; k * dt < 1.5; ++k) {
       s.step(dt, kG, plane);

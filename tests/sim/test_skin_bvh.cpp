@@ -16,7 +16,7 @@ namespace {
 LayeredBody deformed(const BodyDesc& d, double amplitude, std::mt19937& rng) {
   LayeredBody b(bake(d), d);
   std::uniform_real_distribution<double> u(-1, 1);
-  for (Vec3& q : b.state().q) {
+  for (Vec3& q : b.editState().q) {
     Vec3 r(u(rng), u(rng), u(rng));
     while (r.norm() > 1) r = Vec3(u(rng), u(rng), u(rng));
     q = amplitude * r;
