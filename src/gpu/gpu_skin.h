@@ -45,12 +45,15 @@
 
 #include "gpu/gl.h"
 #include "gpu/shader.h"
+#include "sim/collider.h"
 #include "sim/layered_body.h"
 
 namespace d2t {
 
 /// CG residual read back every this many iterations (each read is a GPU-CPU sync).
 constexpr int kResidualCheck = 8;
+/// Planes and height fields the detection pass takes at once (more: the CPU detects).
+constexpr int kMaxDetectedColliders = 8;
 
 /// An RGBA32F (or integer) texture, 2-D or a 2-D array; owned.
 class GlTexture {
@@ -110,6 +113,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its
   /// own into its profile).
   void takeTimes(Profile& profile) override;
+  /// The detection pass (shaders/d2t/detect.frag) on the resident state; false for more
+  /// than kMaxDetectedColliders colliders.
+  bool detectColliders(const LayeredBody& body, const std::vector<const Collider*>& colliders, double margin,
+                       std::vector<ColliderHit>* hits, Profile& profile) override;
 
   // ---- single stages on node arrays (the tests compare them with the CPU) ---------------
   /// Texels of `x` (N*N x 4, row-major) after the gutter fill pass.
@@ -159,6 +166,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void drawPoints(const std::vector<ScatterPoint>& points);
   /// The surface and normals passes from displacements in q.
   void surfacePasses(const GlTexture& q);
+  /// heights_ holds the grids of these height fields (uploaded when they change).
+  void syncHeights(const std::vector<const HeightField*>& fields);
   void syncOperators(const LayeredBody& body);
   void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
   std::vector<Vec3> downloadNodes(const GlTexture& t) const;
@@ -195,12 +204,15 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   std::string renderer_;
 
   ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
-      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_;
+      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_;
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
   GlTexture support_;  // the colliders' support of each node, body frame (LayeredBody::supportLoad)
   GlTexture impulseR_, impulseExtra_;  // the contact texture (SkinImpulse), 0 off contacts
   GLuint scatterVao_ = 0, scatterBuffer_ = 0;
+  GLuint hitBuffer_ = 0;  // the detection pass's hits (a counter, then the list)
+  GlTexture heights_;     // R32F array: the height fields' grids, a layer each
+  std::vector<const HeightField*> heightFields_;  // ... of these
   const LayeredBody* holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
   int appliedImpulses_ = 0, stateUploads_ = 0;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;

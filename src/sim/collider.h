@@ -62,6 +62,8 @@ class Collider {
   /// come within `margin` of it (the top of a height field's highest ridge).
   void boundingHalfSpace(Vec3* n, double* h) const;
   const ConvexProxy& proxy() const { return proxy_; }
+  /// A height field's grid (in the collider frame); nullptr for the other types.
+  const HeightField* heightField() const { return field_.get(); }
   const SkinBvh& bvh() const { return bvh_; }
 
   /// World-space surface mesh for drawing (planes: a square of side `extent`).

@@ -154,6 +154,16 @@ class CpuSkinResponse final : public SkinResponse {
   bool cached_ = false;
 };
 
+/// A skin node within the margin of a plane or height field (World::findContacts):
+/// the deepest such collider of the node.
+struct ColliderHit {
+  int node = -1;
+  int collider = -1;                ///< index into the colliders queried
+  double depth = 0;                 ///< -signed distance [m] (> 0: penetrating)
+  Vec3 normal = Vec3::UnitY();      ///< world unit normal of the collider there
+  Vec3 velocity = Vec3::Zero();     ///< world velocity of the collider's surface there [m/s]
+};
+
 /// Steps 1-5 done by another backend (the GPU solver): advances body.state()
 /// from its start-of-step value by the collision-free update of dt.
 class FreeMotionSolver {
@@ -173,6 +183,15 @@ class FreeMotionSolver {
   }
   virtual bool holds(const class LayeredBody& body) const {
     (void)body;
+    return false;
+  }
+  /// Collision detection of the resident skin state (body.skinResident()) against planes
+  /// and height fields, as Collider::query: the nodes within `margin` of one, deepest
+  /// collider each, sorted by node, into hits. False: this backend does not detect (the
+  /// CPU does). Adds its time to `profile`.
+  virtual bool detectColliders(const class LayeredBody& body, const std::vector<const class Collider*>& colliders,
+                               double margin, std::vector<ColliderHit>* hits, Profile& profile) {
+    (void)body, (void)colliders, (void)margin, (void)hits, (void)profile;
     return false;
   }
 };

@@ -175,6 +175,44 @@ bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork,
   return true;
 }
 
+namespace {
+
+// The contact of a skin node with a plane or height field.
+NodeContact colliderContact(const Material& mat, const Collider& c, int node, double depth, const Vec3& normal,
+                            const Vec3& velocity) {
+  NodeContact k;
+  k.node = node;
+  k.normal = normal;
+  k.depth = depth;
+  k.surfaceVelocity = velocity;
+  k.friction = std::sqrt(mat.friction * c.desc().friction);
+  k.restitution = mat.restitution;
+  k.stiffnessShare = 1.0;  // a rigid collider takes none of the correction
+  return k;
+}
+
+}  // namespace
+
+bool World::detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out) {
+  if (!solverDetection_ || !body.skinResident()) return false;
+  std::vector<const Collider*> near;
+  for (const Collider& c : colliders_)
+    if (!c.detectedInStages()) near.push_back(&c);
+  std::vector<ColliderHit> hits;
+  try {
+    if (!body.freeMotionSolverShared()->detectColliders(body, near, kContactMargin, &hits, profile_)) return false;
+  } catch (const std::exception& e) {
+    warnings_.push_back(std::string("the GPU collision detection failed (") + e.what() +
+                        "); contacts with planes and height fields are found on the CPU from now on");
+    solverDetection_ = false;
+    return false;
+  }
+  for (const ColliderHit& h : hits)
+    out->push_back(colliderContact(body.desc().material, *near[size_t(h.collider)], h.node, h.depth, h.normal,
+                                   h.velocity));
+  return true;
+}
+
 void World::findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const {
   const int n = body.nodeCount();
   const Material& mat = body.desc().material;
@@ -224,13 +262,7 @@ void World::findContacts(const LayeredBody& body, double grow, std::vector<NodeC
         if (h.distance >= kContactMargin || (hit && -h.distance <= deepest)) continue;
         deepest = -h.distance;
         hit = true;
-        k.node = i;
-        k.normal = h.normal;
-        k.depth = -h.distance;
-        k.surfaceVelocity = h.velocity;
-        k.friction = std::sqrt(mat.friction * c->desc().friction);
-        k.restitution = mat.restitution;
-        k.stiffnessShare = 1.0;  // a rigid collider takes none of the correction
+        k = colliderContact(mat, *c, i, -h.distance, h.normal, h.velocity);
       }
       if (hit) part.push_back(k);
     }
@@ -247,7 +279,9 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
   std::vector<const Collider*> meshes;
   for (const Body& b : bodies_) placed.push_back(placeProxy(b.layered, b.proxy));
   // planes and height fields (each body's largest displacement measured once, above)
-  for (size_t i = 0; i < nb; ++i) findContacts(bodies_[i].layered, placed[i].grow, &out[i]);
+  // (on the body's GPU solver, from its resident state, where it has one)
+  for (size_t i = 0; i < nb; ++i)
+    if (!detectOnSolver(bodies_[i].layered, &out[i])) findContacts(bodies_[i].layered, placed[i].grow, &out[i]);
   for (const Collider& c : colliders_)
     if (c.detectedInStages()) {
       placed.push_back(placeProxy(c));

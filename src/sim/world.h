@@ -142,7 +142,9 @@ class World {
 
   /// Contacts of a body's skin nodes with the planes and height fields, queried
   /// exactly, at its current state (deepest collider per node; nodes within
-  /// kContactMargin outside included). Mesh colliders are not among them.
+  /// kContactMargin outside included). Mesh colliders are not among them. On the CPU
+  /// (the reference of the GPU solver's detection pass, which findAllContacts uses for
+  /// bodies on the GPU backend).
   void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const {
     findContacts(body, body.maxDisplacement(), out);
   }
@@ -154,6 +156,11 @@ class World {
   /// `finder` (null: the CPU reference). A finder that throws is dropped with a
   /// warning and the CPU takes over.
   void setPairFinder(std::shared_ptr<PairContactFinder> finder) { pairFinder_ = std::move(finder); }
+  /// Contacts with planes and height fields found by the bodies' free-motion solvers
+  /// (the GPU's detection pass) where they hold the body's state (default), or all on
+  /// the CPU. A solver that throws is dropped from detection with a warning.
+  void setSolverDetection(bool on) { solverDetection_ = on; }
+  bool solverDetection() const { return solverDetection_; }
   bool hasPairFinder() const { return bool(pairFinder_); }
   /// Whether the scene can have pairs for the two-stage detection: two bodies, or a
   /// body and a mesh collider.
@@ -172,6 +179,8 @@ class World {
  private:
   /// findContacts for a body whose largest skin displacement is `grow` [m].
   void findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const;
+  /// findContacts on the body's free-motion solver; false: the CPU must find them.
+  bool detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out);
   void respondAll(std::vector<std::vector<NodeContact>>& contacts);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts);
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
@@ -195,6 +204,7 @@ class World {
   std::vector<std::string> warnings_;
   PairStats pairStats_;
   std::shared_ptr<PairContactFinder> pairFinder_;
+  bool solverDetection_ = true;
   std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
   std::vector<std::vector<NodeContact>> lastContacts_;  // (nbody) what the last response used
   int skinDrag_ = -1;  // body whose skin the mouse pulls

@@ -341,6 +341,89 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
   }
 }
 
+// The detection pass against a tilted plane and a rotated height field in motion, on a
+// random skin state, against Collider::query on the CPU (the deepest collider of each
+// node within the margin, as World::findContacts).
+TEST_F(GpuSkinTest, DetectionPassMatchesColliderQueries) {
+  const BakedBodyPtr m = bake(test::ball(kR, 48, 1e5));
+  LayeredBody body(m, test::ball(kR, 48, 1e5));
+  ColliderDesc planeDesc;
+  planeDesc.normal = Vec3(0.25, 1, -0.1).normalized();
+  planeDesc.offset = 0.02;
+  ColliderDesc fieldDesc;
+  fieldDesc.type = ColliderType::HeightField;
+  fieldDesc.size = 3;
+  fieldDesc.amplitude = 0.08;
+  fieldDesc.wavelength = 0.3;
+  fieldDesc.resolution = 64;
+  const Quat tilt(Eigen::AngleAxisd(0.1, Vec3(1, 0, 0.3).normalized()));
+  fieldDesc.keyframes = {{0, Vec3(0.1, -0.05, 0), tilt}, {1, Vec3(0.3, 0.0, -0.2), tilt * Quat(Eigen::AngleAxisd(0.8, Vec3::UnitY()))}};
+  Collider plane(planeDesc), field(fieldDesc);
+  field.animate(0.4);  // (in motion: its surface velocity differs from point to point)
+  ASSERT_GT(field.angularVelocity().norm(), 0.1);
+  const std::vector<const Collider*> colliders{&plane, &field};
+  Profile profile;
+  body.step(0.005, kG, {}, profile);  // (prepares the operators the GPU solver uploads)
+  LayeredState& s = body.editState();
+  s.q = randomField(body.nodeCount(), 3e-3, 21);
+  s.position = Vec3(0.05, kR - 0.06, 0.02);
+  s.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3(1, -2, 0.5).normalized()));
+  GpuSkin skin(m);
+  skin.load(body, s, s.q);
+  std::vector<ColliderHit> gpu;
+  ASSERT_TRUE(skin.detectColliders(body, colliders, kContactMargin, &gpu, profile));
+  // the CPU: every node, deepest collider within the margin
+  std::vector<ColliderHit> cpu;
+  int nearMargin = 0;  // nodes whose distance is within float rounding of the margin
+  for (int i = 0; i < body.nodeCount(); ++i) {
+    ColliderHit best;
+    double deepest = -kContactMargin;
+    for (size_t k = 0; k < colliders.size(); ++k) {
+      const SurfaceHit h = colliders[k]->query(body.nodePosition(i));
+      nearMargin += std::abs(h.distance - kContactMargin) < 1e-5;
+      if (h.distance >= kContactMargin || (best.node >= 0 && -h.distance <= deepest)) continue;
+      deepest = -h.distance;
+      best = {i, int(k), -h.distance, h.normal, h.velocity};
+    }
+    if (best.node >= 0) cpu.push_back(best);
+  }
+  int onPlane = 0, onField = 0;
+  for (const ColliderHit& h : cpu) (h.collider == 0 ? onPlane : onField)++;
+  ASSERT_GT(onPlane, 20);
+  ASSERT_GT(onField, 20);
+  // the same nodes (but for those at the margin within float rounding), each with the
+  // same collider, depth, normal and surface velocity
+  size_t a = 0, b = 0;
+  int unmatched = 0, otherCollider = 0;
+  double eDepth = 0, eNormal = 0, eVelocity = 0;
+  while (a < cpu.size() || b < gpu.size()) {
+    if (b == gpu.size() || (a < cpu.size() && cpu[a].node < gpu[b].node)) {
+      ++unmatched, ++a;
+    } else if (a == cpu.size() || gpu[b].node < cpu[a].node) {
+      ++unmatched, ++b;
+    } else {
+      const ColliderHit &c = cpu[a++], &g = gpu[b++];
+      if (c.collider != g.collider) {
+        ++otherCollider;
+        continue;
+      }
+      eDepth = std::max(eDepth, std::abs(g.depth - c.depth));
+      eNormal = std::max(eNormal, (g.normal - c.normal).norm());
+      eVelocity = std::max(eVelocity, (g.velocity - c.velocity).norm() / std::max(1e-3, c.velocity.norm()));
+    }
+  }
+  std::printf("detection pass vs Collider::query: %zu / %zu hits (%d plane, %d height field), %d unmatched "
+              "(%d nodes within 1e-5 m of the margin), %d with another collider; depth %.2e m, normal %.2e, "
+              "surface velocity %.2e (relative)\n",
+              gpu.size(), cpu.size(), onPlane, onField, unmatched, nearMargin, otherCollider, eDepth, eNormal,
+              eVelocity);
+  EXPECT_LE(unmatched, nearMargin);
+  EXPECT_LE(otherCollider, 2);  // (where both are within float rounding of the same depth)
+  EXPECT_LT(eDepth, 1e-5);
+  EXPECT_LT(eNormal, 1e-4);
+  EXPECT_LT(eVelocity, 1e-4);
+}
+
 // ---- whole runs ----------------------------------------------------------------------------------
 
 // A soft ball dropped on the ground, 200 steps on both backends (the GPU runs
@@ -404,6 +487,60 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
         EXPECT_TRUE(timed.count(stage)) << stage;
     }
   }
+}
+
+// A ball rolling over a height field into a wall (a plane) on the GPU backend: the
+// contacts found by the detection pass on the resident state, or on the CPU from the
+// state read back, give the same motion.
+TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
+  Scene sc;
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  d.position = Vec3(0.1, kR + 0.1, 0);
+  d.velocity = Vec3(1.0, 0, 0);
+  sc.bodies.push_back(d);
+  ColliderDesc field;
+  field.type = ColliderType::HeightField;
+  field.size = 4;
+  field.amplitude = 0.04;
+  field.wavelength = 0.5;
+  field.resolution = 64;
+  field.position = Vec3(0, -0.04, 0);
+  sc.colliders.push_back(field);
+  ColliderDesc wall;  // solid at x > 0.75
+  wall.normal = Vec3(-1, 0, 0);
+  wall.offset = -0.75;
+  sc.colliders.push_back(wall);
+  World onGpu(sc), onCpu(sc);
+  for (World* w : {&onGpu, &onCpu})
+    for (Body& b : w->bodies()) b.layered.setFreeMotionSolver(std::make_shared<GpuSkin>(b.model));
+  onCpu.setSolverDetection(false);
+  double maxPos = 0, maxQ = 0, wallX = -1;
+  int detected = 0, touching = 0;
+  for (int k = 0; k < 160; ++k) {
+    onGpu.step();
+    onCpu.step();
+    const LayeredState &g = onGpu.bodies()[0].layered.state(), &c = onCpu.bodies()[0].layered.state();
+    maxPos = std::max(maxPos, (g.position - c.position).norm());
+    for (size_t i = 0; i < g.q.size(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
+    for (const Profile::Stage& st : onGpu.profile().stages()) detected += st.name == "gpu_detect";
+    touching += !onGpu.lastContacts()[0].empty();
+    for (const NodeContact& n : onGpu.lastContacts()[0])
+      if (n.normal.x() < -0.9) wallX = std::max(wallX, double(k));
+  }
+  std::printf("world on the GPU backend, detection on the GPU vs on the CPU: core %.2e m, skin %.2e m apart over "
+              "160 steps (%d with contacts; the wall reached at step %.0f)\n",
+              maxPos, maxQ, touching, wallX);
+  EXPECT_TRUE(onGpu.takeWarnings().empty());
+  EXPECT_TRUE(onCpu.takeWarnings().empty());
+  EXPECT_GT(touching, 100);
+  EXPECT_GE(wallX, 0);  // it reached the wall: both colliders were in play
+  GLint bits = 0;
+  glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
+  if (bits > 0) {
+    EXPECT_GE(detected, 160);  // (every step: two detections)
+  }
+  EXPECT_LT(maxPos, 1e-5);
+  EXPECT_LT(maxQ, 1e-5);
 }
 
 // Closed form 1 on the GPU backend: x_n = x_0 + n dt v_0 - g dt^2 n(n+1)/2.
