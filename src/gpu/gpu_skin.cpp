@@ -863,7 +863,6 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   for (const auto& [i, d] : dq) {
     const int texel = a.nodeTexel[size_t(i)];
     points.push_back({{texel % n_, texel / n_}, {GLfloat(d.x()), GLfloat(d.y()), GLfloat(d.z()), 0}, {0, 0, 0, 0}});
-    s.q[size_t(i)] += d;  // (the CPU's copy takes the same change)
   }
   bindTargets({{qNew_.id(), -1}});
   glEnablei(GL_BLEND, 0);
@@ -875,6 +874,7 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   collectTimes();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the position correction's scatter");
+  for (const auto& [i, d] : dq) s.q[size_t(i)] += d;  // the CPU's copy takes the same change
 }
 
 // ---- collision detection against planes and height fields --------------------------------------

@@ -27,14 +27,17 @@
 //   apply (T)       qdot += share dq + friction, q = q(t) + dt qdot
 //   correct (T)     step 15: q += the correction, one point per corrected node blended
 //                   into the resident q
+//   detect (T)      contacts with planes and height fields (Collider::query's arithmetic),
+//                   appended to a buffer through an atomic counter: only the hits cross
 //
 // The per-contact rows (generalised normals, D_k, the SMW active set, friction) are
 // solved on the CPU from the contact lists, and their impulses reach the passes as
 // a contact texture: one point per contacting node scattered into cleared textures.
 // The skin state stays in the textures from step to step (and is drawn from there);
 // it is uploaded whole only when the CPU wrote it (LayeredBody::editState, a reset, a
-// drag). Collision detection against colliders runs on the CPU, so the state is read
-// back: after integrate() (the predicted state) and after each apply().
+// drag). It is still read back after integrate() (the predicted state) and after each
+// apply(): stage 1 of the pair detection, the blow-up check, the energy bound and the
+// statistics read the whole skin on the CPU.
 //
 // Needs a current OpenGL 4.3+ context with float render targets; the
 // constructor throws GlError (naming the shader file and line, or the missing
@@ -166,7 +169,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void drawPoints(const std::vector<ScatterPoint>& points);
   /// The surface and normals passes from displacements in q.
   void surfacePasses(const GlTexture& q);
-  /// heights_ holds the grids of these height fields (uploaded when they change).
+  /// heights_ holds the grids of these height fields (uploaded when the list changes;
+  /// a HeightField's grid is fixed for its lifetime).
   void syncHeights(const std::vector<const HeightField*>& fields);
   void syncOperators(const LayeredBody& body);
   void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
