@@ -90,6 +90,13 @@ void SkinBvh::trianglesBeyond(const Vec3& dir, double h, double grow, std::vecto
   }
 }
 
+double SkinBvh::extentBeyond(const Vec3& dir, double h, double grow) const {
+  if (nodes_.empty()) return 0;
+  const double reach = grow * dir.norm();
+  const double hi = support(nodes_[0], dir) + reach, lo = -support(nodes_[0], -dir) - reach;
+  return hi > lo ? std::clamp((hi - h) / (hi - lo), 0.0, 1.0) : 1.0;
+}
+
 double SkinBvh::maxAlong(const Vec3& dir, double grow, const std::function<double(int)>& value) const {
   double best = -std::numeric_limits<double>::infinity();
   if (nodes_.empty()) return best;

@@ -23,6 +23,11 @@ class SkinBvh {
   /// Appends the triangles that may reach beyond the plane dir . u = h (some point
   /// of the triangle, displaced by up to `grow`, has dir . u > h). dir: body frame.
   void trianglesBeyond(const Vec3& dir, double h, double grow, std::vector<int>* out) const;
+  /// The part of the skin's extent along dir (its box, grown by `grow`) beyond the
+  /// plane dir . u = h, in [0, 1]: about the share of the triangles trianglesBeyond
+  /// would return (on a sphere the area of a cap is proportional to its height), to
+  /// tell whether the hierarchy is worth walking.
+  double extentBeyond(const Vec3& dir, double h, double grow) const;
 
   /// max over the skin's nodes of value(node), where value(i) = dir . u_i for the
   /// current node positions u_i (body frame) and |u_i - rest_i| <= grow: branch and

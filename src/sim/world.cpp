@@ -224,23 +224,41 @@ void World::findContacts(const LayeredBody& body, double grow, std::vector<NodeC
   // half-space are queried: those of the skin triangles reaching below it, through
   // the skin's hierarchy (grown by the largest displacement), so a body resting on
   // the ground queries its bottom patch, not its whole skin
+  // The hierarchy costs ~130 ns per node it lets through (its two triangles collected,
+  // their nodes marked) against ~11 ns for a node's query (measured on the 2-core build
+  // machine, ball_drop at rest at 256^2: 9,789 of 41,334 nodes within reach, 1.26 ms
+  // through the hierarchy, 0.44 ms for querying every node), so where more than a tenth
+  // of the skin can reach a collider every node is queried instead.
+  constexpr double kEveryNodeAbove = 0.1;
   const LayeredState& s = body.state();
   const Mat3 R = s.orientation.toRotationMatrix();
+  const SkinBvh& bvh = body.model().skinBvh;
   std::vector<int> triangles;
+  bool everyNode = false;
   for (const Collider* c : near) {
     Vec3 up;
     double top;
     c->boundingHalfSpace(&up, &top);
     // -up . x > -(top + margin), x = c + R u
-    body.model().skinBvh.trianglesBeyond(-(R.transpose() * up), up.dot(s.position) - top - kContactMargin, grow,
-                                         &triangles);
+    const Vec3 dir = -(R.transpose() * up);
+    const double h = up.dot(s.position) - top - kContactMargin;
+    if (bvh.extentBeyond(dir, h, grow) > kEveryNodeAbove) {
+      everyNode = true;
+      break;
+    }
+    bvh.trianglesBeyond(dir, h, grow, &triangles);
   }
-  std::vector<char> candidate(size_t(n), 0);
-  for (int t : triangles)
-    for (int k = 0; k < 3; ++k) candidate[size_t(body.model().atlas.triangles[size_t(t)][k])] = 1;
   std::vector<int> nodes;
-  for (int i = 0; i < n; ++i)
-    if (candidate[size_t(i)]) nodes.push_back(i);
+  if (everyNode) {
+    nodes.resize(size_t(n));
+    std::iota(nodes.begin(), nodes.end(), 0);
+  } else {
+    std::vector<char> candidate(size_t(n), 0);
+    for (int t : triangles)
+      for (int k = 0; k < 3; ++k) candidate[size_t(body.model().atlas.triangles[size_t(t)][k])] = 1;
+    for (int i = 0; i < n; ++i)
+      if (candidate[size_t(i)]) nodes.push_back(i);
+  }
   const int m = int(nodes.size());
   // each thread collects the contacts of its range of nodes, in node order (a contact
   // list per node would write the whole skin's worth of NodeContact twice a step)

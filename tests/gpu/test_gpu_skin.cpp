@@ -48,6 +48,17 @@ double relativeError(const std::vector<Vec3>& gpu, const std::vector<Vec3>& cpu)
   return ref > 0 ? err / ref : err;
 }
 
+// a height field collider of side `size` with ridges of `amplitude` every `wavelength`
+ColliderDesc heightField(double size, double amplitude, double wavelength) {
+  ColliderDesc c;
+  c.type = ColliderType::HeightField;
+  c.size = size;
+  c.amplitude = amplitude;
+  c.wavelength = wavelength;
+  c.resolution = 64;
+  return c;
+}
+
 // contacts with the plane y = 0, static, the body's friction and restitution
 ContactFinder groundContacts() {
   return [](const LayeredBody& b, std::vector<NodeContact>* out) {
@@ -350,12 +361,7 @@ TEST_F(GpuSkinTest, DetectionPassMatchesColliderQueries) {
   ColliderDesc planeDesc;
   planeDesc.normal = Vec3(0.25, 1, -0.1).normalized();
   planeDesc.offset = 0.02;
-  ColliderDesc fieldDesc;
-  fieldDesc.type = ColliderType::HeightField;
-  fieldDesc.size = 3;
-  fieldDesc.amplitude = 0.08;
-  fieldDesc.wavelength = 0.3;
-  fieldDesc.resolution = 64;
+  ColliderDesc fieldDesc = heightField(3, 0.08, 0.3);
   const Quat tilt(Eigen::AngleAxisd(0.1, Vec3(1, 0, 0.3).normalized()));
   fieldDesc.keyframes = {{0, Vec3(0.1, -0.05, 0), tilt}, {1, Vec3(0.3, 0.0, -0.2), tilt * Quat(Eigen::AngleAxisd(0.8, Vec3::UnitY()))}};
   Collider plane(planeDesc), field(fieldDesc);
@@ -498,12 +504,7 @@ TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
   d.position = Vec3(0.1, kR + 0.1, 0);
   d.velocity = Vec3(1.0, 0, 0);
   sc.bodies.push_back(d);
-  ColliderDesc field;
-  field.type = ColliderType::HeightField;
-  field.size = 4;
-  field.amplitude = 0.04;
-  field.wavelength = 0.5;
-  field.resolution = 64;
+  ColliderDesc field = heightField(4, 0.04, 0.5);
   field.position = Vec3(0, -0.04, 0);
   sc.colliders.push_back(field);
   ColliderDesc wall;  // solid at x > 0.75
