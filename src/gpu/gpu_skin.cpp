@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
+#include <exception>
 #include <stdexcept>
 
 #include "gpu/render_target.h"
@@ -554,6 +555,17 @@ void GpuSkin::collectTimes() {
   stamps_.clear();
 }
 
+GpuSkin::PassTimer::PassTimer(GpuSkin& skin, const char* stage) : skin_(skin) {
+  skin_.stamps_.clear();
+  skin_.timestamp(stage);
+}
+
+GpuSkin::PassTimer::~PassTimer() {
+  if (std::uncaught_exceptions()) return;  // (a failed pass: its GL state is not to be waited on)
+  skin_.timestamp(nullptr);
+  skin_.collectTimes();
+}
+
 void GpuSkin::takeTimes(Profile& profile) {
   for (const Profile::Stage& st : times_.stages()) profile.add(st.name, st.ms);
   times_.clear();
@@ -732,8 +744,7 @@ void GpuSkin::load(const LayeredBody& body, const LayeredState& s, const std::ve
 CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
-  stamps_.clear();
-  timestamp("gpu_condense");
+  const PassTimer timer(*this, "gpu_condense");
   beginPass(condense_);
   bind(condense_, "uQ", qNew_);
   bind(condense_, "uHinv", hinv_);
@@ -748,8 +759,6 @@ CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
     sym[size_t(3 + k)] = b[3];
   }
   qhq << sym[0], sym[1], sym[2], sym[1], sym[3], sym[4], sym[2], sym[4], sym[5];
-  timestamp(nullptr);
-  collectTimes();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   // u = ub + q: H [u]x = H [ub]x + H [q]x, [u]x H [u]x = rest + [ub]x H [q]x + its transpose + [q]x H [q]x
   CondensedSums c = restCondensed_;
@@ -796,8 +805,7 @@ void GpuSkin::drawPoints(const std::vector<ScatterPoint>& points) {
 Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& imp) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
-  stamps_.clear();
-  timestamp("gpu_energy");
+  const PassTimer timer(*this, "gpu_energy");
   scatterImpulse(imp);
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
   beginPass(responseEnergy_);
@@ -814,8 +822,6 @@ Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinI
   set3(responseEnergy_, "uDw", imp.dw);
   sumTerms(responseEnergy_, 1);
   const Vec3 k = readSum(sums_[0]);
-  timestamp(nullptr);
-  collectTimes();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's energy pass");
   return k;
@@ -825,8 +831,7 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Ski
                     double dt, LayeredState& s) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
-  stamps_.clear();
-  timestamp("gpu_apply");
+  const PassTimer timer(*this, "gpu_apply");
   scatterImpulse(imp);
   beginPass(apply_);
   bind(apply_, "uQ0", q_);
@@ -842,10 +847,8 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Ski
   draw(apply_, {{z_.id(), -1}, {ma_.id(), -1}});  // (scratch: swapped in below)
   std::swap(qdotNew_, z_);
   std::swap(qNew_, ma_);
-  timestamp(nullptr);
   s.q = downloadNodes(qNew_);
   s.qdot = downloadNodes(qdotNew_);
-  collectTimes();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's apply pass");
   ++appliedImpulses_;
@@ -853,8 +856,7 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Ski
 
 void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
-  stamps_.clear();
-  timestamp("gpu_correct");
+  const PassTimer timer(*this, "gpu_correct");
   // one point per corrected node, added into its texel of qNew_ (its gutter copies are
   // not read: every pass reads a node's values at its own texel)
   const Atlas& a = model_->atlas;
@@ -870,8 +872,6 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   glBlendFunci(0, GL_ONE, GL_ONE);
   drawPoints(points);
   glDisablei(GL_BLEND, 0);
-  timestamp(nullptr);
-  collectTimes();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the position correction's scatter");
   for (const auto& [i, d] : dq) s.q[size_t(i)] += d;  // the CPU's copy takes the same change
@@ -902,82 +902,82 @@ bool GpuSkin::detectColliders(const LayeredBody& body, const std::vector<const C
   if (colliders.size() > size_t(kMaxDetectedColliders)) return false;
   hits->clear();
   if (colliders.empty()) return true;
-  stamps_.clear();
-  timestamp("gpu_detect");
-  std::vector<const HeightField*> fields;
-  constexpr int K = kMaxDetectedColliders;
-  std::array<GLint, K> kind{}, layer{};
-  std::array<GLfloat, 4 * K> plane{}, grid{};
-  std::array<GLfloat, 3 * K> position{}, velocity{}, spin{};
-  std::array<GLfloat, 9 * K> orientation{};
-  for (size_t k = 0; k < colliders.size(); ++k) {
-    const Collider& c = *colliders[k];
-    if (c.type() == ColliderType::Plane) {
-      kind[k] = 0;
-      for (int j = 0; j < 3; ++j) plane[4 * k + size_t(j)] = GLfloat(c.desc().normal[j]);
-      plane[4 * k + 3] = GLfloat(c.desc().offset);
-    } else if (const HeightField* f = c.heightField()) {
-      kind[k] = 1;
-      layer[k] = GLint(fields.size());
-      fields.push_back(f);
-      const Mat3 R = c.orientation().toRotationMatrix();
-      for (int j = 0; j < 3; ++j) {
-        position[3 * k + size_t(j)] = GLfloat(c.position()[j]);
-        velocity[3 * k + size_t(j)] = GLfloat(c.velocity()[j]);
-        spin[3 * k + size_t(j)] = GLfloat(c.angularVelocity()[j]);
-        for (int r = 0; r < 3; ++r) orientation[9 * k + size_t(3 * j + r)] = GLfloat(R(r, j));  // column-major
-      }
-      grid[4 * k] = GLfloat(f->origin().x());
-      grid[4 * k + 1] = GLfloat(f->origin().z());
-      grid[4 * k + 2] = GLfloat(f->size() / f->resolution());
-      grid[4 * k + 3] = GLfloat(f->resolution());
-    } else {
-      throw GlError("the detection pass takes planes and height fields, not collider '" + c.name() + "'");
-    }
-  }
-  syncHeights(fields);
-  const LayeredState& s = body.state();
-  const Mat3 R = s.orientation.toRotationMatrix();
-  std::array<GLfloat, 9> rot{};
-  for (int j = 0; j < 3; ++j)
-    for (int r = 0; r < 3; ++r) rot[size_t(3 * j + r)] = GLfloat(R(r, j));
-  beginPass(detect_);
-  bind(detect_, "uQ", qNew_);
-  glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
-  glBindTexture(GL_TEXTURE_2D_ARRAY, heights_.id());
-  glUniform1i(detect_.uniform("uHeights"), unit_++);
-  glUniform3f(detect_.uniform("uCenter"), float(s.position.x()), float(s.position.y()), float(s.position.z()));
-  glUniformMatrix3fv(detect_.uniform("uRotation"), 1, GL_FALSE, rot.data());
-  glUniform1f(detect_.uniform("uMargin"), float(margin));
-  const GLsizei count = GLsizei(colliders.size());
-  glUniform1i(detect_.uniform("uColliders"), count);
-  glUniform1iv(detect_.uniform("uKind"), count, kind.data());
-  glUniform1iv(detect_.uniform("uLayer"), count, layer.data());
-  glUniform4fv(detect_.uniform("uPlane"), count, plane.data());
-  glUniform4fv(detect_.uniform("uGrid"), count, grid.data());
-  glUniform3fv(detect_.uniform("uPosition"), count, position.data());
-  glUniform3fv(detect_.uniform("uVelocity"), count, velocity.data());
-  glUniform3fv(detect_.uniform("uSpin"), count, spin.data());
-  glUniformMatrix3fv(detect_.uniform("uOrientation"), count, GL_FALSE, orientation.data());
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
-  const GLuint zero[4] = {0, 0, 0, 0};
-  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(zero), zero);
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, hitBuffer_);
-  draw(detect_, {{terms_[0].id(), -1}});  // (the hits go to the buffer; the target is scratch)
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-  GLuint found = 0;
-  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(found), &found);
   struct Hit {
     GLint id[4];
     GLfloat normalDepth[4], velocity[4];
   };
   static_assert(sizeof(Hit) == 48, "the std430 layout of detect.frag's Hit");
-  std::vector<Hit> raw(std::min<size_t>(found, size_t(model_->nodeCount())));
-  if (!raw.empty()) glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 16, GLsizeiptr(raw.size() * sizeof(Hit)), raw.data());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-  timestamp(nullptr);
-  collectTimes();
+  std::vector<Hit> raw;
+  {
+    const PassTimer timer(*this, "gpu_detect");
+    std::vector<const HeightField*> fields;
+    constexpr int K = kMaxDetectedColliders;
+    std::array<GLint, K> kind{}, layer{};
+    std::array<GLfloat, 4 * K> plane{}, grid{};
+    std::array<GLfloat, 3 * K> position{}, velocity{}, spin{};
+    std::array<GLfloat, 9 * K> orientation{};
+    for (size_t k = 0; k < colliders.size(); ++k) {
+      const Collider& c = *colliders[k];
+      if (c.type() == ColliderType::Plane) {
+        kind[k] = 0;
+        for (int j = 0; j < 3; ++j) plane[4 * k + size_t(j)] = GLfloat(c.desc().normal[j]);
+        plane[4 * k + 3] = GLfloat(c.desc().offset);
+      } else if (const HeightField* f = c.heightField()) {
+        kind[k] = 1;
+        layer[k] = GLint(fields.size());
+        fields.push_back(f);
+        const Mat3 R = c.orientation().toRotationMatrix();
+        for (int j = 0; j < 3; ++j) {
+          position[3 * k + size_t(j)] = GLfloat(c.position()[j]);
+          velocity[3 * k + size_t(j)] = GLfloat(c.velocity()[j]);
+          spin[3 * k + size_t(j)] = GLfloat(c.angularVelocity()[j]);
+          for (int r = 0; r < 3; ++r) orientation[9 * k + size_t(3 * j + r)] = GLfloat(R(r, j));  // column-major
+        }
+        grid[4 * k] = GLfloat(f->origin().x());
+        grid[4 * k + 1] = GLfloat(f->origin().z());
+        grid[4 * k + 2] = GLfloat(f->size() / f->resolution());
+        grid[4 * k + 3] = GLfloat(f->resolution());
+      } else {
+        throw GlError("the detection pass takes planes and height fields, not collider '" + c.name() + "'");
+      }
+    }
+    syncHeights(fields);
+    const LayeredState& s = body.state();
+    const Mat3 R = s.orientation.toRotationMatrix();
+    std::array<GLfloat, 9> rot{};
+    for (int j = 0; j < 3; ++j)
+      for (int r = 0; r < 3; ++r) rot[size_t(3 * j + r)] = GLfloat(R(r, j));
+    beginPass(detect_);
+    bind(detect_, "uQ", qNew_);
+    glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
+    glBindTexture(GL_TEXTURE_2D_ARRAY, heights_.id());
+    glUniform1i(detect_.uniform("uHeights"), unit_++);
+    glUniform3f(detect_.uniform("uCenter"), float(s.position.x()), float(s.position.y()), float(s.position.z()));
+    glUniformMatrix3fv(detect_.uniform("uRotation"), 1, GL_FALSE, rot.data());
+    glUniform1f(detect_.uniform("uMargin"), float(margin));
+    const GLsizei count = GLsizei(colliders.size());
+    glUniform1i(detect_.uniform("uColliders"), count);
+    glUniform1iv(detect_.uniform("uKind"), count, kind.data());
+    glUniform1iv(detect_.uniform("uLayer"), count, layer.data());
+    glUniform4fv(detect_.uniform("uPlane"), count, plane.data());
+    glUniform4fv(detect_.uniform("uGrid"), count, grid.data());
+    glUniform3fv(detect_.uniform("uPosition"), count, position.data());
+    glUniform3fv(detect_.uniform("uVelocity"), count, velocity.data());
+    glUniform3fv(detect_.uniform("uSpin"), count, spin.data());
+    glUniformMatrix3fv(detect_.uniform("uOrientation"), count, GL_FALSE, orientation.data());
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
+    const GLuint zero[4] = {0, 0, 0, 0};
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(zero), zero);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, hitBuffer_);
+    draw(detect_, {{terms_[0].id(), -1}});  // (the hits go to the buffer; the target is scratch)
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    GLuint found = 0;
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(found), &found);
+    raw.resize(std::min<size_t>(found, size_t(model_->nodeCount())));
+    if (!raw.empty()) glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 16, GLsizeiptr(raw.size() * sizeof(Hit)), raw.data());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  }
   takeTimes(profile);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the collision detection pass");

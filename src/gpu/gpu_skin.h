@@ -202,6 +202,17 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void scatterImpulse(const SkinImpulse& impulse);
   /// Waits for the timestamps of the passes since the last call, into times_.
   void collectTimes();
+  /// The GPU time of the passes in its scope, as the stage `stage` of times_.
+  class PassTimer {
+   public:
+    PassTimer(GpuSkin& skin, const char* stage);
+    ~PassTimer();
+    PassTimer(const PassTimer&) = delete;
+    PassTimer& operator=(const PassTimer&) = delete;
+
+   private:
+    GpuSkin& skin_;
+  };
 
   BakedBodyPtr model_;
   int n_ = 0;  // atlas resolution
