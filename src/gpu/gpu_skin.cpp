@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 
 #include "gpu/render_target.h"
@@ -131,6 +132,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   apply_ = ShaderProgram(v, "d2t/response_apply.frag");
   scatter_ = ShaderProgram("d2t/scatter.vert", "d2t/scatter.frag");
   detect_ = ShaderProgram(v, "d2t/detect.frag");
+  summary_ = ShaderProgram(v, "d2t/summary.frag");
   {
     // the detection's hits: a 16-byte counter, then at most one 48-byte hit per node
     glGenBuffers(1, &hitBuffer_);
@@ -175,6 +177,18 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
     }
     glBindTexture(GL_TEXTURE_2D, source_.id());
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, n_, n_, GL_RG_INTEGER, GL_INT, s.data());
+  }
+  {
+    std::vector<Vec3> t(size_t(a.nodeCount()));
+    for (int i = 0; i < a.nodeCount(); ++i) {
+      const double mi = model_->nodeMass[i];
+      const Vec3& ub = model_->restSkin[i];
+      restSt_ += mi * ub;
+      restUu_ += mi * ub * ub.transpose();
+      t[size_t(i)] = Vec3((ub - model_->core[i]).norm(), 0, 0);
+    }
+    thickness_ = newField();
+    uploadNodes(thickness_, t);
   }
   k_ = GlTexture(n_, n_, 3 * kStencilSlots, GL_RGBA32F);
   for (int k = 0; k < kStencilSlots; ++k)
@@ -293,8 +307,6 @@ void GpuSkin::syncOperators(const LayeredBody& body) {
     uploadTexels(wt_, j, nodeTexels(a, ct, false));
     uploadTexels(wr_, j, nodeTexels(a, cr, false));
   }
-  restSt_.setZero();
-  restMuu_.setZero();
   sumMWt_.setZero();
   sumMWr_.setZero();
   sumMubWt_.setZero();
@@ -307,8 +319,6 @@ void GpuSkin::syncOperators(const LayeredBody& body) {
     restCondensed_.tt += h;
     restCondensed_.tr += h * ubx;
     restCondensed_.rr += ubx * h * ubx;
-    restSt_ += mi * ub;
-    restMuu_ += mi * (ub.squaredNorm() * Mat3::Identity() - ub * ub.transpose());
     for (int j = 0; j < 3; ++j) {
       sumMWt_.col(j) += mi * wt[i][j];
       sumMWr_.col(j) += mi * wr[i][j];
@@ -376,7 +386,8 @@ void GpuSkin::draw(const ShaderProgram&, const std::vector<Target>& targets, int
   glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
-void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results) {
+void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results,
+                     int maxFrom) {
   std::vector<const GlTexture*> cur = inputs;
   int size = n_;
   for (int level = 0;; ++level) {
@@ -392,6 +403,7 @@ void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vec
     }
     glUniform1iv(reduce_.uniform("uIn[0]"), 8, units.data());
     glUniform2i(reduce_.uniform("uSize"), size, size);
+    glUniform1i(reduce_.uniform("uMaxFrom"), maxFrom);
     std::vector<Target> targets;
     std::vector<const GlTexture*> out;
     for (size_t s = 0; s < inputs.size(); ++s) {
@@ -617,7 +629,8 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
     St = restSt_ + f.mq;
     Sa = f.ma;
     Sua = f.muxa;
-    Muu = restMuu_ + f.uu.trace() * Mat3::Identity() - f.uu;
+    const Mat3 uu = restUu_ + f.uu;  // sum m u u^T
+    Muu = uu.trace() * Mat3::Identity() - uu;
     momentumStart = mass * s.velocity + R * (w.cross(St) + f.mqdot);
   }
   Mat6 Mc;
@@ -875,6 +888,50 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the position correction's scatter");
   for (const auto& [i, d] : dq) s.q[size_t(i)] += d;  // the CPU's copy takes the same change
+}
+
+SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, const Vec3& up) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  const PassTimer timer(*this, "gpu_summary");
+  beginPass(summary_);
+  bind(summary_, "uQ", qNew_);
+  bind(summary_, "uQdot", qdotNew_);
+  bind(summary_, "uThickness", thickness_);
+  bind(summary_, "uK", k_);
+  glUniform3f(summary_.uniform("uUp"), float(up.x()), float(up.y()), float(up.z()));
+  std::vector<Target> targets;
+  std::vector<const GlTexture*> in, out;
+  for (int k = 0; k < 7; ++k) {
+    targets.push_back({terms_[k].id(), -1});
+    in.push_back(&terms_[k]);
+    out.push_back(&sums_[k]);
+  }
+  draw(summary_, targets);
+  reduce(in, out, 5);
+  std::array<std::array<float, 4>, 7> v;
+  for (size_t k = 0; k < v.size(); ++k) v[k] = readTexel(sums_[k]);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the skin summary pass");
+  SkinSummary r;
+  r.finite = v[6][0] == 0;
+  const Vec3 mq(v[0][0], v[0][1], v[0][2]);
+  r.mu = restSt_ + mq;
+  r.mqdot2 = v[0][3];
+  r.mqdot = Vec3(v[1][0], v[1][1], v[1][2]);
+  r.elastic = v[1][3];
+  r.muxqdot = Vec3(v[2][0], v[2][1], v[2][2]);
+  Mat3 uu;  // sum m (u u^T - ub ub^T)
+  uu << v[3][0], v[3][3], v[4][0], v[3][3], v[3][1], v[4][1], v[4][0], v[4][1], v[3][2];
+  r.muu = restUu_ + uu;
+  r.maxQ = v[5][0];
+  r.maxStretch = v[5][1];
+  r.maxQdot = v[5][2];
+  r.lowest = -v[5][3];
+  if (!r.finite) {  // (as the CPU's: the sums are meaningless then)
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    r.elastic = r.mqdot2 = nan;
+  }
+  return r;
 }
 
 // ---- collision detection against planes and height fields --------------------------------------

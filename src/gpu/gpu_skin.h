@@ -29,6 +29,8 @@
 //                   into the resident q
 //   detect (T)      contacts with planes and height fields (Collider::query's arithmetic),
 //                   appended to a buffer through an atomic counter: only the hits cross
+//   summary (T)     SkinSummary: the sums and maxima of the end-of-step checks and
+//                   statistics (the blow-up check, energy, centre of mass, lowest point)
 //
 // The per-contact rows (generalised normals, D_k, the SMW active set, friction) are
 // solved on the CPU from the contact lists, and their impulses reach the passes as
@@ -116,6 +118,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its
   /// own into its profile).
   void takeTimes(Profile& profile) override;
+  /// The summary pass (shaders/d2t/summary.frag) on the resident state: sums and maxima
+  /// by reduction, the rest shape's parts added in double.
+  SkinSummary summarize(const LayeredBody& body, const LayeredState& s, const Vec3& up) override;
   /// The detection pass (shaders/d2t/detect.frag) on the resident state; false for more
   /// than kMaxDetectedColliders colliders.
   bool detectColliders(const LayeredBody& body, const std::vector<const Collider*>& colliders, double margin,
@@ -183,8 +188,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// Binds a texture to the next unit for `name` of the current program.
   void bind(const ShaderProgram& p, const char* name, const GlTexture& t);
   void resetUnits() { unit_ = 0; }
-  /// Sums each of `inputs` (N x N) down to 1 x 1 into `results`.
-  void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results);
+  /// Sums each of `inputs` (N x N) down to 1 x 1 into `results`; inputs from maxFrom on
+  /// are reduced to their maximum instead.
+  void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results,
+              int maxFrom = 8);
   /// Runs `p` (used, its inputs bound) into terms_[0, count) and sums each into sums_[k].
   void sumTerms(const ShaderProgram& p, int count);
   Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
@@ -219,8 +226,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   std::string renderer_;
 
   ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
-      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_;
+      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_;
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
+  GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
   GlTexture support_;  // the colliders' support of each node, body frame (LayeredBody::supportLoad)
   GlTexture impulseR_, impulseExtra_;  // the contact texture (SkinImpulse), 0 off contacts
@@ -244,9 +252,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   // operators of the body's current time step (uploaded when its prepare() ran)
   const LayeredBody* preparedBody_ = nullptr;
   int preparedVersion_ = -1;
-  // constant (rest-shape) parts of the core sums, in double
+  // constant (rest-shape) parts of the core sums, in double: sum m ub, sum m ub ub^T
   Vec3 restSt_ = Vec3::Zero();
-  Mat3 restMuu_ = Mat3::Zero();
+  Mat3 restUu_ = Mat3::Zero();
   Mat3 sumMWt_ = Mat3::Zero(), sumMWr_ = Mat3::Zero();        // columns: sum m W[j]
   Mat3 sumMubWt_ = Mat3::Zero(), sumMubWr_ = Mat3::Zero();    // columns: sum m ub x W[j]
   CondensedSums restCondensed_;                               // CondensedSums at q = 0

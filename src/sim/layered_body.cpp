@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -100,22 +101,26 @@ Vec3 LayeredBody::nodeVelocity(int i) const {
   return state_.velocity + state_.orientation * (state_.angularVelocity.cross(u) + state_.qdot[i]);
 }
 
+namespace {
+// sum m_i u_i and sum m_i qdot_i (qdot: when given)
+void skinMoments(const BakedBody& m, const LayeredState& s, SkinSummary* out, bool velocity) {
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    out->mu += m.nodeMass[i] * (m.restSkin[i] + s.q[i]);
+    if (velocity) out->mqdot += m.nodeMass[i] * s.qdot[i];
+  }
+}
+}  // namespace
+
 Vec3 LayeredBody::centerOfMass() const {
-  const BakedBody& m = *model_;
-  Vec3 s = Vec3::Zero();
-  for (int i = 0; i < m.nodeCount(); ++i) s += m.nodeMass[i] * (m.restSkin[i] + state_.q[i]);
-  return state_.position + state_.orientation * (s / m.totalMass);
+  SkinSummary s;
+  skinMoments(*model_, state_, &s, false);
+  return centerOfMass(s);
 }
 
-// P = m cdot + R (w x S_t + sum m_i qdot_i)
 Vec3 LayeredBody::linearMomentum() const {
-  const BakedBody& m = *model_;
-  Vec3 s = Vec3::Zero(), p = Vec3::Zero();
-  for (int i = 0; i < m.nodeCount(); ++i) {
-    s += m.nodeMass[i] * (m.restSkin[i] + state_.q[i]);
-    p += m.nodeMass[i] * state_.qdot[i];
-  }
-  return m.totalMass * state_.velocity + state_.orientation * (state_.angularVelocity.cross(s) + p);
+  SkinSummary s;
+  skinMoments(*model_, state_, &s, true);
+  return linearMomentum(s);
 }
 
 Vec3 LayeredBody::angularMomentum(const Vec3& about) const {
@@ -129,48 +134,51 @@ Vec3 LayeredBody::angularMomentum(const Vec3& about) const {
   return l;
 }
 
-double LayeredBody::kineticEnergy() const {
+SkinSummary LayeredBody::skinSummary(const Vec3& up) const {
+  return CpuSkinResponse().summarize(*this, state_, up);
+}
+
+SkinSummary LayeredBody::summarize(const Vec3& up, Profile& profile) {
+  if (skinResident()) {
+    if (SkinResponse* r = freeSolver_->response()) {
+      try {
+        const SkinSummary s = r->summarize(*this, state_, up);
+        r->takeTimes(profile);
+        return s;
+      } catch (const std::exception& e) {
+        backendFailure_ = e.what();
+        freeSolver_.reset();
+        solverHoldsSkin_ = false;
+      }
+    }
+  }
+  return skinSummary(up);
+}
+
+// com = c + R sum m_i u_i / m (the core's centre of mass is the body origin)
+Vec3 LayeredBody::centerOfMass(const SkinSummary& s) const {
+  return state_.position + state_.orientation * (s.mu / model_->totalMass);
+}
+
+// P = m cdot + R (w x sum m_i u_i + sum m_i qdot_i)
+Vec3 LayeredBody::linearMomentum(const SkinSummary& s) const {
+  return model_->totalMass * state_.velocity + state_.orientation * (state_.angularVelocity.cross(s.mu) + s.mqdot);
+}
+
+// The skin's sum m_i |vb + w x u_i + qdot_i|^2 (body frame, vb = R^T cdot), expanded over
+// the summary's sums: |w x u|^2 = |w|^2 |u|^2 - (w . u)^2, (w x u) . qdot = w . (u x qdot).
+double LayeredBody::kineticEnergy(const SkinSummary& s) const {
   const BakedBody& m = *model_;
-  double e = 0.5 * m.coreMass * state_.velocity.squaredNorm() +
-             0.5 * state_.angularVelocity.dot(m.coreInertia * state_.angularVelocity);
-  // |v + R a_i| = |R^T v + a_i|, a_i = w x u_i + qdot_i: in the body frame, without a
-  // rotation per node (the blow-up check calls it every step)
   const Vec3 vb = state_.orientation.conjugate() * state_.velocity;
   const Vec3& w = state_.angularVelocity;
-  double skin = 0;
-  for (int i = 0; i < m.nodeCount(); ++i)
-    skin += m.nodeMass[i] * (vb + w.cross(m.restSkin[i] + state_.q[i]) + state_.qdot[i]).squaredNorm();
-  return e + 0.5 * skin;
+  const double skin = (m.totalMass - m.coreMass) * vb.squaredNorm() + 2 * vb.dot(w.cross(s.mu) + s.mqdot) +
+                      w.squaredNorm() * s.muu.trace() - w.dot(s.muu * w) + 2 * w.dot(s.muxqdot) + s.mqdot2;
+  return 0.5 * (m.coreMass * state_.velocity.squaredNorm() + w.dot(m.coreInertia * w) + skin);
 }
 
-double LayeredBody::elasticEnergy() const {
-  // 1/2 q^T K q = sum of the diagonal terms + twice those above it (K is symmetric:
-  // the slots of row i that read node j > i mirror those of row j that read i), without
-  // storing K q (the blow-up check calls it every step)
-  const BakedBody& m = *model_;
-  const int n = m.nodeCount();
-  const std::vector<Vec3>& q = state_.q;
-  double e = 0;
-#pragma omp parallel for schedule(static) reduction(+ : e) if (n > kParallelNodes)
-  for (int i = 0; i < n; ++i) {
-    const Stencil& st = m.atlas.stencil[i];
-    Vec3 row = Vec3::Zero();
-    for (int k = 0; k < kStencilSlots; ++k) {
-      const int j = st[k];
-      if (j == i) row += 0.5 * (m.stiffness[i][k] * q[i]);
-      else if (j > i) row += m.stiffness[i][k] * q[j];
-    }
-    e += q[i].dot(row);
-  }
-  return e;
-}
-
-double LayeredBody::gravitationalEnergy(const Vec3& g) const {
-  // -g . (M c + R sum_i m_i u_i): the skin's first moment in the body frame
-  const BakedBody& m = *model_;
-  Vec3 moment = Vec3::Zero();
-  for (int i = 0; i < m.nodeCount(); ++i) moment += m.nodeMass[i] * (m.restSkin[i] + state_.q[i]);
-  return -m.totalMass * g.dot(state_.position) - (state_.orientation.conjugate() * g).dot(moment);
+// -g . (m c + R sum_i m_i u_i)
+double LayeredBody::gravitationalEnergy(const SkinSummary& s, const Vec3& g) const {
+  return -model_->totalMass * g.dot(state_.position) - (state_.orientation.conjugate() * g).dot(s.mu);
 }
 
 // ---- sparse products over the 7-slot stencil ---------------------------------------------------
@@ -1207,6 +1215,65 @@ void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& st
 
 void CpuSkinResponse::correct(const LayeredBody&, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
   for (const auto& [i, d] : dq) s.q[size_t(i)] += d;
+}
+
+// One pass in double; threads sum their own contiguous ranges, combined in order (the
+// same figures for the same thread count). 1/2 q^T K q: the diagonal terms plus twice those
+// above it (K is symmetric: the slots of row i that read node j > i mirror those of row j
+// that read i), without storing K q.
+SkinSummary CpuSkinResponse::summarize(const LayeredBody& body, const LayeredState& s, const Vec3& up) {
+  const BakedBody& m = body.model();
+  const int n = m.nodeCount();
+  const std::vector<Vec3>& q = s.q;
+  SkinSummary none;
+  none.lowest = std::numeric_limits<double>::infinity();
+  std::vector<SkinSummary> part(size_t(std::max(1, omp_get_max_threads())), none);
+#pragma omp parallel if (n > kParallelNodes)
+  {
+    SkinSummary& p = part[size_t(omp_get_thread_num())];
+#pragma omp for schedule(static)
+    for (int i = 0; i < n; ++i) {
+      const double mi = m.nodeMass[i];
+      const Vec3& qi = q[i];
+      const Vec3& vi = s.qdot[i];
+      p.finite = p.finite && qi.allFinite() && vi.allFinite();
+      const Vec3 u = m.restSkin[i] + qi;
+      p.mu += mi * u;
+      p.mqdot += mi * vi;
+      p.muxqdot += mi * u.cross(vi);
+      p.muu += mi * u * u.transpose();
+      p.mqdot2 += mi * vi.squaredNorm();
+      const Stencil& st = m.atlas.stencil[i];
+      Vec3 row = Vec3::Zero();
+      for (int k = 0; k < kStencilSlots; ++k) {
+        const int j = st[k];
+        if (j == i) row += 0.5 * (m.stiffness[i][k] * qi);
+        else if (j > i) row += m.stiffness[i][k] * q[j];
+      }
+      p.elastic += qi.dot(row);
+      const double qn = qi.norm();
+      p.maxQ = std::max(p.maxQ, qn);
+      p.maxStretch = std::max(p.maxStretch, qn / std::max(1e-300, (m.restSkin[i] - m.core[i]).norm()));
+      p.maxQdot = std::max(p.maxQdot, vi.norm());
+      p.lowest = std::min(p.lowest, up.dot(u));
+    }
+  }
+  SkinSummary r = part[0];
+  for (size_t t = 1; t < part.size(); ++t) {
+    const SkinSummary& p = part[t];
+    r.mu += p.mu;
+    r.mqdot += p.mqdot;
+    r.muxqdot += p.muxqdot;
+    r.muu += p.muu;
+    r.mqdot2 += p.mqdot2;
+    r.elastic += p.elastic;
+    r.maxQ = std::max(r.maxQ, p.maxQ);
+    r.maxStretch = std::max(r.maxStretch, p.maxStretch);
+    r.maxQdot = std::max(r.maxQdot, p.maxQdot);
+    r.lowest = std::min(r.lowest, p.lowest);
+    r.finite = r.finite && p.finite;
+  }
+  return r;
 }
 
 template <class F>

@@ -114,6 +114,24 @@ struct CondensedSums {
 /// The contact response's passes over every skin node (steps 9-13): on the CPU
 /// (CpuSkinResponse, the reference) or where a backend keeps the skin state (the
 /// GPU solver). Only these sums, the energy terms and the sparse impulses cross.
+/// Whole-skin sums and extremes of one skin state, body frame (u_i = ub_i + q_i), in one
+/// pass over the nodes: what a step's checks and statistics need of the whole skin (the
+/// blow-up check, the energy bound, the centre of mass, momentum and lowest point), so a
+/// backend holding the state answers them without sending it back (SkinResponse::summarize).
+struct SkinSummary {
+  Vec3 mu = Vec3::Zero();       ///< sum m_i u_i [kg m]
+  Vec3 mqdot = Vec3::Zero();    ///< sum m_i qdot_i [kg m/s]
+  Vec3 muxqdot = Vec3::Zero();  ///< sum m_i u_i x qdot_i [kg m^2/s]
+  Mat3 muu = Mat3::Zero();      ///< sum m_i u_i u_i^T [kg m^2]
+  double mqdot2 = 0;            ///< sum m_i |qdot_i|^2 [kg m^2/s^2]
+  double elastic = 0;           ///< 1/2 q^T K_e q [J]
+  double maxQ = 0;              ///< max |q_i| [m]
+  double maxStretch = 0;        ///< max |q_i| / |ub_i - f_i| (the layer's thickness there) [-]
+  double maxQdot = 0;           ///< max |qdot_i| [m/s]
+  double lowest = 0;            ///< min up . u_i, for the direction `up` asked for [m]
+  bool finite = true;           ///< every q_i and qdot_i is finite (else the rest is meaningless)
+};
+
 class SkinResponse {
  public:
   virtual ~SkinResponse() = default;
@@ -131,6 +149,8 @@ class SkinResponse {
   /// each node once; body frame [m]), into s.
   virtual void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
                        LayeredState& s) = 0;
+  /// The skin's summary at state s, `up` a unit direction (body frame) for `lowest`.
+  virtual SkinSummary summarize(const class LayeredBody& body, const LayeredState& s, const Vec3& up) = 0;
   /// Adds the time the backend measured for these passes since the last call (GPU timer
   /// queries) to `profile`.
   virtual void takeTimes(Profile& profile) { (void)profile; }
@@ -147,6 +167,7 @@ class CpuSkinResponse final : public SkinResponse {
              double share, double dt, LayeredState& s) override;
   void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
                LayeredState& s) override;
+  SkinSummary summarize(const class LayeredBody& body, const LayeredState& s, const Vec3& up) override;
 
  private:
   std::vector<Vec3> dq_;  // (nnode) dq_i of the impulse dqOf_ (when cached_)
@@ -453,9 +474,20 @@ class LayeredBody {
   double maxDisplacement() const;   ///< the largest skin displacement |q_i| [m]
   Vec3 linearMomentum() const;      ///< [kg m/s]
   Vec3 angularMomentum(const Vec3& about) const;  ///< [kg m^2/s]
-  double kineticEnergy() const;     ///< [J]
-  double elasticEnergy() const;     ///< 1/2 q^T K q [J]
-  double gravitationalEnergy(const Vec3& g) const;  ///< -sum m g . x [J]
+  double kineticEnergy() const { return kineticEnergy(skinSummary()); }  ///< [J]
+  double elasticEnergy() const { return skinSummary().elastic; }        ///< 1/2 q^T K q [J]
+  double gravitationalEnergy(const Vec3& g) const { return gravitationalEnergy(skinSummary(), g); }  ///< [J]
+  /// The skin's summary at the current state, on the CPU in double (`up`: body frame).
+  SkinSummary skinSummary(const Vec3& up = Vec3::UnitY()) const;
+  /// ... from the backend holding the skin state (body.skinResident(): a pass there, no
+  /// transfer), else the CPU's; the backend's time goes to `profile`. A backend failure
+  /// falls back to the CPU (takeBackendFailure()).
+  SkinSummary summarize(const Vec3& up, Profile& profile);
+  // the same quantities from a summary of the current skin state (world frame)
+  Vec3 centerOfMass(const SkinSummary& s) const;
+  Vec3 linearMomentum(const SkinSummary& s) const;
+  double kineticEnergy(const SkinSummary& s) const;
+  double gravitationalEnergy(const SkinSummary& s, const Vec3& g) const;
   /// The scale the y solve's residual is measured against, at the least: the norm of
   /// the skin's gravity load, |M_e g| = |g| sqrt(sum m_i^2) [N]. Gravity is solved
   /// exactly (the cached W_t), so the CG's right-hand side holds only the rest; in

@@ -17,12 +17,8 @@ namespace d2t {
 
 Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d), proxy(makeProxy(*m)) {
   lastGood = layered.state();
-  thickness.resize(m->nodeCount());
   double radius = 0;
-  for (int i = 0; i < m->nodeCount(); ++i) {
-    thickness[i] = (m->restSkin[i] - m->core[i]).norm();
-    radius = std::max(radius, m->restSkin[i].norm());
-  }
+  for (int i = 0; i < m->nodeCount(); ++i) radius = std::max(radius, m->restSkin[i].norm());
   // 10% of the body's mechanical energy scale (its weight over its size, and its
   // motion): a blow-up grows without bound, while contact and correction may add a
   // little (the restitution impulse and the position correction are not conservative)
@@ -37,11 +33,11 @@ std::vector<Vec3> Body::skinPositions() const {
   return x;
 }
 
-void Body::refreshState() {
+void Body::refreshState(const SkinSummary& skin) {
   const LayeredState& s = layered.state();
-  state.position = layered.centerOfMass();
+  state.position = layered.centerOfMass(skin);
   state.orientation = s.orientation;
-  state.velocity = layered.linearMomentum() / mass();
+  state.velocity = layered.linearMomentum(skin) / mass();
   state.angularVelocity = s.orientation * s.angularVelocity;
 }
 
@@ -98,11 +94,11 @@ std::vector<std::string> World::takeWarnings() {
   return w;
 }
 
-Energy World::energy(const Body& b) const {
+Energy World::energy(const Body& b, const SkinSummary& skin) const {
   Energy e;
-  e.kinetic = b.layered.kineticEnergy();
-  e.gravitational = b.layered.gravitationalEnergy(settings().gravity);
-  e.elastic = b.layered.elasticEnergy();
+  e.kinetic = b.layered.kineticEnergy(skin);
+  e.gravitational = b.layered.gravitationalEnergy(skin, settings().gravity);
+  e.elastic = skin.elastic;
   e.spring = b.layered.springEnergy();
   return e;
 }
@@ -135,17 +131,14 @@ void World::endSkinDrag() {
 // A state is healthy when it is finite, no node has moved by more than twice its
 // layer thickness against the core (the linear model is meaningless long before),
 // and nothing moves faster than 1 km/s.
-bool World::healthy(const Body& b) const {
+bool World::healthy(const Body& b, const SkinSummary& skin) const {
   const LayeredState& s = b.layered.state();
   if (!s.position.allFinite() || !s.velocity.allFinite() || !s.angularVelocity.allFinite() ||
       !s.orientation.coeffs().allFinite())
     return false;
   if (s.velocity.norm() > 1e3 || s.angularVelocity.norm() > 1e4 || s.position.norm() > 1e6) return false;
-  for (int i = 0; i < b.nodes(); ++i) {
-    if (!s.q[i].allFinite() || !s.qdot[i].allFinite()) return false;
-    if (s.q[i].norm() > 2 * b.thickness[i] || s.qdot[i].norm() > 1e3) return false;
-  }
-  return true;
+  // (written so that a NaN fails)
+  return skin.finite && skin.maxStretch <= 2 && skin.maxQdot <= 1e3;
 }
 
 bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork,
@@ -694,16 +687,24 @@ void World::step() {
   // work, is reported and rolled back
   std::map<size_t, std::vector<size_t>> groups;
   for (size_t i = 0; i < bodies_.size(); ++i) groups[find(i)].push_back(i);
+  // one summary of each body's skin at the end of the step (a pass on the backend that
+  // holds it) serves the checks and the statistics; its lowest point is along world y
   std::vector<char> finite(bodies_.size()), bounded(bodies_.size());
+  std::vector<SkinSummary> skins(bodies_.size());
+  auto summarize = [&](size_t i) {
+    LayeredBody& l = bodies_[i].layered;
+    skins[i] = l.summarize(l.state().orientation.conjugate() * Vec3::UnitY(), profile_);
+  };
   {
     StageTimer t(profile_, "check");
     std::map<std::vector<size_t>, double> floors;
     for (const auto& [r, group] : groups) {
       bool work = outsideWork, allFinite = true;
       for (size_t i : group) {
-        finite[i] = healthy(bodies_[i]);
+        summarize(i);
+        finite[i] = healthy(bodies_[i], skins[i]);
         allFinite = allFinite && finite[i];
-        if (finite[i]) bodies_[i].stats.energy = energy(bodies_[i]).total();
+        if (finite[i]) bodies_[i].stats.energy = energy(bodies_[i], skins[i]).total();
         // (the mouse's spring does work; the core springs' potential is in the energy)
         work = work || bodies_[i].layered.dragging();
       }
@@ -743,7 +744,8 @@ void World::step() {
       b.lastGood = b.layered.state();
       b.lastResetStep = steps_ + 1;
       ++b.stats.resets;
-      b.stats.energy = energy(b).total();
+      summarize(bi);
+      b.stats.energy = energy(b, skins[bi]).total();
     } else {
       b.lastGood = b.layered.state();
     }
@@ -758,17 +760,13 @@ void World::step() {
   // statistics seen by --metrics
   {
     StageTimer t(profile_, "stats");
-    for (Body& b : bodies_) {
-      b.refreshState();
+    for (size_t bi = 0; bi < bodies_.size(); ++bi) {
+      Body& b = bodies_[bi];
+      b.refreshState(skins[bi]);
       // (the correction stage measured what penetration it left)
       const double pen = b.layered.lastStep().finalPenetration;
-      // (the height of node i is c_y + row y of R . u_i)
-      const LayeredState& s = b.layered.state();
-      const Vec3 up = s.orientation.conjugate() * Vec3::UnitY();
-      const std::vector<Vec3>& rest = b.model->restSkin;
-      double lowest = std::numeric_limits<double>::infinity();
-      for (int i = 0; i < b.nodes(); ++i) lowest = std::min(lowest, up.dot(rest[size_t(i)] + s.q[size_t(i)]));
-      const double low = std::min(b.stats.minHeight, s.position.y() + lowest);
+      // (the height of node i is c_y + (R^T e_y) . u_i)
+      const double low = std::min(b.stats.minHeight, b.layered.state().position.y() + skins[bi].lowest);
       b.stats.minHeight = low;
       b.stats.finalMaxPenetration = pen;
       b.stats.maxPenetration = std::max(b.stats.maxPenetration, pen);

@@ -70,7 +70,6 @@ struct Body {
   ConvexProxy proxy;       ///< stage 1 proxy for contacts with other bodies
   BodyState state;         ///< world summary, refreshed after every step
   BodyStats stats;
-  std::vector<double> thickness;  ///< (nnode) rest skin thickness |g - f| [m] (blow-up bound)
   double energyFloor = 1e300;     ///< lowest total energy seen since the last outside work [J]
   double energyTolerance = 0;     ///< energy growth taken as a blow-up beyond the floor [J]
 
@@ -79,7 +78,9 @@ struct Body {
   double mass() const { return model->totalMass; }
   /// World positions of the skin nodes (nnode).
   std::vector<Vec3> skinPositions() const;
-  void refreshState();
+  /// state from the skin's summary at the current state (LayeredBody::summarize).
+  void refreshState(const SkinSummary& skin);
+  void refreshState() { refreshState(layered.skinSummary()); }
 };
 
 class World {
@@ -102,7 +103,9 @@ class World {
   const std::vector<Collider>& colliders() const { return colliders_; }
   /// Stage timings of the last step.
   const Profile& profile() const { return profile_; }
-  Energy energy(const Body& b) const;
+  Energy energy(const Body& b) const { return energy(b, b.layered.skinSummary()); }
+  /// ... from the summary of its current skin state.
+  Energy energy(const Body& b, const SkinSummary& skin) const;
   /// Warnings since the last call (numerical resets, ...), oldest first.
   std::vector<std::string> takeWarnings();
   /// Call after changing a body's state from outside (a kick, a drag, a panel):
@@ -186,7 +189,7 @@ class World {
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
   void balancePairSupport();
   void balancePairImpulses(const std::vector<std::vector<NodeContact>>& contacts);
-  bool healthy(const Body& b) const;
+  bool healthy(const Body& b, const SkinSummary& skin) const;
   /// The total energy of a group of bodies in contact (or of one body) has not grown
   /// beyond the lowest seen (+ their tolerances) while no outside work was done on
   /// them (no moving collider, no drag). Groups' floors for the next step go to `floors`.

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -352,6 +353,70 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
   }
 }
 
+// The summary pass (the sums and maxima of the end-of-step checks and statistics) on a
+// random skin state, against the CPU's summary; then with a stretched node and a node
+// that is not finite.
+TEST_F(GpuSkinTest, SummaryPassMatchesTheCpu) {
+  for (const BodyDesc& d : {test::ball(kR, 48, 1e6), torus(32)}) {
+    Pair p(d);
+    p.step(0.01, Vec3::Zero());  // (prepares the operators the GPU solver uploads)
+    const int n = p.gpu.nodeCount();
+    LayeredState& s = p.gpu.editState();
+    s.q = randomField(n, 3e-3, 31);
+    s.qdot = randomField(n, 0.1, 32);
+    s.velocity = Vec3(0.4, -1.2, 0.3);
+    s.angularVelocity = Vec3(-0.8, 2.0, 0.5);
+    s.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(-1, 2, 0.5).normalized()));
+    const Vec3 up = s.orientation.conjugate() * Vec3::UnitY();
+    auto compare = [&](const char* what, bool upload = true) {
+      if (upload) p.skin->load(p.gpu, p.gpu.state(), p.gpu.state().q);
+      const SkinSummary c = p.gpu.skinSummary(up), g = p.skin->summarize(p.gpu, p.gpu.state(), up);
+      SkinSummary rest;  // (the sums' rest-shape parts are summed in double on both)
+      {
+        LayeredBody r(p.model, d);
+        rest = r.skinSummary(up);
+      }
+      auto rel = [](double gv, double cv) { return std::abs(gv - cv) / std::abs(cv); };
+      const double eMu = (g.mu - c.mu).norm() / (c.mu - rest.mu).norm();
+      const double eMuu = (g.muu - c.muu).norm() / (c.muu - rest.muu).norm();
+      const double eMqdot = (g.mqdot - c.mqdot).norm() / c.mqdot.norm();
+      const double eMuxqdot = (g.muxqdot - c.muxqdot).norm() / c.muxqdot.norm();
+      const double eKinetic = rel(p.gpu.kineticEnergy(g), p.gpu.kineticEnergy(c));
+      const double eMax = std::max({rel(g.maxQ, c.maxQ), rel(g.maxStretch, c.maxStretch),
+                                    rel(g.maxQdot, c.maxQdot), rel(g.lowest, c.lowest)});
+      std::printf("summary pass (%s, %s) vs CPU: mu %.1e, muu %.1e (of the state's parts), mqdot %.1e, "
+                  "u x qdot %.1e, |qdot|^2 %.1e, elastic %.1e, kinetic energy %.1e, maxima %.1e; stretch %.3f\n",
+                  d.shape->type().c_str(), what, eMu, eMuu, eMqdot, eMuxqdot, rel(g.mqdot2, c.mqdot2),
+                  rel(g.elastic, c.elastic), eKinetic, eMax, c.maxStretch);
+      EXPECT_TRUE(g.finite);
+      for (double e : {eMu, eMuu, eMqdot, eMuxqdot, rel(g.mqdot2, c.mqdot2), rel(g.elastic, c.elastic), eKinetic,
+                       eMax})
+        EXPECT_LT(e, 1e-4) << what;
+    };
+    compare("random");
+    // after the position correction's scatter (it leaves q's gutter copies stale: the
+    // summary's stencil reads the neighbours through the source map)
+    std::vector<std::pair<int, Vec3>> dq;
+    for (int i = 0; i < n; i += 7) dq.emplace_back(i, Vec3(2e-3, -1e-3, 3e-3));
+    p.skin->correct(p.gpu, dq, p.gpu.editState());  // (and the CPU's copy)
+    compare("corrected", false);
+    // one node pushed out to 3 layer thicknesses: the blow-up check's maximum
+    const int k = n / 2;
+    const double t = (p.model->restSkin[size_t(k)] - p.model->core[size_t(k)]).norm();
+    p.gpu.editState().q[size_t(k)] = Vec3(0, 3 * t, 0);
+    compare("stretched");
+    EXPECT_NEAR(p.skin->summarize(p.gpu, p.gpu.state(), up).maxStretch, 3.0, 1e-5);
+    // a node whose velocity is not finite
+    p.gpu.editState().qdot[size_t(k / 2)].y() = std::numeric_limits<double>::infinity();
+    p.skin->load(p.gpu, p.gpu.state(), p.gpu.state().q);
+    EXPECT_FALSE(p.gpu.skinSummary(up).finite);
+    EXPECT_FALSE(p.skin->summarize(p.gpu, p.gpu.state(), up).finite);
+    p.gpu.editState().qdot[size_t(k / 2)].y() = std::numeric_limits<double>::quiet_NaN();
+    p.skin->load(p.gpu, p.gpu.state(), p.gpu.state().q);
+    EXPECT_FALSE(p.skin->summarize(p.gpu, p.gpu.state(), up).finite);
+  }
+}
+
 // The detection pass against a tilted plane and a rotated height field in motion, on a
 // random skin state, against Collider::query on the CPU (the deepest collider of each
 // node within the margin, as World::findContacts).
@@ -516,14 +581,28 @@ TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
     for (Body& b : w->bodies()) b.layered.setFreeMotionSolver(std::make_shared<GpuSkin>(b.model));
   onCpu.setSolverDetection(false);
   double maxPos = 0, maxQ = 0, wallX = -1;
-  int detected = 0, touching = 0;
+  // the statistics and the energy bound from the summary pass vs the CPU's sums of the
+  // same state (its copy read back)
+  double eEnergy = 0, eCom = 0, eMomentum = 0, lowest = 1e300, eLowest = 0;
+  int detected = 0, touching = 0, summarized = 0;
   for (int k = 0; k < 160; ++k) {
     onGpu.step();
     onCpu.step();
-    const LayeredState &g = onGpu.bodies()[0].layered.state(), &c = onCpu.bodies()[0].layered.state();
+    const Body& b = onGpu.bodies()[0];
+    const LayeredState &g = b.layered.state(), &c = onCpu.bodies()[0].layered.state();
     maxPos = std::max(maxPos, (g.position - c.position).norm());
     for (size_t i = 0; i < g.q.size(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
-    for (const Profile::Stage& st : onGpu.profile().stages()) detected += st.name == "gpu_detect";
+    const Energy e = onGpu.energy(b);  // (World::energy: the CPU's summary)
+    eEnergy = std::max(eEnergy, std::abs(b.stats.energy - e.total()) / (e.kinetic + e.elastic + 1e-12));
+    eCom = std::max(eCom, (b.state.position - b.layered.centerOfMass()).norm());
+    eMomentum = std::max(eMomentum, (b.state.velocity * b.mass() - b.layered.linearMomentum()).norm() /
+                                        b.layered.linearMomentum().norm());
+    for (const Vec3& x : b.skinPositions()) lowest = std::min(lowest, x.y());
+    eLowest = std::max(eLowest, std::abs(b.stats.minHeight - lowest));
+    for (const Profile::Stage& st : onGpu.profile().stages()) {
+      detected += st.name == "gpu_detect";
+      summarized += st.name == "gpu_summary";
+    }
     touching += !onGpu.lastContacts()[0].empty();
     for (const NodeContact& n : onGpu.lastContacts()[0])
       if (n.normal.x() < -0.9) wallX = std::max(wallX, double(k));
@@ -531,6 +610,13 @@ TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
   std::printf("world on the GPU backend, detection on the GPU vs on the CPU: core %.2e m, skin %.2e m apart over "
               "160 steps (%d with contacts; the wall reached at step %.0f)\n",
               maxPos, maxQ, touching, wallX);
+  std::printf("  statistics from the summary pass vs the CPU's: energy %.1e (of the kinetic + elastic), com %.1e m, "
+              "momentum %.1e, lowest point %.1e m\n",
+              eEnergy, eCom, eMomentum, eLowest);
+  EXPECT_LT(eEnergy, 1e-4);
+  EXPECT_LT(eCom, 1e-6);
+  EXPECT_LT(eMomentum, 1e-4);
+  EXPECT_LT(eLowest, 1e-6);
   EXPECT_TRUE(onGpu.takeWarnings().empty());
   EXPECT_TRUE(onCpu.takeWarnings().empty());
   EXPECT_GT(touching, 100);
@@ -539,6 +625,7 @@ TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
   glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
   if (bits > 0) {
     EXPECT_GE(detected, 160);  // (every step: two detections)
+    EXPECT_EQ(summarized, 160);  // (every step: one summary, on the GPU)
   }
   EXPECT_LT(maxPos, 1e-5);
   EXPECT_LT(maxQ, 1e-5);
