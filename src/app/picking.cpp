@@ -69,7 +69,7 @@ Pick pickWorld(const World& world, const Ray& ray, bool planes) {
   for (size_t i = 0; i < bodies.size(); ++i) {
     const Body& b = bodies[i];
     const double r = b.desc.shape->boundingRadius() * 1.5;  // room for the skin's deformation
-    if (!rayNearSphere(ray, b.layered.state().position, r)) continue;
+    if (!rayNearSphere(ray, b.layered.core().position, r)) continue;
     const std::vector<Vec3> x = b.skinPositions();
     const auto& tris = b.model->atlas.triangles;
     const auto h = intersectMesh(ray, x, tris);

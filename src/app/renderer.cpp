@@ -213,7 +213,7 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
   Aabb bounds;
   for (size_t i = 0; i < world.bodies().size() && i < bodyMeshes_.size(); ++i) {
     const Body& b = world.bodies()[i];
-    const Eigen::Matrix4f pose = poseMatrix(b.layered.state().position, b.layered.state().orientation);
+    const Eigen::Matrix4f pose = poseMatrix(b.layered.core().position, b.layered.core().orientation);
     const Eigen::Vector3f color = int(i) == options.highlightBody ? highlight(kBodyColors[i % 6]) : kBodyColors[i % 6];
     const auto skin = std::dynamic_pointer_cast<GpuSkin>(b.layered.freeMotionSolverShared());
     if (!options.skin) {

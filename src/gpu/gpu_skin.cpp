@@ -133,6 +133,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   scatter_ = ShaderProgram("d2t/scatter.vert", "d2t/scatter.frag");
   detect_ = ShaderProgram(v, "d2t/detect.frag");
   summary_ = ShaderProgram(v, "d2t/summary.frag");
+  gather_ = ShaderProgram("d2t/gather.vert", "d2t/gather.frag");
   {
     // the detection's hits: a 16-byte counter, then at most one 48-byte hit per node
     glGenBuffers(1, &hitBuffer_);
@@ -257,6 +258,8 @@ GpuSkin::~GpuSkin() {
   if (scatterVao_) glDeleteVertexArrays(1, &scatterVao_);
   if (scatterBuffer_) glDeleteBuffers(1, &scatterBuffer_);
   if (hitBuffer_) glDeleteBuffers(1, &hitBuffer_);
+  if (gatherVao_) glDeleteVertexArrays(1, &gatherVao_);
+  if (gatherBuffer_) glDeleteBuffers(1, &gatherBuffer_);
 }
 
 GlTexture GpuSkin::newField() const {
@@ -583,15 +586,15 @@ void GpuSkin::takeTimes(Profile& profile) {
   times_.clear();
 }
 
-FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, Profile& profile) {
+FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, double dt, const Vec3& g,
+                                  Profile& profile) {
   if (&body.model() != model_.get())  // re-assembled (a material change): K_e and masses are stale here
     throw GlError("the body's model changed under its GPU solver (make a new GpuSkin for it)");
   const BakedBody& m = *model_;
   // the state of the last step's end is still here (nothing wrote it on the CPU since):
   // it becomes this step's start instead of crossing again
   const bool resident = body.skinResident();
-  LayeredState& s = body.editState();
-  const LayeredState start = s;
+  const CoreState start = s;
   const double mass = m.totalMass;
   const bool fixed = body.settings().fixedCore;
   const Material& mat = body.desc().material;
@@ -730,14 +733,13 @@ FreeStepResult GpuSkin::integrate(LayeredBody& body, double dt, const Vec3& g, P
       s.position += dt * dcdot;
     }
   }
-  {
-    StageTimer t(profile, "transfer");
-    s.q = downloadNodes(qNew_);
-    s.qdot = downloadNodes(qdotNew_);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    checkGl("the GPU solver step");
-  }
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the GPU solver step");
   holder_ = &body;
+  moments_ = SkinSummary{};
+  moments_.mu = restSt_ + mqNew;
+  moments_.mqdot = mqdotNew;
+  momentsKnown_ = true;
   collectTimes();
   takeTimes(profile);
   return result;
@@ -752,6 +754,90 @@ void GpuSkin::load(const LayeredBody& body, const LayeredState& s, const std::ve
   uploadNodes(qdotNew_, s.qdot);
   ++stateUploads_;
   holder_ = &body;
+  momentsKnown_ = false;
+}
+
+void GpuSkin::readSkin(const LayeredBody& body, LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  s.q = downloadNodes(qNew_);
+  s.qdot = downloadNodes(qdotNew_);
+  ++stateDownloads_;
+}
+
+SkinSummary GpuSkin::moments(const LayeredBody& body) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  if (!momentsKnown_) {
+    const LayeredState unused;  // (the pass reads the textures)
+    moments_ = summarize(body, unused, Vec3::UnitY());
+    momentsKnown_ = true;
+  }
+  return moments_;
+}
+
+void GpuSkin::readNodes(const LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  if (nodes.empty()) return;
+  const Atlas& a = model_->atlas;
+  if (!gatherVao_) {
+    gatherQ_ = newField();
+    gatherQdot_ = newField();
+    glGenVertexArrays(1, &gatherVao_);
+    glGenBuffers(1, &gatherBuffer_);
+    glBindVertexArray(gatherVao_);
+    glBindBuffer(GL_ARRAY_BUFFER, gatherBuffer_);
+    glEnableVertexAttribArray(0);
+    glVertexAttribIPointer(0, 2, GL_INT, 0, nullptr);
+    glBindVertexArray(0);
+  }
+  std::vector<GLint> sources;
+  sources.reserve(2 * nodes.size());
+  for (int i : nodes) sources.insert(sources.end(), {a.nodeTexel[size_t(i)] % n_, a.nodeTexel[size_t(i)] / n_});
+  bindTargets({{gatherQ_.id(), -1}, {gatherQdot_.id(), -1}});
+  gather_.use();
+  resetUnits();
+  bind(gather_, "uQ", qNew_);
+  bind(gather_, "uQdot", qdotNew_);
+  glUniform1i(gather_.uniform("uWidth"), n_);
+  glBindVertexArray(gatherVao_);
+  glBindBuffer(GL_ARRAY_BUFFER, gatherBuffer_);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(sources.size() * sizeof(GLint)), sources.data(), GL_STREAM_DRAW);
+  glDrawArrays(GL_POINTS, 0, GLsizei(nodes.size()));
+  glBindVertexArray(0);
+  // the rows the points wrote, from both targets
+  const int rows = int((nodes.size() + size_t(n_) - 1) / size_t(n_));
+  std::vector<float> q(size_t(rows) * n_ * 4), qdot(q.size());
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, q.data());
+  glReadBuffer(GL_COLOR_ATTACHMENT1);
+  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, qdot.data());
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the gather pass");
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    s.q[size_t(nodes[k])] = Vec3(q[4 * k], q[4 * k + 1], q[4 * k + 2]);
+    s.qdot[size_t(nodes[k])] = Vec3(qdot[4 * k], qdot[4 * k + 1], qdot[4 * k + 2]);
+  }
+  gatheredNodes_ += long(nodes.size());
+}
+
+void GpuSkin::saveGood(const LayeredBody& body) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  if (!goodQ_.id()) goodQ_ = newField();
+  glCopyImageSubData(qNew_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, goodQ_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, n_, n_, 1);
+  checkGl("keeping the last good state");
+  goodOf_ = &body;
+}
+
+void GpuSkin::restoreGood(const LayeredBody& body) {
+  if (goodOf_ != &body) throw GlError("the GPU solver keeps no good state of this body");
+  glCopyImageSubData(goodQ_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, qNew_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, n_, n_, 1);
+  bindTargets({{qdotNew_.id(), -1}});
+  const GLfloat zero[4] = {0, 0, 0, 0};
+  glClearBufferfv(GL_COLOR, 0, zero);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("restoring the last good state");
+  holder_ = &body;
+  momentsKnown_ = false;
 }
 
 CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
@@ -841,7 +927,7 @@ Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinI
 }
 
 void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const SkinImpulse& imp, double share,
-                    double dt, LayeredState& s) {
+                    double dt, LayeredState&) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
   const PassTimer timer(*this, "gpu_apply");
@@ -860,8 +946,7 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Ski
   draw(apply_, {{z_.id(), -1}, {ma_.id(), -1}});  // (scratch: swapped in below)
   std::swap(qdotNew_, z_);
   std::swap(qNew_, ma_);
-  s.q = downloadNodes(qNew_);
-  s.qdot = downloadNodes(qdotNew_);
+  momentsKnown_ = false;
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's apply pass");
   ++appliedImpulses_;
@@ -887,7 +972,10 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   glDisablei(GL_BLEND, 0);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the position correction's scatter");
-  for (const auto& [i, d] : dq) s.q[size_t(i)] += d;  // the CPU's copy takes the same change
+  for (const auto& [i, d] : dq) {
+    s.q[size_t(i)] += d;  // the CPU's copy takes the same change
+    moments_.mu += model_->nodeMass[size_t(i)] * d;
+  }
 }
 
 SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, const Vec3& up) {
@@ -999,7 +1087,7 @@ bool GpuSkin::detectColliders(const LayeredBody& body, const std::vector<const C
       }
     }
     syncHeights(fields);
-    const LayeredState& s = body.state();
+    const CoreState& s = body.core();
     const Mat3 R = s.orientation.toRotationMatrix();
     std::array<GLfloat, 9> rot{};
     for (int j = 0; j < 3; ++j)

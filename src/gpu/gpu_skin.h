@@ -37,9 +37,10 @@
 // a contact texture: one point per contacting node scattered into cleared textures.
 // The skin state stays in the textures from step to step (and is drawn from there);
 // it is uploaded whole only when the CPU wrote it (LayeredBody::editState, a reset, a
-// drag). It is still read back after integrate() (the predicted state) and after each
-// apply(): stage 1 of the pair detection, the blow-up check, the energy bound and the
-// statistics read the whole skin on the CPU.
+// drag), and read back whole only when the CPU asks for all of it (LayeredBody::state():
+// the pair stages, a drag, the UI). The step's own readers on the CPU take the nodes
+// they read by the gather pass (the contact response: the contacting nodes; the
+// contact support: the touching nodes and their stencils).
 //
 // Needs a current OpenGL 4.3+ context with float render targets; the
 // constructor throws GlError (naming the shader file and line, or the missing
@@ -98,7 +99,22 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GpuSkin(const GpuSkin&) = delete;
   GpuSkin& operator=(const GpuSkin&) = delete;
 
-  FreeStepResult integrate(LayeredBody& body, double dt, const Vec3& gravity, Profile& profile) override;
+  FreeStepResult integrate(const LayeredBody& body, LayeredState& s, double dt, const Vec3& gravity,
+                           Profile& profile) override;
+  void readSkin(const LayeredBody& body, LayeredState& s) override;
+  /// From the sums of the pass that last changed the state where it had them (the
+  /// velocities pass; the correction adds its own), else by the summary pass.
+  SkinSummary moments(const LayeredBody& body) override;
+  /// A gather pass: one point per node copies its texels into the first texels of two
+  /// small targets, and those are read back.
+  void readNodes(const LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) override;
+  /// Texture copies on the GPU.
+  void saveGood(const LayeredBody& body) override;
+  void restoreGood(const LayeredBody& body) override;
+  /// How many times the skin state was read back whole (readSkin), and how many nodes
+  /// were gathered (readNodes).
+  int stateDownloads() const { return stateDownloads_; }
+  long gatheredNodes() const { return gatheredNodes_; }
 
   // ---- the contact response's passes (SkinResponse) on the state in the textures ------------
   SkinResponse* response() override { return this; }
@@ -226,7 +242,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   std::string renderer_;
 
   ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
-      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_;
+      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_,
+      gather_;
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
   GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
@@ -237,7 +254,14 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GlTexture heights_;     // R32F array: the height fields' grids, a layer each
   std::vector<const HeightField*> heightFields_;  // ... of these
   const LayeredBody* holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
-  int appliedImpulses_ = 0, stateUploads_ = 0;
+  int appliedImpulses_ = 0, stateUploads_ = 0, stateDownloads_ = 0;
+  long gatheredNodes_ = 0;
+  GlTexture gatherQ_, gatherQdot_;  // the gather's targets (made at its first use)
+  GLuint gatherVao_ = 0, gatherBuffer_ = 0;
+  GlTexture goodQ_;                 // saveGood's copy of q (qdot: restored as 0)
+  SkinSummary moments_;             // mu, mqdot of the state in qNew_, qdotNew_ (momentsKnown_)
+  bool momentsKnown_ = false;
+  const LayeredBody* goodOf_ = nullptr;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
   GlTexture terms_[8];
   std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1

@@ -97,11 +97,11 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*
 
 RigidMotion rigidMotion(const LayeredBody& b) {
   RigidMotion r;
-  const Mat3 R = b.state().orientation.toRotationMatrix();
+  const Mat3 R = b.core().orientation.toRotationMatrix();
   r.mass = b.totalMass();
   r.com = b.centerOfMass();
   r.vcom = b.linearMomentum() / r.mass;
-  r.omega = R * b.state().angularVelocity;
+  r.omega = R * b.core().angularVelocity;
   r.invInertia = R * b.model().totalInertia.inverse() * R.transpose();
   return r;
 }
@@ -117,7 +117,7 @@ namespace {
 
 // Normal stiffness n^T K_ii n of node i (n world, rotated into the body frame) [N/m].
 double nodeStiffness(const LayeredBody& b, int i, const Vec3& nWorld) {
-  const Vec3 nb = b.state().orientation.conjugate() * nWorld;
+  const Vec3 nb = b.core().orientation.conjugate() * nWorld;
   return nb.dot(b.model().stiffness[size_t(i)][0] * nb);
 }
 

@@ -33,6 +33,8 @@ void LayeredBody::resetToDesc() {
   const int n = m.nodeCount();
   state_ = LayeredState{};
   solverHoldsSkin_ = false;
+  mirrorStale_ = startStale_ = false;
+  pulledAt_.assign(size_t(n), -1);
   previousContacts_ = 0;
 
   state_.orientation = desc_.orientation;
@@ -72,6 +74,7 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
   // the body frame moves with the centre of mass by d (body frame); rest points
   // move by -d, so c + R (ub + q) is unchanged when c moves by R d
   const Vec3 d = model->comOffset - model_->comOffset;
+  if (mirrorStale_) pullSkin();  // (the skin keeps its displacements)
   const Vec3 shift = state_.orientation * d;
   state_.position += shift;
   state_.velocity += (state_.orientation * state_.angularVelocity).cross(shift);
@@ -88,40 +91,126 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
 
 double LayeredBody::maxDisplacement() const {
   double m = 0;
-  for (const Vec3& q : state_.q) m = std::max(m, q.squaredNorm());
+  for (const Vec3& q : state().q) m = std::max(m, q.squaredNorm());
   return std::sqrt(m);
 }
 
 Vec3 LayeredBody::nodePosition(int i) const {
-  return state_.position + state_.orientation * (model_->restSkin[i] + state_.q[i]);
+  return state_.position + state_.orientation * (model_->restSkin[i] + qAt(i));
 }
 
 Vec3 LayeredBody::nodeVelocity(int i) const {
-  const Vec3 u = model_->restSkin[i] + state_.q[i];
-  return state_.velocity + state_.orientation * (state_.angularVelocity.cross(u) + state_.qdot[i]);
+  const Vec3 u = model_->restSkin[i] + qAt(i);
+  return state_.velocity + state_.orientation * (state_.angularVelocity.cross(u) + qdotAt(i));
 }
 
-namespace {
-// sum m_i u_i and sum m_i qdot_i (qdot: when given)
-void skinMoments(const BakedBody& m, const LayeredState& s, SkinSummary* out, bool velocity) {
-  for (int i = 0; i < m.nodeCount(); ++i) {
-    out->mu += m.nodeMass[i] * (m.restSkin[i] + s.q[i]);
-    if (velocity) out->mqdot += m.nodeMass[i] * s.qdot[i];
+// ---- the skin's mirror -------------------------------------------------------------------------
+
+void LayeredBody::pullSkin() const {
+  try {
+    freeSolver_->readSkin(*this, state_);
+    mirrorStale_ = false;
+  } catch (const std::exception& e) {
+    dropSolver(e.what());
   }
 }
-}  // namespace
 
-Vec3 LayeredBody::centerOfMass() const {
-  SkinSummary s;
-  skinMoments(*model_, state_, &s, false);
-  return centerOfMass(s);
+void LayeredBody::pullNodes(const std::vector<int>& nodes) const {
+  if (!mirrorStale_) return;
+  std::vector<int> wanted;
+  for (int i : nodes)
+    if (pulledAt_[size_t(i)] != skinVersion_) {
+      pulledAt_[size_t(i)] = skinVersion_;  // (also marks a node listed twice)
+      wanted.push_back(i);
+    }
+  if (wanted.empty()) return;
+  try {
+    freeSolver_->readNodes(*this, wanted, state_);
+  } catch (const std::exception& e) {
+    dropSolver(e.what());
+  }
 }
 
-Vec3 LayeredBody::linearMomentum() const {
-  SkinSummary s;
-  skinMoments(*model_, state_, &s, true);
-  return linearMomentum(s);
+void LayeredBody::dropSolver(const std::string& why) const {
+  backendFailure_ = why;
+  if (mirrorStale_ || startStale_) {
+    const size_t n = size_t(nodeCount());
+    for (LayeredState* s : {&state_, &start_}) {
+      s->q.assign(n, Vec3::Zero());
+      s->qdot.assign(n, Vec3::Zero());
+    }
+    backendFailure_ += "; the skin's state was on the GPU only: the skin restarts at rest";
+  }
+  mirrorStale_ = startStale_ = false;
+  freeSolver_.reset();
+  solverHoldsSkin_ = false;
 }
+
+void LayeredBody::saveGood() {
+  if (skinResident()) {
+    try {
+      freeSolver_->saveGood(*this);
+      static_cast<CoreState&>(good_) = state_;
+      good_.touching = state_.touching;
+      goodOnSolver_ = true;
+      return;
+    } catch (const std::exception& e) {
+      dropSolver(e.what());
+    }
+  }
+  good_ = state();
+  goodOnSolver_ = false;
+}
+
+void LayeredBody::restoreGood() {
+  const bool lost = goodOnSolver_ && !(freeSolver_ && freeSolver_->holds(*this));
+  static_cast<CoreState&>(state_) = good_;
+  state_.touching = good_.touching;
+  state_.velocity.setZero();
+  state_.angularVelocity.setZero();
+  if (goodOnSolver_ && !lost) {
+    try {
+      freeSolver_->restoreGood(*this);
+      solverHoldsSkin_ = true;
+      skinChangedOnSolver();
+      return;
+    } catch (const std::exception& e) {
+      dropSolver(e.what());
+    }
+  }
+  const size_t n = size_t(nodeCount());
+  if (goodOnSolver_)  // (its skin was on a solver that is gone: at rest)
+    state_.q.assign(n, Vec3::Zero());
+  else
+    state_.q = good_.q;
+  state_.qdot.assign(n, Vec3::Zero());
+  mirrorStale_ = false;
+  solverHoldsSkin_ = false;
+}
+
+SkinSummary LayeredBody::skinMoments() const {
+  if (mirrorStale_) {
+    if (momentsVersion_ == skinVersion_) return moments_;
+    try {
+      moments_ = freeSolver_->moments(*this);
+      momentsVersion_ = skinVersion_;
+      return moments_;
+    } catch (const std::exception& e) {
+      dropSolver(e.what());
+    }
+  }
+  const BakedBody& m = *model_;
+  SkinSummary s;
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    s.mu += m.nodeMass[i] * (m.restSkin[i] + state_.q[i]);
+    s.mqdot += m.nodeMass[i] * state_.qdot[i];
+  }
+  return s;
+}
+
+Vec3 LayeredBody::centerOfMass() const { return centerOfMass(skinMoments()); }
+
+Vec3 LayeredBody::linearMomentum() const { return linearMomentum(skinMoments()); }
 
 Vec3 LayeredBody::angularMomentum(const Vec3& about) const {
   const BakedBody& m = *model_;
@@ -135,7 +224,7 @@ Vec3 LayeredBody::angularMomentum(const Vec3& about) const {
 }
 
 SkinSummary LayeredBody::skinSummary(const Vec3& up) const {
-  return CpuSkinResponse().summarize(*this, state_, up);
+  return CpuSkinResponse().summarize(*this, state(), up);
 }
 
 SkinSummary LayeredBody::summarize(const Vec3& up, Profile& profile) {
@@ -146,9 +235,7 @@ SkinSummary LayeredBody::summarize(const Vec3& up, Profile& profile) {
         r->takeTimes(profile);
         return s;
       } catch (const std::exception& e) {
-        backendFailure_ = e.what();
-        freeSolver_.reset();
-        solverHoldsSkin_ = false;
+        dropSolver(e.what());
       }
     }
   }
@@ -573,7 +660,7 @@ Mat6 LayeredBody::coreMassMatrix() const {
   Vec3 St = Vec3::Zero();
   Mat3 Muu = Mat3::Zero();
   for (int i = 0; i < m.nodeCount(); ++i) {
-    const Vec3 u = m.restSkin[i] + state_.q[i];
+    const Vec3 u = m.restSkin[i] + state().q[i];
     St += m.nodeMass[i] * u;
     const Mat3 ux = skew(u);
     Muu += m.nodeMass[i] * ux.transpose() * ux;
@@ -732,6 +819,7 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
   dragImpulse_.setZero();
   if (!dragging()) return;
   StageTimer t(profile, "drag");
+  if (mirrorStale_) pullSkin();
   solverHoldsSkin_ = false;  // (it changes the skin here, on the CPU)
   const BakedBody& m = *model_;
   const int n = m.nodeCount();
@@ -849,7 +937,11 @@ void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
     state_.velocity.setZero();
     state_.angularVelocity.setZero();
   }
-  start_ = state_;  // positions at t (step 13 integrates from them)
+  // positions at t (step 13 integrates from them); the skin's stays on the solver
+  // unless the drag reads it on the CPU
+  if (mirrorStale_ && dragging()) pullSkin();
+  start_ = state_;
+  startStale_ = mirrorStale_;
   computeSupport(g);
   buildSupportLoad();
 }
@@ -884,13 +976,13 @@ void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
   bool done = false;
   if (freeSolver_) {
     try {
-      free_ = freeSolver_->integrate(*this, dt, g, profile);
+      free_ = freeSolver_->integrate(*this, state_, dt, g, profile);
       done = true;
       solverHoldsSkin_ = true;
+      skinChangedOnSolver();
     } catch (const std::exception& e) {
       // the other backend failed (a GL error, say): back to the CPU from the start state
-      backendFailure_ = e.what();
-      freeSolver_.reset();
+      dropSolver(e.what());
       state_ = start_;
     }
   }
@@ -916,22 +1008,29 @@ void LayeredBody::computeSupport(const Vec3& g) {
   const LayeredState& s = state_;
   if (s.touching.empty() || !settings_.contactSupport) return;
   const BakedBody& m = *model_;
+  {  // (the nodes read below, from the solver where it holds the skin)
+    std::vector<int> read;
+    for (const TouchingNode& t : s.touching)
+      for (int j : m.atlas.stencil[size_t(t.node)])
+        if (j >= 0) read.push_back(j);
+    pullNodes(read);
+  }
   const Mat3 R = rotation(s.orientation);
   const Vec3 gb = R.transpose() * g;
   const Vec3& w = s.angularVelocity;
   const double alpha = desc_.material.alpha, beta = desc_.material.beta;
   const double patchTheta = kSupportPatchRelaxation / std::sqrt(double(s.touching.size()));
   struct EndOfStep {  // q + (beta + dt) qdot, read node by node by stencilRow
-    const LayeredState& s;
+    const LayeredBody& b;
     double c;
-    Vec3 operator[](int j) const { return s.q[size_t(j)] + c * s.qdot[size_t(j)]; }
-  } z{s, beta + preparedDt_};
+    Vec3 operator[](int j) const { return b.qAt(j) + c * b.qdotAt(j); }
+  } z{*this, beta + preparedDt_};
   for (const TouchingNode& t : s.touching) {
     const int i = t.node;
     const Vec3 kz = stencilRow(m.atlas.stencil[i], m.stiffness[i], z);
-    const Vec3 u = m.restSkin[i] + s.q[i];
-    const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(s.qdot[i]);
-    const Vec3 f = R * (-kz - m.nodeMass[i] * (alpha * s.qdot[i] + a - gb));
+    const Vec3 u = m.restSkin[i] + qAt(i);
+    const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(qdotAt(i));
+    const Vec3 f = R * (-kz - m.nodeMass[i] * (alpha * qdotAt(i) + a - gb));
     // (at most what the collider carried in the last step: a node that unloads, at the
     // back of a rolling patch, is not pushed off the surface to be pulled back by the
     // response's block-diagonal W. Extrapolating that force from the last two steps
@@ -964,7 +1063,7 @@ void LayeredBody::buildSupportLoad() {
     const Vec3 fb = Rt * (p.force * p.normal);
     support_.nodes[size_t(p.node)] = fb;
     support_.force += p.force * p.normal;
-    support_.torque += (model_->restSkin[size_t(p.node)] + state_.q[size_t(p.node)]).cross(fb);
+    support_.torque += (model_->restSkin[size_t(p.node)] + qAt(p.node)).cross(fb);
   }
 }
 
@@ -1282,6 +1381,7 @@ auto LayeredBody::withResponse(Profile& profile, F f) {
     try {
       if (!skinResident()) {
         StageTimer t(profile, "transfer");
+        if (startStale_) throw std::logic_error("the start of the step is on the GPU only");
         freeSolver_->load(*this, state_, start_.q);
         solverHoldsSkin_ = true;
       }
@@ -1292,9 +1392,7 @@ auto LayeredBody::withResponse(Profile& profile, F f) {
       } take{*freeSolver_->response(), profile};
       return f(take.r);
     } catch (const std::exception& e) {
-      backendFailure_ = e.what();
-      freeSolver_.reset();
-      solverHoldsSkin_ = false;
+      dropSolver(e.what());
     }
   }
   return f(cpuResponse_);
@@ -1364,6 +1462,11 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
 
   if (!cs.empty()) {
     StageTimer t(profile, "respond");
+    {  // (the nodes read below, from the solver where it holds the skin: a gather)
+      std::vector<int> read;
+      for (const NodeContact& c : cs) read.push_back(c.node);
+      pullNodes(read);
+    }
     const Mat3 R = rotation(s.orientation);
     const Mat3 Rt = R.transpose();
     const int nc = int(cs.size());
@@ -1428,7 +1531,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       NodeContact& c = cs[k];
       const int i = c.node;
       const double mi = m.nodeMass[i];
-      const Vec3 ui = m.restSkin[i] + s.q[i];
+      const Vec3 ui = m.restSkin[i] + qAt(i);
       nb[k] = Rt * c.normal;
       const Vec3 hn = mtDiagInverse_[i] * nb[k];
       D[k] = nb[k].dot(hn);
@@ -1519,7 +1622,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
         if (fk[k].isZero(0)) continue;
         const int i = cs[k].node;
         const Vec3 fb = Rt * fk[k];
-        const Vec3 ui = m.restSkin[i] + s.q[i];
+        const Vec3 ui = m.restSkin[i] + qAt(i);
         imp.r.emplace_back(i, fb);
         fc.head<3>() += fk[k];
         fc.tail<3>() += ui.cross(fb);
@@ -1542,7 +1645,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       const auto at = std::lower_bound(imp.r.begin(), imp.r.end(), i,
                                        [](const std::pair<int, Vec3>& e, int node) { return e.first < node; });
       const Vec3 ri = at != imp.r.end() && at->first == i ? at->second : Vec3::Zero();
-      const Vec3 ui = m.restSkin[i] + s.q[i];
+      const Vec3 ui = m.restSkin[i] + qAt(i);
       return Vec3(mtDiagInverse_[i] * (ri - m.nodeMass[i] * (imp.dvt - ui.cross(imp.dw))));
     };
     // An inelastic contact against a resting surface cannot add kinetic energy, but
@@ -1579,8 +1682,8 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       const NodeContact& c = cs[k];
       auto [at, added] = skinAfter.try_emplace(c.node);
       Vec3& qdot = at->second;
-      if (added) qdot = s.qdot[c.node] + share * skinChange(c.node);
-      const Vec3 ui = m.restSkin[c.node] + s.q[c.node];
+      if (added) qdot = qdotAt(c.node) + share * skinChange(c.node);
+      const Vec3 ui = m.restSkin[c.node] + qAt(c.node);
       const Vec3 after = s.velocity + R * (s.angularVelocity.cross(ui) + qdot);
       const Vec3 rel = after - c.surfaceVelocity;
       const Vec3 xt = rel - c.normal.dot(rel) * c.normal;
@@ -1610,6 +1713,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     // 13 positions from the post-impact velocities: the skin's in the same pass as its
     //    velocities, from the start of the step
     withResponse(profile, [&](SkinResponse& r) { r.apply(*this, start.q, imp, share, dt, s); });
+    if (skinResident()) skinChangedOnSolver();  // (the solver's apply: q, qdot are on the GPU)
     s.position = start.position + dt * (s.velocity + impactV);
     s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity + impactW, dt);
   }

@@ -34,11 +34,15 @@ struct TouchingNode {
 };
 
 /// Mutable state of one layered body.
-struct LayeredState {
+/// The core's part of the state.
+struct CoreState {
   Vec3 position = Vec3::Zero();          ///< c: world position of the body-frame origin [m]
   Quat orientation = Quat::Identity();   ///< R: body-to-world rotation
   Vec3 velocity = Vec3::Zero();          ///< cdot: world linear velocity of the origin [m/s]
   Vec3 angularVelocity = Vec3::Zero();   ///< omega: angular velocity in the BODY frame [rad/s]
+};
+
+struct LayeredState : CoreState {
   std::vector<Vec3> q;                   ///< (nnode) skin displacements, body frame [m]
   std::vector<Vec3> qdot;                ///< (nnode) skin velocities, body frame [m/s]
   std::vector<TouchingNode> touching;    ///< skin nodes held on colliders or bodies in the last step
@@ -185,16 +189,30 @@ struct ColliderHit {
   Vec3 velocity = Vec3::Zero();     ///< world velocity of the collider's surface there [m/s]
 };
 
-/// Steps 1-5 done by another backend (the GPU solver): advances body.state()
-/// from its start-of-step value by the collision-free update of dt.
+/// Steps 1-5 done by another backend (the GPU solver): advances the body's state s
+/// from its start-of-step value by the collision-free update of dt. The core's state
+/// is written into s; the skin's (q, qdot) stays on the backend, and the body reads it
+/// back when something asks for it (readSkin, readNodes: LayeredBody::state()).
 class FreeMotionSolver {
  public:
   virtual ~FreeMotionSolver() = default;
-  virtual FreeStepResult integrate(class LayeredBody& body, double dt, const Vec3& gravity,
-                                   Profile& profile) = 0;
+  virtual FreeStepResult integrate(const class LayeredBody& body, LayeredState& s, double dt,
+                                   const Vec3& gravity, Profile& profile) = 0;
+  /// The skin state the backend holds for body (holds(body)), into s.q and s.qdot: the
+  /// whole field crosses.
+  virtual void readSkin(const class LayeredBody& body, LayeredState& s) = 0;
+  /// ... at the listed nodes only (a gather; the other nodes of s are left as they are).
+  virtual void readNodes(const class LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) = 0;
+  /// The skin's first moments of the state it holds for body: SkinSummary::mu and mqdot
+  /// (the rest of the summary may be left out). For the centre of mass and momentum.
+  virtual SkinSummary moments(const class LayeredBody& body) = 0;
+  /// Keeps a copy of the skin state it holds for body, on the backend (the last good
+  /// state of the blow-up check); restoreGood() makes it the state again, with qdot = 0.
+  virtual void saveGood(const class LayeredBody& body) = 0;
+  virtual void restoreGood(const class LayeredBody& body) = 0;
   /// The backend's contact response passes, or nullptr (the CPU runs them). They work
-  /// on the backend's copy of the skin state, which integrate() leaves equal to
-  /// body.state() and load() makes equal to s (and the start displacements) again;
+  /// on the backend's copy of the skin state, which integrate() leaves as the body's
+  /// state and load() makes equal to s (and the start displacements) again;
   /// holds(body): the copy is body's (another use of the backend may have replaced it).
   /// The copy outlives the step: while body.skinResident(), integrate() starts from it
   /// instead of uploading the state again.
@@ -316,13 +334,27 @@ class LayeredBody {
   const BodyDesc& desc() const { return desc_; }
   int nodeCount() const { return model_->nodeCount(); }
 
-  const LayeredState& state() const { return state_; }
+  /// The state. Where the free-motion solver holds the skin (skinResident()), the CPU's
+  /// q and qdot are a mirror: read back (whole, FreeMotionSolver::readSkin) the first time
+  /// they are asked for after the solver changed them.
+  const LayeredState& state() const {
+    if (mirrorStale_) pullSkin();
+    return state_;
+  }
+  /// The core's state: never waits for the skin.
+  const CoreState& core() const { return state_; }
   /// The state, to write: this also tells the free-motion solver that its copy of the
   /// skin is stale (it is loaded again before its next use).
   LayeredState& editState() {
+    if (mirrorStale_) pullSkin();
     solverHoldsSkin_ = false;
     return state_;
   }
+  /// Keeps the current state as the last good one (the World's blow-up check): on the
+  /// free-motion solver where it holds the skin (no transfer).
+  void saveGood();
+  /// Back to the last good state, at rest (every velocity zero).
+  void restoreGood();
   /// Puts the body at the scene's initial pose and velocity, skin at rest.
   void resetToDesc();
   /// Swaps in a model re-baked from the same shape and atlas with another
@@ -397,6 +429,11 @@ class LayeredBody {
 
   /// Runs steps 1-5 on `solver` instead of the CPU (nullptr: back to the CPU).
   void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) {
+    if (mirrorStale_) pullSkin();  // (from the solver it leaves)
+    if (goodOnSolver_) {  // (its copy was on the solver it leaves: the current state is good too)
+      good_ = state_;
+      goodOnSolver_ = false;
+    }
     freeSolver_ = std::move(solver);
     solverHoldsSkin_ = false;
   }
@@ -466,6 +503,11 @@ class LayeredBody {
   /// Impulse of the drag spring over the last step (world) [N s].
   const Vec3& lastDragImpulse() const { return dragImpulse_; }
 
+  /// Reads these nodes' skin state back from the free-motion solver where it holds the
+  /// skin (one gather), so that node-wise reads of them after it (nodePosition, ...) do
+  /// not read back the whole skin.
+  void prefetchNodes(const std::vector<int>& nodes) const { pullNodes(nodes); }
+
   // ---- kinematics and invariants (world frame) ----------------------------------------
   Vec3 nodePosition(int i) const;   ///< x_i = c + R u_i [m]
   Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
@@ -525,20 +567,55 @@ class LayeredBody {
   BakedBodyPtr model_;
   BodyDesc desc_;
   LayeredSettings settings_;
-  LayeredState state_;
+  // the skin's mirror (state()): node i of state_.q, qdot is current when the mirror is
+  // (!mirrorStale_) or when it was read at this version of the solver's state
+  // (pulledAt_[i] == skinVersion_); any other read reads the whole skin back first
+  void pullSkin() const;
+  void pullNodes(const std::vector<int>& nodes) const;
+  bool nodeCurrent(int i) const { return !mirrorStale_ || pulledAt_[size_t(i)] == skinVersion_; }
+  const Vec3& qAt(int i) const {
+    if (!nodeCurrent(i)) pullSkin();
+    return state_.q[size_t(i)];
+  }
+  // sum m u and sum m qdot of the current skin (SkinSummary::mu, mqdot): the solver's
+  // while the mirror is stale (kept per skin version), else the CPU's
+  SkinSummary skinMoments() const;
+  const Vec3& qdotAt(int i) const {
+    if (!nodeCurrent(i)) pullSkin();
+    return state_.qdot[size_t(i)];
+  }
+  // the solver changed the skin it holds: the mirror is stale
+  void skinChangedOnSolver() {
+    mirrorStale_ = true;
+    ++skinVersion_;
+  }
+  // the solver failed (why): back to the CPU; a skin state only the solver held is lost
+  // (the skin restarts at rest, said in backendFailure_)
+  void dropSolver(const std::string& why) const;
+
+  mutable LayeredState state_;
+  mutable bool mirrorStale_ = false;
+  mutable bool startStale_ = false;  // start_'s q, qdot: the solver's (not read back)
+  mutable long skinVersion_ = 0;
+  mutable std::vector<long> pulledAt_;
+  mutable SkinSummary moments_;        // the solver's skinMoments() at momentsVersion_
+  mutable long momentsVersion_ = -1;
+  LayeredState good_;         // the last good state (saveGood); its skin on the solver when
+  bool goodOnSolver_ = false;  // goodOnSolver_
   LayeredStepInfo info_;
 
   double preparedDt_ = -1;
   double massNorm_ = 0;    // sqrt(sum m_i^2) over the skin nodes [kg]
   int preparedVersion_ = 0;
-  LayeredState start_;     // state at the start of the current step
+  mutable LayeredState start_;  // state at the start of the current step (dropSolver may zero its skin)
   FreeStepResult free_;    // what the collision-free update of this step left
-  std::shared_ptr<FreeMotionSolver> freeSolver_;
-  // the free-motion solver's copy of the skin equals state_'s q and qdot (and, from its
-  // integrate() or load() in this step on, start_.q): cleared by every write on the CPU
-  bool solverHoldsSkin_ = false;
+  mutable std::shared_ptr<FreeMotionSolver> freeSolver_;
+  // the free-motion solver's copy of the skin is the body's current skin state (and,
+  // from its integrate() or load() in this step on, holds start_.q): cleared by every
+  // write on the CPU
+  mutable bool solverHoldsSkin_ = false;
   CpuSkinResponse cpuResponse_;
-  std::string backendFailure_;
+  mutable std::string backendFailure_;
   // f(SkinResponse&) with the contact response's all-node passes: the free-motion
   // solver's (its copy loaded when stale), or the CPU's; a backend that fails is
   // dropped (backendFailure_) and f runs on the CPU

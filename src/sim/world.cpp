@@ -16,7 +16,7 @@
 namespace d2t {
 
 Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d), proxy(makeProxy(*m)) {
-  lastGood = layered.state();
+  layered.saveGood();
   double radius = 0;
   for (int i = 0; i < m->nodeCount(); ++i) radius = std::max(radius, m->restSkin[i].norm());
   // 10% of the body's mechanical energy scale (its weight over its size, and its
@@ -34,7 +34,7 @@ std::vector<Vec3> Body::skinPositions() const {
 }
 
 void Body::refreshState(const SkinSummary& skin) {
-  const LayeredState& s = layered.state();
+  const CoreState& s = layered.core();
   state.position = layered.centerOfMass(skin);
   state.orientation = s.orientation;
   state.velocity = layered.linearMomentum(skin) / mass();
@@ -66,7 +66,7 @@ double World::setMaterial(size_t index, const Material& material) {
   b.desc = d;
   b.energyTolerance = scale * m->totalMass;
   rebaseEnergy();  // the energy's reference changed
-  b.lastGood = b.layered.state();
+  b.layered.saveGood();
   b.refreshState();
   return ms;
 }
@@ -80,7 +80,7 @@ void World::reset() {
   for (Collider& c : colliders_) c.reset();
   for (Body& b : bodies_) {
     b.layered.resetToDesc();
-    b.lastGood = b.layered.state();
+    b.layered.saveGood();
     b.lastResetStep = -1;
     b.stats = BodyStats{};
     b.refreshState();
@@ -132,7 +132,7 @@ void World::endSkinDrag() {
 // layer thickness against the core (the linear model is meaningless long before),
 // and nothing moves faster than 1 km/s.
 bool World::healthy(const Body& b, const SkinSummary& skin) const {
-  const LayeredState& s = b.layered.state();
+  const CoreState& s = b.layered.core();
   if (!s.position.allFinite() || !s.velocity.allFinite() || !s.angularVelocity.allFinite() ||
       !s.orientation.coeffs().allFinite())
     return false;
@@ -286,18 +286,29 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
   std::vector<std::vector<NodeContact>> out(nb);
   // stage 1 over the bodies and the mesh colliders (placed after them: a pair's b
   // >= nb is a collider)
-  std::vector<PlacedProxy> placed;
-  std::vector<const Collider*> meshes;
-  for (const Body& b : bodies_) placed.push_back(placeProxy(b.layered, b.proxy));
-  // planes and height fields (each body's largest displacement measured once, above)
-  // (on the body's GPU solver, from its resident state, where it has one)
+  // (a body's proxy is grown by its largest displacement: the whole skin, read back from
+  // a GPU solver; only where there can be a pair, or the CPU detects)
+  std::vector<PlacedProxy> placed(nb);
+  std::vector<char> isPlaced(nb, 0);
+  auto placedBody = [&](size_t i) -> const PlacedProxy& {
+    if (!isPlaced[i]) placed[i] = placeProxy(bodies_[i].layered, bodies_[i].proxy);
+    isPlaced[i] = 1;
+    return placed[i];
+  };
+  // planes and height fields (on the body's GPU solver, from its resident state, where it
+  // has one)
   for (size_t i = 0; i < nb; ++i)
-    if (!detectOnSolver(bodies_[i].layered, &out[i])) findContacts(bodies_[i].layered, placed[i].grow, &out[i]);
+    if (!detectOnSolver(bodies_[i].layered, &out[i]))
+      findContacts(bodies_[i].layered, placedBody(i).grow, &out[i]);
+  std::vector<const Collider*> meshes;
   for (const Collider& c : colliders_)
-    if (c.detectedInStages()) {
-      placed.push_back(placeProxy(c));
-      meshes.push_back(&c);
-    }
+    if (c.detectedInStages()) meshes.push_back(&c);
+  if (nb + meshes.size() < 2) {  // (no pair)
+    pairStats_ = PairStats{};
+    return out;
+  }
+  for (size_t i = 0; i < nb; ++i) placedBody(i);
+  for (const Collider* c : meshes) placed.push_back(placeProxy(*c));
   PairStats stats;
   const std::vector<ProxyContact> pairs = findProxyContacts(placed, kContactMargin, &stats);
   std::vector<std::vector<NodeContact>> fromBodies(nb);  // stage 2's contacts, per body
@@ -693,7 +704,7 @@ void World::step() {
   std::vector<SkinSummary> skins(bodies_.size());
   auto summarize = [&](size_t i) {
     LayeredBody& l = bodies_[i].layered;
-    skins[i] = l.summarize(l.state().orientation.conjugate() * Vec3::UnitY(), profile_);
+    skins[i] = l.summarize(l.core().orientation.conjugate() * Vec3::UnitY(), profile_);
   };
   {
     StageTimer t(profile_, "check");
@@ -735,19 +746,15 @@ void World::step() {
         b.layered.resetToDesc();
         rebaseEnergy(bi);  // (it starts again from the scene's height)
       } else {
-        LayeredState& s = b.layered.editState();
-        s = b.lastGood;
-        s.velocity.setZero();
-        s.angularVelocity.setZero();
-        std::fill(s.qdot.begin(), s.qdot.end(), Vec3::Zero());
+        b.layered.restoreGood();
       }
-      b.lastGood = b.layered.state();
+      b.layered.saveGood();
       b.lastResetStep = steps_ + 1;
       ++b.stats.resets;
       summarize(bi);
       b.stats.energy = energy(b, skins[bi]).total();
     } else {
-      b.lastGood = b.layered.state();
+      b.layered.saveGood();  // (on the GPU solver where it holds the skin: a texture copy)
     }
     b.stats.cgIterations = b.layered.lastStep().cgIterations;
     b.stats.cgResidual = b.layered.lastStep().cgResidual;
@@ -766,7 +773,7 @@ void World::step() {
       // (the correction stage measured what penetration it left)
       const double pen = b.layered.lastStep().finalPenetration;
       // (the height of node i is c_y + (R^T e_y) . u_i)
-      const double low = std::min(b.stats.minHeight, b.layered.state().position.y() + skins[bi].lowest);
+      const double low = std::min(b.stats.minHeight, b.layered.core().position.y() + skins[bi].lowest);
       b.stats.minHeight = low;
       b.stats.finalMaxPenetration = pen;
       b.stats.maxPenetration = std::max(b.stats.maxPenetration, pen);

@@ -65,7 +65,6 @@ struct Body {
   BodyDesc desc;
   BakedBodyPtr model;      ///< the baked D2T model (atlas, mesh, masses, K_e)
   LayeredBody layered;     ///< core + skin state and the step
-  LayeredState lastGood;   ///< restored after a numerical blow-up
   long lastResetStep = -1;  ///< world step of the last blow-up (-1: none yet)
   ConvexProxy proxy;       ///< stage 1 proxy for contacts with other bodies
   BodyState state;         ///< world summary, refreshed after every step

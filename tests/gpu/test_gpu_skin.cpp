@@ -316,6 +316,7 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     LayeredState sc = s, sg = s;
     cpu.apply(p.gpu, startQ, imp, share, dt, sc);
     p.skin->apply(p.gpu, startQ, imp, share, dt, sg);
+    p.skin->readSkin(p.gpu, sg);  // (the GPU's apply leaves the state in its textures)
     const double eQdot = relativeError(sg.qdot, sc.qdot), eQ = relativeError(sg.q, sc.q);
     std::printf("response passes (%s) vs CPU: condense tt %.2e, tr %.2e, rr %.2e (of the skin-state parts); "
                 "energy k0 %.2e, ka %.2e, kb %.2e; apply qdot %.2e, q %.2e\n",
@@ -330,6 +331,7 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     LayeredState sc2 = sc, sg2 = sg;
     cpu.apply(p.gpu, startQ, imp, share, dt, sc2);
     p.skin->apply(p.gpu, startQ, imp, share, dt, sg2);
+    p.skin->readSkin(p.gpu, sg2);
     EXPECT_LT(relativeError(sg2.qdot, sc2.qdot), 1e-4);
     // the position correction at ~5% of the nodes, added into the resident q
     std::vector<std::pair<int, Vec3>> dq;
@@ -351,6 +353,200 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_LT(relativeError(resident, sc2.q), 1e-4);
     EXPECT_LT(relativeError(sg2.q, sc2.q), 1e-4);  // (the CPU's copy took the same change)
   }
+}
+
+// The gather pass (the listed nodes' q and qdot, read back without the rest) and the
+// last good state kept and restored on the GPU, on a random state.
+TEST_F(GpuSkinTest, GatherAndGoodStateMatchTheState) {
+  Pair p(torus(32));
+  p.step(0.01, Vec3::Zero());
+  const int n = p.gpu.nodeCount();
+  LayeredState s = p.gpu.state();
+  s.q = randomField(n, 3e-3, 41);
+  s.qdot = randomField(n, 0.1, 42);
+  p.skin->load(p.gpu, s, s.q);
+  // every 3rd node, more than one row of the gather's target, in no particular order
+  std::vector<int> nodes;
+  for (int i = n - 1; i >= 0; i -= 3) nodes.push_back(i);
+  ASSERT_GT(nodes.size(), size_t(p.model->atlas.resolution));
+  LayeredState got = s;
+  for (int i : nodes) got.q[size_t(i)] = got.qdot[size_t(i)] = Vec3::Constant(9.0);
+  p.skin->readNodes(p.gpu, nodes, got);
+  double eQ = 0, eQdot = 0;
+  for (int i : nodes) {
+    eQ = std::max(eQ, (got.q[size_t(i)] - s.q[size_t(i)]).norm());
+    eQdot = std::max(eQdot, (got.qdot[size_t(i)] - s.qdot[size_t(i)]).norm());
+  }
+  std::printf("gather of %zu of %d nodes: q %.1e m, qdot %.1e m/s from the state (float)\n", nodes.size(), n, eQ,
+              eQdot);
+  EXPECT_LT(eQ, 1e-9);
+  EXPECT_LT(eQdot, 1e-8);
+  EXPECT_EQ(p.skin->gatheredNodes(), long(nodes.size()));
+  // kept, overwritten, restored: q as kept, qdot zero
+  p.skin->saveGood(p.gpu);
+  LayeredState other = s;
+  other.q = randomField(n, 3e-3, 43);
+  p.skin->load(p.gpu, other, other.q);
+  p.skin->restoreGood(p.gpu);
+  LayeredState back = s;
+  p.skin->readSkin(p.gpu, back);
+  double eGood = 0, qdot = 0;
+  for (int i = 0; i < n; ++i) {
+    eGood = std::max(eGood, (back.q[size_t(i)] - s.q[size_t(i)]).norm());
+    qdot = std::max(qdot, back.qdot[size_t(i)].norm());
+  }
+  EXPECT_LT(eGood, 1e-9);
+  EXPECT_EQ(qdot, 0.0);
+}
+
+// The World on the GPU backend keeps the skin on the GPU: a ball dropped on a plane
+// (contacts, contact support, the response, the correction, the checks) reads back no
+// whole skin state in its steps; its response and support read the nodes they use by the
+// gather. The same drop with the CPU's copy read back every step (state() after each)
+// and on the CPU backend: the same motion. Asked for, the state comes back whole.
+TEST_F(GpuSkinTest, WorldStepsReadNoWholeSkinBack) {
+  Scene sc;
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  d.position = Vec3(0, kR + 0.05, 0);
+  d.velocity = Vec3(0.5, 0, 0);
+  sc.bodies.push_back(d);
+  sc.colliders.push_back(ColliderDesc{});  // the ground
+  World lazy(sc), eager(sc), cpu(sc);
+  std::shared_ptr<GpuSkin> skin = std::make_shared<GpuSkin>(lazy.bodies()[0].model);
+  lazy.bodies()[0].layered.setFreeMotionSolver(skin);
+  eager.bodies()[0].layered.setFreeMotionSolver(std::make_shared<GpuSkin>(eager.bodies()[0].model));
+  constexpr int kSteps = 150;
+  double maxPos = 0;
+  int touching = 0;
+  for (int k = 0; k < kSteps; ++k) {
+    lazy.step();
+    eager.step();
+    cpu.step();
+    (void)eager.bodies()[0].layered.state();  // (the whole skin back: the mirror current)
+    maxPos = std::max(maxPos, (lazy.bodies()[0].layered.core().position - eager.bodies()[0].layered.core().position).norm());
+    touching += lazy.bodies()[0].stats.contacts > 0;
+  }
+  const int downloads = skin->stateDownloads();
+  const long gathered = skin->gatheredNodes();
+  const Body& b = lazy.bodies()[0];
+  const Vec3 gpuEnd = b.state.position, cpuEnd = cpu.bodies()[0].state.position;
+  std::printf("world on the GPU, %d steps (%d with contacts): %d whole-state readbacks, %ld nodes gathered "
+              "(%.0f a step of %d); core %.1e m from the same steps with the state read back; centre of mass "
+              "%.2e m from the CPU backend's\n",
+              kSteps, touching, downloads, gathered, double(gathered) / kSteps, b.nodes(), maxPos,
+              (gpuEnd - cpuEnd).norm());
+  EXPECT_TRUE(lazy.takeWarnings().empty());
+  EXPECT_EQ(b.layered.freeMotionSolver(), skin.get());
+  EXPECT_GT(touching, 100);
+  EXPECT_EQ(downloads, 0);
+  EXPECT_GT(gathered, 0);
+  // (reading the state back changes only where the centre of mass and momentum come
+  // from: the GPU's float sums, or the CPU's double sums of the state read back)
+  EXPECT_LT(maxPos, 1e-6);
+  EXPECT_LT((gpuEnd - cpuEnd).norm(), 1e-4);
+  // asked for, the state comes back whole, once
+  const LayeredState& s = b.layered.state();
+  EXPECT_EQ(skin->stateDownloads(), 1);
+  double eQ = 0;
+  for (int i = 0; i < b.nodes(); ++i)
+    eQ = std::max(eQ, (s.q[size_t(i)] - eager.bodies()[0].layered.state().q[size_t(i)]).norm());
+  EXPECT_LT(eQ, 1e-6);
+}
+
+// The GPU solver failing while it alone holds the skin's state (here: another body's
+// state loaded into it, so it no longer has this one's): the body goes on on the CPU,
+// its skin from rest, with a warning that says so; nothing crashes, nothing turns NaN.
+TEST_F(GpuSkinTest, SolverLostWithTheSkinOnItGoesOnOnTheCpuFromRest) {
+  Scene sc;
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  d.position = Vec3(0, kR + 0.02, 0);
+  sc.bodies.push_back(d);
+  sc.colliders.push_back(ColliderDesc{});
+  World w(sc);
+  Body& b = w.bodies()[0];
+  auto skin = std::make_shared<GpuSkin>(b.model);
+  b.layered.setFreeMotionSolver(skin);
+  for (int k = 0; k < 40; ++k) w.step();
+  ASSERT_TRUE(w.takeWarnings().empty());
+  ASSERT_GT(b.stats.contacts, 0);
+  // another body's state into the solver
+  LayeredBody other(b.model, d);
+  Profile profile;
+  other.step(w.settings().dt, w.settings().gravity, {}, profile);
+  skin->load(other, other.state(), other.state().q);
+  w.step();
+  const std::vector<std::string> warnings = w.takeWarnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  std::printf("warning: %s\n", warnings[0].c_str());
+  EXPECT_NE(warnings[0].find("the skin restarts at rest"), std::string::npos);
+  EXPECT_EQ(b.layered.freeMotionSolver(), nullptr);
+  World cpu(sc);  // the same drop on the CPU throughout
+  for (int k = 0; k < 41 + 400; ++k) cpu.step();
+  for (int k = 0; k < 400; ++k) w.step();
+  EXPECT_TRUE(w.takeWarnings().empty());
+  const LayeredState& s = b.layered.state();
+  double maxQ = 0;
+  for (const Vec3& q : s.q) {
+    ASSERT_TRUE(q.allFinite());
+    maxQ = std::max(maxQ, q.norm());
+  }
+  // it comes to rest on the ground as on the CPU
+  std::printf("rest height after the loss %.5f m, on the CPU throughout %.5f m\n", b.state.position.y(),
+              cpu.bodies()[0].state.position.y());
+  EXPECT_NEAR(b.state.position.y(), cpu.bodies()[0].state.position.y(), 1e-3);
+  EXPECT_GT(maxQ, 0);
+  EXPECT_EQ(b.stats.resets, 0);
+}
+
+// A blow-up on the GPU backend: the World puts the body back to its last good state,
+// kept on the GPU (a texture copy each step), at rest; as the CPU backend does from its
+// copy on the CPU.
+TEST_F(GpuSkinTest, BlowUpGoesBackToTheGoodStateKeptOnTheGpu) {
+  Scene sc;
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  d.position = Vec3(0, kR + 0.02, 0);
+  sc.bodies.push_back(d);
+  sc.colliders.push_back(ColliderDesc{});
+  World gpu(sc), cpu(sc);
+  auto skin = std::make_shared<GpuSkin>(gpu.bodies()[0].model);
+  gpu.bodies()[0].layered.setFreeMotionSolver(skin);
+  for (int k = 0; k < 60; ++k) {
+    gpu.step();
+    cpu.step();
+  }
+  const std::vector<Vec3> good = gpu.bodies()[0].layered.state().q;  // (the last good state)
+  for (World* w : {&gpu, &cpu}) w->bodies()[0].layered.editState().qdot[7] = Vec3(0, 5e3, 0);
+  gpu.step();
+  cpu.step();
+  for (World* w : {&gpu, &cpu}) {
+    const std::vector<std::string> warnings = w->takeWarnings();
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("reset to its last good state, at rest"), std::string::npos) << warnings[0];
+    EXPECT_EQ(w->bodies()[0].stats.resets, 1);
+  }
+  const LayeredBody &g = gpu.bodies()[0].layered, &c = cpu.bodies()[0].layered;
+  EXPECT_EQ(g.freeMotionSolver(), skin.get());
+  double eGood = 0, eCpu = 0, qdot = 0;
+  for (int i = 0; i < g.nodeCount(); ++i) {
+    eGood = std::max(eGood, (g.state().q[size_t(i)] - good[size_t(i)]).norm());
+    eCpu = std::max(eCpu, (g.state().q[size_t(i)] - c.state().q[size_t(i)]).norm());
+    qdot = std::max(qdot, g.state().qdot[size_t(i)].norm());
+  }
+  std::printf("blow-up on the GPU backend: restored skin %.1e m from the good state, %.1e m from the CPU "
+              "backend's; core %.1e m\n",
+              eGood, eCpu, (g.core().position - c.core().position).norm());
+  EXPECT_LT(eGood, 1e-9);
+  EXPECT_LT(eCpu, 1e-6);
+  EXPECT_EQ(qdot, 0.0);
+  EXPECT_LT((g.core().position - c.core().position).norm(), 1e-6);
+  EXPECT_EQ(g.core().velocity.norm(), 0.0);
+  // and it goes on from there on the GPU as the CPU does
+  for (int k = 0; k < 40; ++k) {
+    gpu.step();
+    cpu.step();
+  }
+  EXPECT_TRUE(gpu.takeWarnings().empty());
+  EXPECT_LT((g.core().position - c.core().position).norm(), 1e-5);
 }
 
 // The summary pass (the sums and maxima of the end-of-step checks and statistics) on a
