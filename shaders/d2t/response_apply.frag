@@ -2,6 +2,7 @@
 // Steps 11-13 (T): the contact impulse on the skin velocities and the positions from
 // the start of the step (SkinResponse::apply):
 //   qdot_i += share Mh_i^-1 (r_i - m_i (dvt - u_i x dw)) + extra_i,  q_i = q0_i + dt qdot_i
+// and the terms of the new state's moments m q, m qdot (reduced afterwards).
 #include "common.glsl"
 
 uniform sampler2D uQ0, uQ, uQdot, uR, uExtra;  // q(t), q, qdot, impulses r_i, friction dqdot_i
@@ -11,13 +12,17 @@ uniform float uShare, uDt;
 
 layout(location = 0) out vec4 oQdot;
 layout(location = 1) out vec4 oQ;
+layout(location = 2) out vec4 oMq;
+layout(location = 3) out vec4 oMqdot;
 
 void main() {
-  oQdot = oQ = vec4(0.0);
+  oQdot = oQ = oMq = oMqdot = vec4(0.0);
   if (!beginTexel()) return;
   vec3 u = gRestPos + at(uQ, gSrc);
   vec3 dq = blockTimes(uHinv, 0, gSrc, at(uR, gSrc) - gMass * (uDvt - cross(u, uDw)));
   vec3 qdot = at(uQdot, gSrc) + uShare * dq + at(uExtra, gSrc);
   oQdot = vec4(qdot, 0.0);
   oQ = vec4(at(uQ0, gSrc) + uDt * qdot, 0.0);
+  oMq = vec4(gWeight * gMass * oQ.xyz, 0.0);
+  oMqdot = vec4(gWeight * gMass * qdot, 0.0);
 }

@@ -9,6 +9,10 @@ void contactLines(const World& world, const std::vector<std::vector<NodeContact>
   const Eigen::Vector3f red(1.0f, 0.15f, 0.1f), yellow(1.0f, 0.85f, 0.1f), magenta(0.95f, 0.2f, 0.95f);
   const auto& bodies = world.bodies();
   for (size_t i = 0; i < contacts.size() && i < bodies.size(); ++i) {
+    std::vector<int> nodes;  // (one gather from a GPU solver, not the whole skin)
+    for (const NodeContact& c : contacts[i])
+      if (c.node >= 0 && c.node < bodies[i].nodes()) nodes.push_back(c.node);
+    bodies[i].layered.prefetchNodes(nodes);
     for (const NodeContact& c : contacts[i]) {
       if (c.node < 0 || c.node >= bodies[i].nodes()) continue;
       const Vec3 x = bodies[i].layered.nodePosition(c.node);

@@ -213,6 +213,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
       levels_[s].emplace_back(size, size, 0, GL_RGBA32F);
     sums_[s] = GlTexture(1, 1, 0, GL_RGBA32F);
   }
+  for (GlTexture& t : momentSums_) t = GlTexture(1, 1, 0, GL_RGBA32F);
   rz_[0] = GlTexture(1, 1, 0, GL_RGBA32F);
   rz_[1] = GlTexture(1, 1, 0, GL_RGBA32F);
   pap_ = GlTexture(1, 1, 0, GL_RGBA32F);
@@ -739,7 +740,8 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
   moments_ = SkinSummary{};
   moments_.mu = restSt_ + mqNew;
   moments_.mqdot = mqdotNew;
-  momentsKnown_ = true;
+  momentsAre_ = Moments::Known;
+  momentShift_.setZero();
   collectTimes();
   takeTimes(profile);
   return result;
@@ -754,7 +756,7 @@ void GpuSkin::load(const LayeredBody& body, const LayeredState& s, const std::ve
   uploadNodes(qdotNew_, s.qdot);
   ++stateUploads_;
   holder_ = &body;
-  momentsKnown_ = false;
+  momentsAre_ = Moments::Unknown;
 }
 
 void GpuSkin::readSkin(const LayeredBody& body, LayeredState& s) {
@@ -766,12 +768,19 @@ void GpuSkin::readSkin(const LayeredBody& body, LayeredState& s) {
 
 SkinSummary GpuSkin::moments(const LayeredBody& body) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state");
-  if (!momentsKnown_) {
+  if (momentsAre_ == Moments::InTextures) {
+    moments_ = SkinSummary{};
+    moments_.mu = restSt_ + readSum(momentSums_[0]);
+    moments_.mqdot = readSum(momentSums_[1]);
+  } else if (momentsAre_ == Moments::Unknown) {
     const LayeredState unused;  // (the pass reads the textures)
     moments_ = summarize(body, unused, Vec3::UnitY());
-    momentsKnown_ = true;
+    momentShift_.setZero();
   }
-  return moments_;
+  momentsAre_ = Moments::Known;
+  SkinSummary r = moments_;
+  r.mu += momentShift_;
+  return r;
 }
 
 void GpuSkin::readNodes(const LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) {
@@ -798,11 +807,7 @@ void GpuSkin::readNodes(const LayeredBody& body, const std::vector<int>& nodes, 
   bind(gather_, "uQ", qNew_);
   bind(gather_, "uQdot", qdotNew_);
   glUniform1i(gather_.uniform("uWidth"), n_);
-  glBindVertexArray(gatherVao_);
-  glBindBuffer(GL_ARRAY_BUFFER, gatherBuffer_);
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(sources.size() * sizeof(GLint)), sources.data(), GL_STREAM_DRAW);
-  glDrawArrays(GL_POINTS, 0, GLsizei(nodes.size()));
-  glBindVertexArray(0);
+  streamPoints(gatherVao_, gatherBuffer_, sources.data(), sources.size() * sizeof(GLint), int(nodes.size()));
   // the rows the points wrote, from both targets
   const int rows = int((nodes.size() + size_t(n_) - 1) / size_t(n_));
   std::vector<float> q(size_t(rows) * n_ * 4), qdot(q.size());
@@ -837,7 +842,7 @@ void GpuSkin::restoreGood(const LayeredBody& body) {
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("restoring the last good state");
   holder_ = &body;
-  momentsKnown_ = false;
+  momentsAre_ = Moments::Unknown;
 }
 
 CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
@@ -894,10 +899,14 @@ void GpuSkin::drawPoints(const std::vector<ScatterPoint>& points) {
   if (points.empty()) return;
   scatter_.use();
   glUniform1i(scatter_.uniform("uSize"), n_);
-  glBindVertexArray(scatterVao_);
-  glBindBuffer(GL_ARRAY_BUFFER, scatterBuffer_);
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(points.size() * sizeof(ScatterPoint)), points.data(), GL_STREAM_DRAW);
-  glDrawArrays(GL_POINTS, 0, GLsizei(points.size()));
+  streamPoints(scatterVao_, scatterBuffer_, points.data(), points.size() * sizeof(ScatterPoint), int(points.size()));
+}
+
+void GpuSkin::streamPoints(GLuint vao, GLuint buffer, const void* data, size_t bytes, int count) {
+  glBindVertexArray(vao);
+  glBindBuffer(GL_ARRAY_BUFFER, buffer);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), data, GL_STREAM_DRAW);
+  glDrawArrays(GL_POINTS, 0, GLsizei(count));
   glBindVertexArray(0);
 }
 
@@ -943,10 +952,13 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Ski
   glUniform3f(apply_.uniform("uDw"), float(imp.dw.x()), float(imp.dw.y()), float(imp.dw.z()));
   glUniform1f(apply_.uniform("uShare"), float(share));
   glUniform1f(apply_.uniform("uDt"), float(dt));
-  draw(apply_, {{z_.id(), -1}, {ma_.id(), -1}});  // (scratch: swapped in below)
+  // (z_, ma_: scratch, swapped in below)
+  draw(apply_, {{z_.id(), -1}, {ma_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}});
   std::swap(qdotNew_, z_);
   std::swap(qNew_, ma_);
-  momentsKnown_ = false;
+  reduce({&terms_[0], &terms_[1]}, {&momentSums_[0], &momentSums_[1]});
+  momentsAre_ = Moments::InTextures;
+  momentShift_.setZero();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's apply pass");
   ++appliedImpulses_;
@@ -974,7 +986,7 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   checkGl("the position correction's scatter");
   for (const auto& [i, d] : dq) {
     s.q[size_t(i)] += d;  // the CPU's copy takes the same change
-    moments_.mu += model_->nodeMass[size_t(i)] * d;
+    momentShift_ += model_->nodeMass[size_t(i)] * d;
   }
 }
 

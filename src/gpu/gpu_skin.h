@@ -102,8 +102,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   FreeStepResult integrate(const LayeredBody& body, LayeredState& s, double dt, const Vec3& gravity,
                            Profile& profile) override;
   void readSkin(const LayeredBody& body, LayeredState& s) override;
-  /// From the sums of the pass that last changed the state where it had them (the
-  /// velocities pass; the correction adds its own), else by the summary pass.
+  /// From the sums of the pass that last changed the state (the velocities pass, the
+  /// apply pass; the correction adds its own change), else by the summary pass.
   SkinSummary moments(const LayeredBody& body) override;
   /// A gather pass: one point per node copies its texels into the first texels of two
   /// small targets, and those are read back.
@@ -188,6 +188,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   };
   /// Draws the points (scatter_) into the bound targets.
   void drawPoints(const std::vector<ScatterPoint>& points);
+  /// Streams `bytes` of vertices into `buffer` and draws `count` points with `vao` (the
+  /// program used, the targets bound).
+  void streamPoints(GLuint vao, GLuint buffer, const void* data, size_t bytes, int count);
   /// The surface and normals passes from displacements in q.
   void surfacePasses(const GlTexture& q);
   /// heights_ holds the grids of these height fields (uploaded when the list changes;
@@ -259,8 +262,14 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GlTexture gatherQ_, gatherQdot_;  // the gather's targets (made at its first use)
   GLuint gatherVao_ = 0, gatherBuffer_ = 0;
   GlTexture goodQ_;                 // saveGood's copy of q (qdot: restored as 0)
-  SkinSummary moments_;             // mu, mqdot of the state in qNew_, qdotNew_ (momentsKnown_)
-  bool momentsKnown_ = false;
+  // the moments (mu, mqdot) of the state in qNew_, qdotNew_: moments_ plus the
+  // correction's shift of mu since, moments_ known, or still in momentSums_ (the apply
+  // pass's reductions, read when asked for), or unknown (the summary pass then)
+  enum class Moments { Unknown, Known, InTextures };
+  Moments momentsAre_ = Moments::Unknown;
+  SkinSummary moments_;
+  Vec3 momentShift_ = Vec3::Zero();
+  GlTexture momentSums_[2];
   const LayeredBody* goodOf_ = nullptr;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
   GlTexture terms_[8];

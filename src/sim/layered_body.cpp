@@ -1759,6 +1759,7 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, Profile& pro
       dq[++k] = dq[j];
   dq.resize(k + 1);
   withResponse(profile, [&](SkinResponse& r) { r.correct(*this, dq, s); });
+  momentsVersion_ = -1;  // (the solver's moments take the correction; the ones kept here do not)
 }
 
 }  // namespace d2t

@@ -33,8 +33,7 @@ struct TouchingNode {
   int other = -1;               ///< the other body (world index); -1: a collider
 };
 
-/// Mutable state of one layered body.
-/// The core's part of the state.
+/// The core's part of a layered body's state.
 struct CoreState {
   Vec3 position = Vec3::Zero();          ///< c: world position of the body-frame origin [m]
   Quat orientation = Quat::Identity();   ///< R: body-to-world rotation
@@ -42,6 +41,7 @@ struct CoreState {
   Vec3 angularVelocity = Vec3::Zero();   ///< omega: angular velocity in the BODY frame [rad/s]
 };
 
+/// Mutable state of one layered body: the core's, the skin's, and the contacts it rests on.
 struct LayeredState : CoreState {
   std::vector<Vec3> q;                   ///< (nnode) skin displacements, body frame [m]
   std::vector<Vec3> qdot;                ///< (nnode) skin velocities, body frame [m/s]
@@ -577,13 +577,13 @@ class LayeredBody {
     if (!nodeCurrent(i)) pullSkin();
     return state_.q[size_t(i)];
   }
-  // sum m u and sum m qdot of the current skin (SkinSummary::mu, mqdot): the solver's
-  // while the mirror is stale (kept per skin version), else the CPU's
-  SkinSummary skinMoments() const;
   const Vec3& qdotAt(int i) const {
     if (!nodeCurrent(i)) pullSkin();
     return state_.qdot[size_t(i)];
   }
+  // sum m u and sum m qdot of the current skin (SkinSummary::mu, mqdot): the solver's
+  // while the mirror is stale (kept per skin version), else the CPU's
+  SkinSummary skinMoments() const;
   // the solver changed the skin it holds: the mirror is stale
   void skinChangedOnSolver() {
     mirrorStale_ = true;
@@ -600,8 +600,8 @@ class LayeredBody {
   mutable std::vector<long> pulledAt_;
   mutable SkinSummary moments_;        // the solver's skinMoments() at momentsVersion_
   mutable long momentsVersion_ = -1;
-  LayeredState good_;         // the last good state (saveGood); its skin on the solver when
-  bool goodOnSolver_ = false;  // goodOnSolver_
+  LayeredState good_;          // the last good state (saveGood); its q, qdot unused when
+  bool goodOnSolver_ = false;  // the solver keeps them
   LayeredStepInfo info_;
 
   double preparedDt_ = -1;

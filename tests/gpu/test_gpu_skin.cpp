@@ -60,6 +60,17 @@ ColliderDesc heightField(double size, double amplitude, double wavelength) {
   return c;
 }
 
+// a World of one 32^2 ball (E 100 kPa) at height y with velocity v above the ground y = 0
+Scene ballOnGround(double y, const Vec3& v = Vec3::Zero()) {
+  Scene sc;
+  BodyDesc d = test::ball(kR, 32, 1e5);
+  d.position = Vec3(0, y, 0);
+  d.velocity = v;
+  sc.bodies.push_back(d);
+  sc.colliders.push_back(ColliderDesc{});  // the ground
+  return sc;
+}
+
 // contacts with the plane y = 0, static, the body's friction and restitution
 ContactFinder groundContacts() {
   return [](const LayeredBody& b, std::vector<NodeContact>* out) {
@@ -352,6 +363,21 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_LT(eCorr, 1e-4 * scale);
     EXPECT_LT(relativeError(resident, sc2.q), 1e-4);
     EXPECT_LT(relativeError(sg2.q, sc2.q), 1e-4);  // (the CPU's copy took the same change)
+    // the moments of the state in the textures (the apply pass's sums and the
+    // correction's change: the centre of mass and momentum without a readback)
+    const SkinSummary mg = p.skin->moments(p.gpu);
+    Vec3 mq = Vec3::Zero(), mqdot = Vec3::Zero();
+    for (int i = 0; i < n; ++i) {
+      mq += p.model->nodeMass[size_t(i)] * sc2.q[size_t(i)];
+      mqdot += p.model->nodeMass[size_t(i)] * sc2.qdot[size_t(i)];
+    }
+    Vec3 mub = Vec3::Zero();
+    for (int i = 0; i < n; ++i) mub += p.model->nodeMass[size_t(i)] * p.model->restSkin[size_t(i)];
+    const double eMu = (mg.mu - mub - mq).norm() / mq.norm(), eMqdot = (mg.mqdot - mqdot).norm() / mqdot.norm();
+    std::printf("moments after apply and correct (%s): sum m q %.1e, sum m qdot %.1e (relative)\n",
+                d.shape->type().c_str(), eMu, eMqdot);
+    EXPECT_LT(eMu, 1e-4);
+    EXPECT_LT(eMqdot, 1e-4);
   }
 }
 
@@ -405,12 +431,7 @@ TEST_F(GpuSkinTest, GatherAndGoodStateMatchTheState) {
 // gather. The same drop with the CPU's copy read back every step (state() after each)
 // and on the CPU backend: the same motion. Asked for, the state comes back whole.
 TEST_F(GpuSkinTest, WorldStepsReadNoWholeSkinBack) {
-  Scene sc;
-  BodyDesc d = test::ball(kR, 32, 1e5);
-  d.position = Vec3(0, kR + 0.05, 0);
-  d.velocity = Vec3(0.5, 0, 0);
-  sc.bodies.push_back(d);
-  sc.colliders.push_back(ColliderDesc{});  // the ground
+  const Scene sc = ballOnGround(kR + 0.05, Vec3(0.5, 0, 0));
   World lazy(sc), eager(sc), cpu(sc);
   std::shared_ptr<GpuSkin> skin = std::make_shared<GpuSkin>(lazy.bodies()[0].model);
   lazy.bodies()[0].layered.setFreeMotionSolver(skin);
@@ -457,11 +478,7 @@ TEST_F(GpuSkinTest, WorldStepsReadNoWholeSkinBack) {
 // state loaded into it, so it no longer has this one's): the body goes on on the CPU,
 // its skin from rest, with a warning that says so; nothing crashes, nothing turns NaN.
 TEST_F(GpuSkinTest, SolverLostWithTheSkinOnItGoesOnOnTheCpuFromRest) {
-  Scene sc;
-  BodyDesc d = test::ball(kR, 32, 1e5);
-  d.position = Vec3(0, kR + 0.02, 0);
-  sc.bodies.push_back(d);
-  sc.colliders.push_back(ColliderDesc{});
+  const Scene sc = ballOnGround(kR + 0.02);
   World w(sc);
   Body& b = w.bodies()[0];
   auto skin = std::make_shared<GpuSkin>(b.model);
@@ -470,7 +487,7 @@ TEST_F(GpuSkinTest, SolverLostWithTheSkinOnItGoesOnOnTheCpuFromRest) {
   ASSERT_TRUE(w.takeWarnings().empty());
   ASSERT_GT(b.stats.contacts, 0);
   // another body's state into the solver
-  LayeredBody other(b.model, d);
+  LayeredBody other(b.model, sc.bodies[0]);
   Profile profile;
   other.step(w.settings().dt, w.settings().gravity, {}, profile);
   skin->load(other, other.state(), other.state().q);
@@ -502,11 +519,7 @@ TEST_F(GpuSkinTest, SolverLostWithTheSkinOnItGoesOnOnTheCpuFromRest) {
 // kept on the GPU (a texture copy each step), at rest; as the CPU backend does from its
 // copy on the CPU.
 TEST_F(GpuSkinTest, BlowUpGoesBackToTheGoodStateKeptOnTheGpu) {
-  Scene sc;
-  BodyDesc d = test::ball(kR, 32, 1e5);
-  d.position = Vec3(0, kR + 0.02, 0);
-  sc.bodies.push_back(d);
-  sc.colliders.push_back(ColliderDesc{});
+  const Scene sc = ballOnGround(kR + 0.02);
   World gpu(sc), cpu(sc);
   auto skin = std::make_shared<GpuSkin>(gpu.bodies()[0].model);
   gpu.bodies()[0].layered.setFreeMotionSolver(skin);
