@@ -408,6 +408,7 @@ void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vec
     glUniform1iv(reduce_.uniform("uIn[0]"), 8, units.data());
     glUniform2i(reduce_.uniform("uSize"), size, size);
     glUniform1i(reduce_.uniform("uMaxFrom"), maxFrom);
+    glUniform1i(reduce_.uniform("uCount"), GLint(inputs.size()));
     std::vector<Target> targets;
     std::vector<const GlTexture*> out;
     for (size_t s = 0; s < inputs.size(); ++s) {
