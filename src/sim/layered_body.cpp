@@ -1329,8 +1329,8 @@ SkinSummary CpuSkinResponse::summarize(const LayeredBody& body, const LayeredSta
   std::vector<SkinSummary> part(size_t(std::max(1, omp_get_max_threads())), none);
 #pragma omp parallel if (n > kParallelNodes)
   {
-    SkinSummary& p = part[size_t(omp_get_thread_num())];
-#pragma omp for schedule(static)
+    SkinSummary p = none;  // (this thread's, stored below: no shared cache lines in the loop)
+#pragma omp for schedule(static) nowait
     for (int i = 0; i < n; ++i) {
       const double mi = m.nodeMass[i];
       const Vec3& qi = q[i];
@@ -1356,6 +1356,7 @@ SkinSummary CpuSkinResponse::summarize(const LayeredBody& body, const LayeredSta
       p.maxQdot = std::max(p.maxQdot, vi.norm());
       p.lowest = std::min(p.lowest, up.dot(u));
     }
+    part[size_t(omp_get_thread_num())] = p;
   }
   SkinSummary r = part[0];
   for (size_t t = 1; t < part.size(); ++t) {

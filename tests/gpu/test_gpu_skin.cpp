@@ -444,7 +444,8 @@ TEST_F(GpuSkinTest, WorldStepsReadNoWholeSkinBack) {
     eager.step();
     cpu.step();
     (void)eager.bodies()[0].layered.state();  // (the whole skin back: the mirror current)
-    maxPos = std::max(maxPos, (lazy.bodies()[0].layered.core().position - eager.bodies()[0].layered.core().position).norm());
+    const Vec3 apart = lazy.bodies()[0].layered.core().position - eager.bodies()[0].layered.core().position;
+    maxPos = std::max(maxPos, apart.norm());
     touching += lazy.bodies()[0].stats.contacts > 0;
   }
   const int downloads = skin->stateDownloads();

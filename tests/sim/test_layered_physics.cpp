@@ -180,67 +180,69 @@ TEST(LayeredPhysics, FreeFlightConservesMomentumWithoutDamping) {
 // (the stencil product), gravitational -sum m g . x, the centre of mass, the momentum,
 // and the lowest node.
 TEST(LayeredPhysics, SkinSummaryMatchesTheNodeByNodeDefinitions) {
-  BodyDesc d;
-  d.shape = std::make_shared<Ellipsoid>(Vec3(0.5, 0.35, 0.25));
-  d.atlasResolution = 32;
-  d.material.young = 1e5;
-  LayeredBody body(bake(d), d);
-  const BakedBody& m = body.model();
-  const int n = body.nodeCount();
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(-1, 1);
-  LayeredState& s = body.editState();
-  for (int i = 0; i < n; ++i) {
-    s.q[i] = 4e-3 * Vec3(u(rng), u(rng), u(rng));
-    s.qdot[i] = 0.2 * Vec3(u(rng), u(rng), u(rng));
-  }
-  s.position = Vec3(0.3, 1.2, -0.4);
-  s.velocity = Vec3(0.5, -2.0, 0.7);
-  s.angularVelocity = Vec3(1.5, -0.6, 3.0);
-  s.orientation = Quat(Eigen::AngleAxisd(0.9, Vec3(1, 2, -1).normalized()));
-  const Vec3 up = (s.orientation.conjugate() * Vec3::UnitY()).normalized();
-  const SkinSummary sum = body.skinSummary(up);
+  for (int resolution : {32, 128}) {  // (128^2: above kParallelNodes, the threads' sums)
+    BodyDesc d;
+    d.shape = std::make_shared<Ellipsoid>(Vec3(0.5, 0.35, 0.25));
+    d.atlasResolution = resolution;
+    d.material.young = 1e5;
+    LayeredBody body(bake(d), d);
+    const BakedBody& m = body.model();
+    const int n = body.nodeCount();
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1, 1);
+    LayeredState& s = body.editState();
+    for (int i = 0; i < n; ++i) {
+      s.q[i] = 4e-3 * Vec3(u(rng), u(rng), u(rng));
+      s.qdot[i] = 0.2 * Vec3(u(rng), u(rng), u(rng));
+    }
+    s.position = Vec3(0.3, 1.2, -0.4);
+    s.velocity = Vec3(0.5, -2.0, 0.7);
+    s.angularVelocity = Vec3(1.5, -0.6, 3.0);
+    s.orientation = Quat(Eigen::AngleAxisd(0.9, Vec3(1, 2, -1).normalized()));
+    const Vec3 up = (s.orientation.conjugate() * Vec3::UnitY()).normalized();
+    const SkinSummary sum = body.skinSummary(up);
 
-  double kinetic = 0.5 * m.coreMass * s.velocity.squaredNorm() +
-                   0.5 * s.angularVelocity.dot(m.coreInertia * s.angularVelocity);
-  double gravity = -m.coreMass * kG.dot(s.position), lowest = 1e300, maxQ = 0, stretch = 0, maxQdot = 0;
-  Vec3 com = m.coreMass * s.position, momentum = m.coreMass * s.velocity;
-  for (int i = 0; i < n; ++i) {
-    const Vec3 x = body.nodePosition(i), v = body.nodeVelocity(i);
-    kinetic += 0.5 * m.nodeMass[i] * v.squaredNorm();
-    gravity -= m.nodeMass[i] * kG.dot(x);
-    com += m.nodeMass[i] * x;
-    momentum += m.nodeMass[i] * v;
-    lowest = std::min(lowest, x.y());
-    maxQ = std::max(maxQ, s.q[i].norm());
-    stretch = std::max(stretch, s.q[i].norm() / (m.restSkin[i] - m.core[i]).norm());
-    maxQdot = std::max(maxQdot, s.qdot[i].norm());
+    double kinetic = 0.5 * m.coreMass * s.velocity.squaredNorm() +
+                     0.5 * s.angularVelocity.dot(m.coreInertia * s.angularVelocity);
+    double gravity = -m.coreMass * kG.dot(s.position), lowest = 1e300, maxQ = 0, stretch = 0, maxQdot = 0;
+    Vec3 com = m.coreMass * s.position, momentum = m.coreMass * s.velocity;
+    for (int i = 0; i < n; ++i) {
+      const Vec3 x = body.nodePosition(i), v = body.nodeVelocity(i);
+      kinetic += 0.5 * m.nodeMass[i] * v.squaredNorm();
+      gravity -= m.nodeMass[i] * kG.dot(x);
+      com += m.nodeMass[i] * x;
+      momentum += m.nodeMass[i] * v;
+      lowest = std::min(lowest, x.y());
+      maxQ = std::max(maxQ, s.q[i].norm());
+      stretch = std::max(stretch, s.q[i].norm() / (m.restSkin[i] - m.core[i]).norm());
+      maxQdot = std::max(maxQdot, s.qdot[i].norm());
+    }
+    com /= m.totalMass;
+    std::vector<Vec3> kq;
+    body.multiplyK(s.q, kq);
+    double elastic = 0;
+    for (int i = 0; i < n; ++i) elastic += 0.5 * s.q[i].dot(kq[i]);
+    auto rel = [](double a, double b) { return std::abs(a - b) / std::abs(b); };
+    std::printf("skin summary vs node by node (%d nodes): kinetic %.1e, elastic %.1e, gravitational %.1e (relative); "
+                "com %.1e m, momentum %.1e kg m/s, lowest %.1e m\n",
+                n, rel(body.kineticEnergy(sum), kinetic), rel(sum.elastic, elastic),
+                rel(body.gravitationalEnergy(sum, kG), gravity), (body.centerOfMass(sum) - com).norm(),
+                (body.linearMomentum(sum) - momentum).norm(), std::abs(s.position.y() + sum.lowest - lowest));
+    EXPECT_TRUE(sum.finite);
+    EXPECT_LT(rel(body.kineticEnergy(sum), kinetic), 1e-12);
+    EXPECT_LT(rel(sum.elastic, elastic), 1e-12);
+    EXPECT_LT(rel(body.gravitationalEnergy(sum, kG), gravity), 1e-12);
+    EXPECT_LT((body.centerOfMass(sum) - com).norm(), 1e-12);
+    EXPECT_LT((body.linearMomentum(sum) - momentum).norm(), 1e-12 * momentum.norm());
+    EXPECT_NEAR(s.position.y() + sum.lowest, lowest, 1e-12);
+    EXPECT_DOUBLE_EQ(sum.maxQ, maxQ);
+    EXPECT_DOUBLE_EQ(sum.maxStretch, stretch);
+    EXPECT_DOUBLE_EQ(sum.maxQdot, maxQdot);
+    EXPECT_GT(sum.elastic, 0);  // (K_e is positive semi-definite; q has no rigid part)
+    // a node's state not finite: the summary says so
+    body.editState().qdot[size_t(n / 3)].x() = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_FALSE(body.skinSummary(up).finite);
   }
-  com /= m.totalMass;
-  std::vector<Vec3> kq;
-  body.multiplyK(s.q, kq);
-  double elastic = 0;
-  for (int i = 0; i < n; ++i) elastic += 0.5 * s.q[i].dot(kq[i]);
-  auto rel = [](double a, double b) { return std::abs(a - b) / std::abs(b); };
-  std::printf("skin summary vs node by node: kinetic %.1e, elastic %.1e, gravitational %.1e (relative); "
-              "com %.1e m, momentum %.1e kg m/s, lowest %.1e m\n",
-              rel(body.kineticEnergy(sum), kinetic), rel(sum.elastic, elastic),
-              rel(body.gravitationalEnergy(sum, kG), gravity), (body.centerOfMass(sum) - com).norm(),
-              (body.linearMomentum(sum) - momentum).norm(), std::abs(s.position.y() + sum.lowest - lowest));
-  EXPECT_TRUE(sum.finite);
-  EXPECT_LT(rel(body.kineticEnergy(sum), kinetic), 1e-12);
-  EXPECT_LT(rel(sum.elastic, elastic), 1e-12);
-  EXPECT_LT(rel(body.gravitationalEnergy(sum, kG), gravity), 1e-12);
-  EXPECT_LT((body.centerOfMass(sum) - com).norm(), 1e-12);
-  EXPECT_LT((body.linearMomentum(sum) - momentum).norm(), 1e-12 * momentum.norm());
-  EXPECT_NEAR(s.position.y() + sum.lowest, lowest, 1e-12);
-  EXPECT_DOUBLE_EQ(sum.maxQ, maxQ);
-  EXPECT_DOUBLE_EQ(sum.maxStretch, stretch);
-  EXPECT_DOUBLE_EQ(sum.maxQdot, maxQdot);
-  EXPECT_GT(sum.elastic, 0);  // (K_e is positive semi-definite; q has no rigid part)
-  // a node's state not finite: the summary says so
-  body.editState().qdot[size_t(n / 3)].x() = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_FALSE(body.skinSummary(up).finite);
 }
 
 // ---- 3. steady spin -------------------------------------------------------------------------
