@@ -186,11 +186,16 @@ NodeContact colliderContact(const Material& mat, const Collider& c, int node, do
 
 }  // namespace
 
-bool World::detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out) {
-  if (!solverDetection_ || !body.skinResident()) return false;
-  std::vector<const Collider*> near;
+std::vector<const Collider*> World::queriedColliders() const {
+  std::vector<const Collider*> near;  // (mesh colliders go through the two stages: findAllContacts)
   for (const Collider& c : colliders_)
     if (!c.detectedInStages()) near.push_back(&c);
+  return near;
+}
+
+bool World::detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out) {
+  if (!solverDetection_ || !body.skinResident()) return false;
+  const std::vector<const Collider*> near = queriedColliders();
   std::vector<ColliderHit> hits;
   try {
     if (!body.freeMotionSolverShared()->detectColliders(body, near, kContactMargin, &hits, profile_)) return false;
@@ -209,9 +214,7 @@ bool World::detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* ou
 void World::findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const {
   const int n = body.nodeCount();
   const Material& mat = body.desc().material;
-  std::vector<const Collider*> near;  // (mesh colliders go through the two stages: findAllContacts)
-  for (const Collider& c : colliders_)
-    if (!c.detectedInStages()) near.push_back(&c);
+  const std::vector<const Collider*> near = queriedColliders();
   if (near.empty()) return;
   // only the nodes that can come within the margin of a collider's bounding
   // half-space are queried: those of the skin triangles reaching below it, through

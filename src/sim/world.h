@@ -181,6 +181,8 @@ class World {
  private:
   /// findContacts for a body whose largest skin displacement is `grow` [m].
   void findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const;
+  /// The planes and height fields (the colliders queried per node, not in two stages).
+  std::vector<const Collider*> queriedColliders() const;
   /// findContacts on the body's free-motion solver; false: the CPU must find them.
   bool detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out);
   void respondAll(std::vector<std::vector<NodeContact>>& contacts);
