@@ -134,6 +134,11 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   detect_ = ShaderProgram(v, "d2t/detect.frag");
   summary_ = ShaderProgram(v, "d2t/summary.frag");
   gather_ = ShaderProgram("d2t/gather.vert", "d2t/gather.frag");
+  rows_ = ShaderProgram(v, "d2t/rows.frag");
+  rowsRound_ = ShaderProgram(v, "d2t/rows_round.frag");
+  rowsImpulse_ = ShaderProgram(v, "d2t/rows_impulse.frag");
+  rowsFriction_ = ShaderProgram(v, "d2t/rows_friction.frag");
+  rowsScatter_ = ShaderProgram("d2t/rows_scatter.vert", "d2t/scatter.frag");
   {
     // the detection's hits: a 16-byte counter, then at most one 48-byte hit per node
     glGenBuffers(1, &hitBuffer_);
@@ -150,9 +155,8 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   glEnableVertexAttribArray(0);
   glVertexAttribIPointer(0, 2, GL_INT, kStride, reinterpret_cast<const void*>(offsetof(ScatterPoint, texel)));
   glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, kStride, reinterpret_cast<const void*>(offsetof(ScatterPoint, value0)));
-  glEnableVertexAttribArray(2);
-  glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, kStride, reinterpret_cast<const void*>(offsetof(ScatterPoint, value1)));
+  glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, kStride,
+                        reinterpret_cast<const void*>(offsetof(ScatterPoint, value)));
   glBindVertexArray(0);
 
   // static per-body data: rest positions and masses, source texels, K_e blocks
@@ -391,11 +395,11 @@ void GpuSkin::draw(const ShaderProgram&, const std::vector<Target>& targets, int
 }
 
 void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results,
-                     int maxFrom) {
+                     int maxFrom, int height) {
   std::vector<const GlTexture*> cur = inputs;
-  int size = n_;
+  int size = n_, rows = height > 0 ? height : n_;
   for (int level = 0;; ++level) {
-    const int next = (size + 3) / 4;
+    const int next = (size + 3) / 4, nextRows = (rows + 3) / 4;
     reduce_.use();
     resetUnits();
     std::array<GLint, 8> units{};
@@ -406,7 +410,7 @@ void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vec
       units[size_t(s)] = s;
     }
     glUniform1iv(reduce_.uniform("uIn[0]"), 8, units.data());
-    glUniform2i(reduce_.uniform("uSize"), size, size);
+    glUniform2i(reduce_.uniform("uSize"), size, rows);
     glUniform1i(reduce_.uniform("uMaxFrom"), maxFrom);
     glUniform1i(reduce_.uniform("uCount"), GLint(inputs.size()));
     std::vector<Target> targets;
@@ -416,10 +420,11 @@ void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vec
       targets.push_back({t->id(), -1});
       out.push_back(t);
     }
-    draw(reduce_, targets, next, next);
+    draw(reduce_, targets, next, nextRows);
     if (next == 1) break;
     cur = out;
     size = next;
+    rows = nextRows;
   }
 }
 
@@ -872,30 +877,6 @@ CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
   return c;
 }
 
-void GpuSkin::scatterImpulse(const SkinImpulse& imp) {
-  const Atlas& a = model_->atlas;
-  // one point per node of the union of r and extra (both sorted by node)
-  std::vector<ScatterPoint> points;
-  auto copy = [](const Vec3& v, GLfloat* dst) {
-    for (int c = 0; c < 3; ++c) dst[c] = GLfloat(v[c]);
-  };
-  size_t i = 0, j = 0;
-  while (i < imp.r.size() || j < imp.extra.size()) {
-    const int node = std::min(i < imp.r.size() ? imp.r[i].first : INT_MAX,
-                              j < imp.extra.size() ? imp.extra[j].first : INT_MAX);
-    const int texel = a.nodeTexel[size_t(node)];
-    ScatterPoint p{{texel % n_, texel / n_}, {0, 0, 0, 0}, {0, 0, 0, 0}};
-    if (i < imp.r.size() && imp.r[i].first == node) copy(imp.r[i++].second, p.value0);
-    if (j < imp.extra.size() && imp.extra[j].first == node) copy(imp.extra[j++].second, p.value1);
-    points.push_back(p);
-  }
-  bindTargets({{impulseR_.id(), -1}, {impulseExtra_.id(), -1}});
-  const GLfloat zero[4] = {0, 0, 0, 0};
-  glClearBufferfv(GL_COLOR, 0, zero);
-  glClearBufferfv(GL_COLOR, 1, zero);
-  drawPoints(points);
-}
-
 void GpuSkin::drawPoints(const std::vector<ScatterPoint>& points) {
   if (points.empty()) return;
   scatter_.use();
@@ -911,24 +892,171 @@ void GpuSkin::streamPoints(GLuint vao, GLuint buffer, const void* data, size_t b
   glBindVertexArray(0);
 }
 
-Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& imp) {
+namespace {
+void setVec3(const ShaderProgram& p, const char* name, const Vec3& v) {
+  glUniform3f(p.uniform(name), float(v.x()), float(v.y()), float(v.z()));
+}
+void setMat3(const ShaderProgram& p, const char* name, const Mat3& m) {
+  const Eigen::Matrix3f f = m.cast<float>();  // (column-major, as GL takes it)
+  glUniformMatrix3fv(p.uniform(name), 1, GL_FALSE, f.data());
+}
+}  // namespace
+
+void GpuSkin::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+                      bool fixedCore) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  if (rows.size() > size_t(n_) * size_t(n_))
+    throw GlError("more contact rows (" + std::to_string(rows.size()) + ") than the atlas has texels");
+  syncOperators(body);
+  const PassTimer timer(*this, "gpu_rows");
+  if (!rowIn_.id()) {
+    rowIn_ = GlTexture(n_, n_, 4, GL_RGBA32F);
+    for (GlTexture* t : {&rowU_, &rowV_, &rowS_[0], &rowS_[1], &rowR_, &rowDqdot_, &rowFriction_}) *t = newField();
+  }
+  rowCount_ = int(rows.size());
+  rowCur_ = 0;
+  rowLo_.resize(rows.size());
+  rowV0_ = s.velocity;
+  rowW0_ = s.angularVelocity;
+  if (rows.empty()) return;
+  const Atlas& a = model_->atlas;
+  const int h = rowHeight();
+  const size_t layer = size_t(h) * size_t(n_) * 4;
+  std::vector<float> t(4 * layer, 0.0f);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const ContactRow& c = rows[k];
+    float* p = &t[4 * k];
+    const float in[4][4] = {
+        {float(a.nodeTexel[size_t(c.node)]), float(c.previous), float(c.next), c.release ? 1.0f : 0.0f},
+        {float(c.normal.x()), float(c.normal.y()), float(c.normal.z()), float(c.depth)},
+        {float(c.surfaceVelocity.x()), float(c.surfaceVelocity.y()), float(c.surfaceVelocity.z()), float(c.startGap)},
+        {float(c.lo), float(c.friction), 0.0f, 0.0f}};
+    for (size_t l = 0; l < 4; ++l) std::copy(in[l], in[l] + 4, p + l * layer);
+    rowLo_[k] = c.lo;
+  }
+  glBindTexture(GL_TEXTURE_2D_ARRAY, rowIn_.id());
+  glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, n_, h, 4, GL_RGBA, GL_FLOAT, t.data());
+  beginPass(rows_);
+  bind(rows_, "uRowIn", rowIn_);
+  bind(rows_, "uQ", qNew_);
+  bind(rows_, "uQdot", qdotNew_);
+  bind(rows_, "uHinv", hinv_);
+  glUniform1i(rows_.uniform("uSize"), n_);
+  glUniform1i(rows_.uniform("uCount"), rowCount_);
+  setMat3(rows_, "uR", s.orientation.toRotationMatrix());
+  setVec3(rows_, "uV", s.velocity);
+  setVec3(rows_, "uW", s.angularVelocity);
+  glUniform1f(rows_.uniform("uDt"), float(dt));
+  glUniform1i(rows_.uniform("uFixed"), fixedCore ? 1 : 0);
+  draw(rows_, {{rowU_.id(), -1}, {rowV_.id(), -1}, {rowS_[0].id(), -1}}, n_, h);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact rows pass");
+}
+
+RowSums GpuSkin::roundRows(const Vec6* dv, bool oneSided) {
+  RowSums sums;
+  if (rowCount_ == 0) return sums;
+  const PassTimer timer(*this, "gpu_rounds");
+  const int h = rowHeight();
+  rowsRound_.use();
+  resetUnits();
+  bind(rowsRound_, "uRowIn", rowIn_);
+  bind(rowsRound_, "uU", rowU_);
+  bind(rowsRound_, "uV", rowV_);
+  bind(rowsRound_, "uS", rowS_[rowCur_]);
+  glUniform1i(rowsRound_.uniform("uSize"), n_);
+  glUniform1i(rowsRound_.uniform("uCount"), rowCount_);
+  std::array<float, 6> d{};
+  if (dv)
+    for (int j = 0; j < 6; ++j) d[size_t(j)] = float((*dv)[j]);
+  glUniform1fv(rowsRound_.uniform("uDv[0]"), 6, d.data());
+  glUniform1i(rowsRound_.uniform("uHaveDv"), dv ? 1 : 0);
+  glUniform1i(rowsRound_.uniform("uOneSided"), oneSided ? 1 : 0);
+  rowCur_ = 1 - rowCur_;
+  std::vector<Target> targets{{rowS_[rowCur_].id(), -1}};
+  std::vector<const GlTexture*> in, out;
+  for (int k = 0; k < 7; ++k) {
+    targets.push_back({terms_[k].id(), -1});
+    in.push_back(&terms_[k]);
+    out.push_back(&sums_[k]);
+  }
+  draw(rowsRound_, targets, n_, h);
+  reduce(in, out, 8, h);
+  std::array<float, 28> t{};
+  for (int k = 0; k < 7; ++k) {
+    const std::array<float, 4> v = readTexel(sums_[k]);
+    std::copy(v.begin(), v.end(), t.begin() + 4 * k);
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("a contact rows round");
+  for (int i = 0, e = 0; i < 6; ++i)
+    for (int j = i; j < 6; ++j, ++e) sums.S(i, j) = sums.S(j, i) = t[size_t(e)];
+  for (int i = 0; i < 6; ++i) sums.rhs[i] = t[size_t(21 + i)];
+  sums.below = int(std::lround(t[27]));
+  return sums;
+}
+
+void GpuSkin::scatterRows(const GlTexture& values, const GlTexture& target) {
+  bindTargets({{target.id(), -1}});
+  const GLfloat zero[4] = {0, 0, 0, 0};
+  glClearBufferfv(GL_COLOR, 0, zero);
+  if (rowCount_ == 0) return;
+  rowsScatter_.use();
+  resetUnits();
+  bind(rowsScatter_, "uRowIn", rowIn_);
+  bind(rowsScatter_, "uValue", values);
+  glUniform1i(rowsScatter_.uniform("uSize"), n_);
+  glEnablei(GL_BLEND, 0);
+  glBlendEquationi(0, GL_FUNC_ADD);
+  glBlendFunci(0, GL_ONE, GL_ONE);
+  glBindVertexArray(vao_);
+  glDrawArrays(GL_POINTS, 0, rowCount_);
+  glBindVertexArray(0);
+  glDisablei(GL_BLEND, 0);
+}
+
+ImpulseSums GpuSkin::impulse(const LayeredBody& body, const LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  ImpulseSums sums;
+  const PassTimer timer(*this, "gpu_impulse");
+  if (rowCount_ > 0) {
+    const int h = rowHeight();
+    beginPass(rowsImpulse_);
+    bind(rowsImpulse_, "uRowIn", rowIn_);
+    bind(rowsImpulse_, "uQ", qNew_);
+    bind(rowsImpulse_, "uS", rowS_[rowCur_]);
+    bind(rowsImpulse_, "uHinv", hinv_);
+    glUniform1i(rowsImpulse_.uniform("uSize"), n_);
+    glUniform1i(rowsImpulse_.uniform("uCount"), rowCount_);
+    setMat3(rowsImpulse_, "uR", s.orientation.toRotationMatrix());
+    draw(rowsImpulse_, {{rowR_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}, {terms_[2].id(), -1},
+                        {terms_[3].id(), -1}},
+         n_, h);
+    reduce({&terms_[0], &terms_[1], &terms_[2], &terms_[3]}, {&sums_[0], &sums_[1], &sums_[2], &sums_[3]}, 8, h);
+    sums.fc << readSum(sums_[0]), readSum(sums_[1]);
+    sums.mt = readSum(sums_[2]);
+    sums.mr = readSum(sums_[3]);
+  }
+  scatterRows(rowR_, impulseR_);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact rows' impulse pass");
+  return sums;
+}
+
+Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
   const PassTimer timer(*this, "gpu_energy");
-  scatterImpulse(imp);
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
   beginPass(responseEnergy_);
   bind(responseEnergy_, "uQ", qNew_);
   bind(responseEnergy_, "uQdot", qdotNew_);
   bind(responseEnergy_, "uR", impulseR_);
   bind(responseEnergy_, "uHinv", hinv_);
-  auto set3 = [&](const ShaderProgram& p, const char* name, const Vec3& v) {
-    glUniform3f(p.uniform(name), float(v.x()), float(v.y()), float(v.z()));
-  };
-  set3(responseEnergy_, "uVb", vb);
-  set3(responseEnergy_, "uW", w);
-  set3(responseEnergy_, "uDvt", imp.dvt);
-  set3(responseEnergy_, "uDw", imp.dw);
+  setVec3(responseEnergy_, "uVb", vb);
+  setVec3(responseEnergy_, "uW", w);
+  setVec3(responseEnergy_, "uDvt", dvt);
+  setVec3(responseEnergy_, "uDw", dw);
   sumTerms(responseEnergy_, 1);
   const Vec3 k = readSum(sums_[0]);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -936,12 +1064,63 @@ Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const SkinI
   return k;
 }
 
-void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const SkinImpulse& imp, double share,
-                    double dt, LayeredState&) {
+void GpuSkin::friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                       const Vec3& dw) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  const PassTimer timer(*this, "gpu_friction");
+  if (rowCount_ > 0) {
+    beginPass(rowsFriction_);
+    bind(rowsFriction_, "uRowIn", rowIn_);
+    bind(rowsFriction_, "uQ", qNew_);
+    bind(rowsFriction_, "uQdot", qdotNew_);
+    bind(rowsFriction_, "uS", rowS_[rowCur_]);
+    bind(rowsFriction_, "uImpulse", impulseR_);
+    bind(rowsFriction_, "uHinv", hinv_);
+    glUniform1i(rowsFriction_.uniform("uSize"), n_);
+    glUniform1i(rowsFriction_.uniform("uCount"), rowCount_);
+    setMat3(rowsFriction_, "uR", s.orientation.toRotationMatrix());
+    setVec3(rowsFriction_, "uV0", rowV0_);
+    setVec3(rowsFriction_, "uW0", rowW0_);
+    setVec3(rowsFriction_, "uV1", s.velocity);
+    setVec3(rowsFriction_, "uW1", s.angularVelocity);
+    setVec3(rowsFriction_, "uDvt", dvt);
+    setVec3(rowsFriction_, "uDw", dw);
+    glUniform1f(rowsFriction_.uniform("uShare"), float(share));
+    draw(rowsFriction_, {{rowDqdot_.id(), -1}, {rowFriction_.id(), -1}}, n_, rowHeight());
+  }
+  scatterRows(rowDqdot_, impulseExtra_);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact rows' friction pass");
+}
+
+std::vector<RowResult> GpuSkin::rowResults() {
+  std::vector<RowResult> out(static_cast<size_t>(rowCount_));
+  if (rowCount_ == 0) return out;
+  const int h = rowHeight();
+  std::vector<float> st(size_t(h) * size_t(n_) * 4), fr(st.size());
+  bindTargets({{rowS_[rowCur_].id(), -1}, {rowFriction_.id(), -1}});
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glReadPixels(0, 0, n_, h, GL_RGBA, GL_FLOAT, st.data());
+  glReadBuffer(GL_COLOR_ATTACHMENT1);
+  glReadPixels(0, 0, n_, h, GL_RGBA, GL_FLOAT, fr.data());
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("reading the contact rows back");
+  for (size_t k = 0; k < out.size(); ++k) {
+    const float* a = &st[4 * k];
+    // (a row out of the active set is exactly at its lo: not its float copy)
+    out[k].lambda = a[1] > 0.5f ? double(a[0]) : rowLo_[k];
+    out[k].startGap = a[2];
+    out[k].frictionImpulse = Vec3(fr[4 * k], fr[4 * k + 1], fr[4 * k + 2]);
+  }
+  return out;
+}
+
+void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Vec3& dvt, const Vec3& dw,
+                    double share, double dt, LayeredState&) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
   syncOperators(body);
   const PassTimer timer(*this, "gpu_apply");
-  scatterImpulse(imp);
   beginPass(apply_);
   bind(apply_, "uQ0", q_);
   bind(apply_, "uQ", qNew_);
@@ -949,8 +1128,8 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Ski
   bind(apply_, "uR", impulseR_);
   bind(apply_, "uExtra", impulseExtra_);
   bind(apply_, "uHinv", hinv_);
-  glUniform3f(apply_.uniform("uDvt"), float(imp.dvt.x()), float(imp.dvt.y()), float(imp.dvt.z()));
-  glUniform3f(apply_.uniform("uDw"), float(imp.dw.x()), float(imp.dw.y()), float(imp.dw.z()));
+  setVec3(apply_, "uDvt", dvt);
+  setVec3(apply_, "uDw", dw);
   glUniform1f(apply_.uniform("uShare"), float(share));
   glUniform1f(apply_.uniform("uDt"), float(dt));
   // (z_, ma_: scratch, swapped in below)
@@ -975,7 +1154,7 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   points.reserve(dq.size());
   for (const auto& [i, d] : dq) {
     const int texel = a.nodeTexel[size_t(i)];
-    points.push_back({{texel % n_, texel / n_}, {GLfloat(d.x()), GLfloat(d.y()), GLfloat(d.z()), 0}, {0, 0, 0, 0}});
+    points.push_back({{texel % n_, texel / n_}, {GLfloat(d.x()), GLfloat(d.y()), GLfloat(d.z()), 0}});
   }
   bindTargets({{qNew_.id(), -1}});
   glEnablei(GL_BLEND, 0);

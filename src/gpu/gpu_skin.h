@@ -23,7 +23,14 @@
 // too, on the state integrate() left in the textures:
 //
 //   condense (T)    sums for Mh_cond = M_c - sum M_ce(i) Mh_i^-1 M_ec(i)
+//   rows (T)        per contact row: D_k, U_k, b_k, the start gap (shaders/d2t/rows.frag)
+//   rounds (T)      the SMW active set: per row lambda_k from the last round's core change,
+//                   the rows below lo out, the 6x6 sums by reduction; the 6x6 solve on
+//                   the CPU between rounds (LayeredBody::respondThrough)
+//   impulse (T)     r = R^T lambda n per row, scattered by node into the contact texture,
+//                   and the core's sums
 //   energy (T)      the kinetic energy along the impulse (its share, LayeredBody::respond)
+//   friction (T)    per row, the rows of a node in list order; scattered by node
 //   apply (T)       qdot += share dq + friction, q = q(t) + dt qdot
 //   correct (T)     step 15: q += the correction, one point per corrected node blended
 //                   into the resident q
@@ -32,15 +39,15 @@
 //   summary (T)     SkinSummary: the sums and maxima of the end-of-step checks and
 //                   statistics (the blow-up check, energy, centre of mass, lowest point)
 //
-// The per-contact rows (generalised normals, D_k, the SMW active set, friction) are
-// solved on the CPU from the contact lists, and their impulses reach the passes as
-// a contact texture: one point per contacting node scattered into cleared textures.
+// The contact rows are uploaded as a list texture (a texel per row: node, normal, depth,
+// surface velocity, what the row already has); only the rows' results (lambda, the start
+// gap, the friction impulse) and the 6x6 sums cross back.
 // The skin state stays in the textures from step to step (and is drawn from there);
 // it is uploaded whole only when the CPU wrote it (LayeredBody::editState, a reset, a
 // drag), and read back whole only when the CPU asks for all of it (LayeredBody::state():
 // the pair stages, a drag, the UI). The step's own readers on the CPU take the nodes
-// they read by the gather pass (the contact response: the contacting nodes; the
-// contact support: the touching nodes and their stencils).
+// they read by the gather pass (the restitution's impact: the penetrating nodes; the
+// contact support: the touching nodes and their stencils; the friction patches).
 //
 // Needs a current OpenGL 4.3+ context with float render targets; the
 // constructor throws GlError (naming the shader file and line, or the missing
@@ -126,9 +133,17 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// on the CPU, load()); a step that starts from the resident state uploads nothing.
   int stateUploads() const { return stateUploads_; }
   CondensedSums condense(const LayeredBody& body, const LayeredState& s) override;
-  Vec3 energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) override;
-  void apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse, double share,
-             double dt, LayeredState& s) override;
+  /// Throws GlError for more rows than the atlas has texels.
+  void setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+               bool fixedCore) override;
+  RowSums roundRows(const Vec6* dv, bool oneSided) override;
+  ImpulseSums impulse(const LayeredBody& body, const LayeredState& s) override;
+  Vec3 energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
+  void friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                const Vec3& dw) override;
+  std::vector<RowResult> rowResults() override;
+  void apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
+             double share, double dt, LayeredState& s) override;
   /// A scatter: one point per node adds its dq_i into the resident q (blending).
   void correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) override;
   /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its
@@ -181,10 +196,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
     GLuint texture;
     int layer;  // -1: a 2-D texture
   };
-  // A vertex of the scatter pass: a node texel and two values for it.
+  // A vertex of the scatter pass: a node texel and a value for it.
   struct ScatterPoint {
     GLint texel[2];
-    GLfloat value0[4], value1[4];
+    GLfloat value[4];
   };
   /// Draws the points (scatter_) into the bound targets.
   void drawPoints(const std::vector<ScatterPoint>& points);
@@ -207,10 +222,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// Binds a texture to the next unit for `name` of the current program.
   void bind(const ShaderProgram& p, const char* name, const GlTexture& t);
   void resetUnits() { unit_ = 0; }
-  /// Sums each of `inputs` (N x N) down to 1 x 1 into `results`; inputs from maxFrom on
-  /// are reduced to their maximum instead.
+  /// Sums each of `inputs` (N x N, or its first `height` rows) down to 1 x 1 into
+  /// `results`; inputs from maxFrom on are reduced to their maximum instead.
   void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results,
-              int maxFrom = 8);
+              int maxFrom = 8, int height = 0);
   /// Runs `p` (used, its inputs bound) into terms_[0, count) and sums each into sums_[k].
   void sumTerms(const ShaderProgram& p, int count);
   Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
@@ -224,8 +239,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void timestamp(const char* stage);
   /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
   void bindTargets(const std::vector<Target>& targets, int w = 0, int h = 0);
-  /// The impulse into the contact texture: impulseR_ = r_i, impulseExtra_ = extra_i.
-  void scatterImpulse(const SkinImpulse& impulse);
+  /// Rows' values (a texel per row) summed by node into `target` (cleared first).
+  void scatterRows(const GlTexture& values, const GlTexture& target);
+  /// The rows' texture rows in use.
+  int rowHeight() const { return (rowCount_ + n_ - 1) / n_; }
   /// Waits for the timestamps of the passes since the last call, into times_.
   void collectTimes();
   /// The GPU time of the passes in its scope, as the stage `stage` of times_.
@@ -246,12 +263,19 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
 
   ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
       copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_,
-      gather_;
+      gather_, rows_, rowsRound_, rowsImpulse_, rowsFriction_, rowsScatter_;
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
   GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
   GlTexture support_;  // the colliders' support of each node, body frame (LayeredBody::supportLoad)
-  GlTexture impulseR_, impulseExtra_;  // the contact texture (SkinImpulse), 0 off contacts
+  GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, friction dqdot_i by node, 0 off contacts
+  // the contact rows, a texel each (made at the first rows): their inputs (4 layers,
+  // rows_common.glsl), U and (U, D, b), their state (lambda, active, gap) ping-ponged by
+  // the rounds, r, the friction's dqdot and impulse
+  GlTexture rowIn_, rowU_, rowV_, rowS_[2], rowR_, rowDqdot_, rowFriction_;
+  int rowCount_ = 0, rowCur_ = 0;
+  Vec3 rowV0_ = Vec3::Zero(), rowW0_ = Vec3::Zero();  // the core's velocities when the rows were set
+  std::vector<double> rowLo_;                         // the rows' lo, in double
   GLuint scatterVao_ = 0, scatterBuffer_ = 0;
   GLuint hitBuffer_ = 0;  // the detection pass's hits (a counter, then the list)
   GlTexture heights_;     // R32F array: the height fields' grids, a layer each

@@ -1235,9 +1235,15 @@ std::vector<std::pair<int, Vec3>> mergeByNode(std::vector<std::pair<int, Vec3>> 
   return v;
 }
 
-// dq_i of SkinImpulse without r_i: -Mh_i^-1 m_i (dvt - u_i x dw)
-Vec3 coreShare(const Mat3& hinv, double mi, const Vec3& ui, const SkinImpulse& imp) {
-  return -mi * (hinv * (imp.dvt - ui.cross(imp.dw)));
+// dq_i without r_i: -Mh_i^-1 m_i (dvt - u_i x dw)
+Vec3 coreShare(const Mat3& hinv, double mi, const Vec3& ui, const Vec3& dvt, const Vec3& dw) {
+  return -mi * (hinv * (dvt - ui.cross(dw)));
+}
+
+// The entry of node i in a list sorted by node, else 0.
+Vec3 entryOf(const std::vector<std::pair<int, Vec3>>& v, int i) {
+  const auto at = std::lower_bound(v.begin(), v.end(), i, [](const auto& e, int node) { return e.first < node; });
+  return at != v.end() && at->first == i ? at->second : Vec3::Zero();
 }
 }  // namespace
 
@@ -1262,7 +1268,95 @@ CondensedSums CpuSkinResponse::condense(const LayeredBody& body, const LayeredSt
   return {tt, tr, rr};
 }
 
-Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, const SkinImpulse& imp) {
+void CpuSkinResponse::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows,
+                              double dt, bool fixedCore) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const Mat3 R = rotation(s.orientation), Rt = R.transpose();
+  in_ = rows;
+  rows_.assign(rows.size(), Row{});
+  r_.clear();
+  extra_.clear();
+  cached_ = false;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const ContactRow& c = rows[k];
+    Row& row = rows_[k];
+    const int i = c.node;
+    const double mi = m.nodeMass[size_t(i)];
+    const Vec3 ui = m.restSkin[size_t(i)] + s.q[size_t(i)];
+    const Vec3 nb = Rt * c.normal;
+    const Vec3 hn = hinv[size_t(i)] * nb;
+    row.D = nb.dot(hn);
+    // U_k = J_c - nb^T Mh^-1 M_ec(i), M_ec(i) = [m_i R^T, -m_i [u_i]x]: (hn^T m_i R^T)^T =
+    // m_i R hn, -(hn^T [u]x)^T = u x hn
+    Vec6 g6, jc;
+    jc << c.normal, ui.cross(nb);
+    g6 << mi * (R * hn), mi * ui.cross(hn);
+    row.U = fixedCore ? Vec6::Zero() : Vec6(jc - g6);
+    // the pre-impact relative normal velocity; the node constraint (8), (13) is inelastic
+    // here (restitution went into the rigid impact). Contacts are found at the predicted
+    // end of the step; a node that was still a gap away from the surface at its start may
+    // close that gap (speculative contact: target -gap/dt) and lands on the surface
+    // instead of hovering (a stopped node above the surface would carry weight without
+    // the skin compressing). Separating nodes are left alone (one-sided).
+    row.before = s.velocity + R * (s.angularVelocity.cross(ui) + s.qdot[size_t(i)]);
+    const double vn = c.normal.dot(row.before - c.surfaceVelocity);
+    row.startGap = c.startGap < 0 ? std::max(0.0, -c.depth - dt * vn) : c.startGap;
+    row.b = c.release ? 0.0 : -vn - row.startGap / dt;
+    row.active = !c.release;
+    row.lambda = c.release ? c.lo : 0.0;
+  }
+}
+
+RowSums CpuSkinResponse::roundRows(const Vec6* dv, bool oneSided) {
+  RowSums sums;
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    Row& row = rows_[k];
+    if (row.active && dv) {
+      row.lambda = (row.b - row.U.dot(*dv)) / row.D;
+      if (row.lambda < in_[k].lo) {
+        ++sums.below;
+        if (oneSided) {
+          row.active = false;
+          row.lambda = in_[k].lo;
+        }
+      }
+    }
+    if (row.active) {
+      sums.S += row.U * row.U.transpose() / row.D;
+      sums.rhs += row.U * (row.b / row.D);
+    } else {
+      sums.rhs += row.U * row.lambda;
+    }
+  }
+  return sums;
+}
+
+ImpulseSums CpuSkinResponse::impulse(const LayeredBody& body, const LayeredState& s) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const Mat3 Rt = rotation(s.orientation).transpose();
+  ImpulseSums sums;
+  r_.clear();
+  cached_ = false;
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    const Vec3 f = rows_[k].lambda * in_[k].normal;  // world
+    if (f.isZero(0)) continue;
+    const int i = in_[k].node;
+    const Vec3 fb = Rt * f;
+    const Vec3 ui = m.restSkin[size_t(i)] + s.q[size_t(i)];
+    r_.emplace_back(i, fb);
+    sums.fc.head<3>() += f;
+    sums.fc.tail<3>() += ui.cross(fb);
+    const Vec3 hr = hinv[size_t(i)] * fb;
+    sums.mt += m.nodeMass[size_t(i)] * hr;
+    sums.mr += m.nodeMass[size_t(i)] * ui.cross(hr);
+  }
+  r_ = mergeByNode(std::move(r_));
+  return sums;
+}
+
+Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
   const BakedBody& m = body.model();
   const std::vector<Mat3>& hinv = body.mtDiagInverse();
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
@@ -1274,37 +1368,77 @@ Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, con
     const Vec3 ui = m.restSkin[i] + s.q[i];
     const double mi = m.nodeMass[i];
     const Vec3 vi = vb + w.cross(ui) + s.qdot[i];
-    dq_[i] = coreShare(hinv[i], mi, ui, imp);
-    const Vec3 di = imp.dvt + imp.dw.cross(ui) + dq_[i];
+    dq_[i] = coreShare(hinv[i], mi, ui, dvt, dw);
+    const Vec3 di = dvt + dw.cross(ui) + dq_[i];
     k += Vec3(0.5 * mi * vi.squaredNorm(), mi * vi.dot(di), 0.5 * mi * di.squaredNorm());
   }
   // the impulses' own part at their nodes: d_i gains h_i = Mh_i^-1 r_i
-  for (const auto& [i, r] : imp.r) {
+  for (const auto& [i, r] : r_) {
     const Vec3 ui = m.restSkin[i] + s.q[i], hr = hinv[i] * r;
     const double mi = m.nodeMass[i];
-    const Vec3 vi = vb + w.cross(ui) + s.qdot[i], di = imp.dvt + imp.dw.cross(ui) + dq_[i];
+    const Vec3 vi = vb + w.cross(ui) + s.qdot[i], di = dvt + dw.cross(ui) + dq_[i];
     k += Vec3(0, mi * vi.dot(hr), mi * di.dot(hr) + 0.5 * mi * hr.squaredNorm());
     dq_[i] += hr;
   }
-  dqOf_ = imp;
-  dqOf_.extra.clear();
+  dqDvt_ = dvt;
+  dqDw_ = dw;
   cached_ = true;
   return k;
 }
 
-void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& imp,
-                            double share, double dt, LayeredState& s) {
+void CpuSkinResponse::friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                               const Vec3& dw) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const Mat3 R = rotation(s.orientation), Rt = R.transpose();
+  extra_.clear();
+  std::unordered_map<int, Vec3> skinAfter;  // node -> its qdot after the impulse (and friction)
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    const ContactRow& c = in_[k];
+    Row& row = rows_[k];
+    row.frictionImpulse.setZero();
+    if (!(row.lambda > c.lo)) continue;  // (no positive total impulse)
+    const int i = c.node;
+    const Vec3 ui = m.restSkin[size_t(i)] + s.q[size_t(i)];
+    const double mi = m.nodeMass[size_t(i)];
+    auto [at, added] = skinAfter.try_emplace(i);
+    Vec3& qdot = at->second;
+    const Mat3& h = hinv[size_t(i)];
+    if (added) qdot = s.qdot[size_t(i)] + share * (h * entryOf(r_, i) + coreShare(h, mi, ui, dvt, dw));
+    const Vec3 after = s.velocity + R * (s.angularVelocity.cross(ui) + qdot);
+    const Vec3 rel = after - c.surfaceVelocity;
+    const Vec3 xt = rel - c.normal.dot(rel) * c.normal;
+    const double speed = xt.norm();
+    if (speed < 1e-12) continue;
+    const double muHat = std::min(1.0, c.friction * (after - row.before).norm() / speed);
+    const Vec3 dqdot = Rt * (-muHat * xt);
+    qdot += dqdot;
+    extra_.emplace_back(i, dqdot);
+    row.frictionImpulse = -mi * muHat * xt;
+  }
+  extra_ = mergeByNode(std::move(extra_));
+}
+
+std::vector<RowResult> CpuSkinResponse::rowResults() {
+  std::vector<RowResult> out(rows_.size());
+  for (size_t k = 0; k < rows_.size(); ++k)
+    out[k] = {rows_[k].lambda, rows_[k].startGap, rows_[k].frictionImpulse};
+  return out;
+}
+
+void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
+                            const Vec3& dw, double share, double dt, LayeredState& s) {
   const BakedBody& m = body.model();
   const std::vector<Mat3>& hinv = body.mtDiagInverse();
   const int n = m.nodeCount();
-  if (!cached_ || imp.r != dqOf_.r || imp.dvt != dqOf_.dvt || imp.dw != dqOf_.dw) {  // (else energy() left them)
+  if (!cached_ || dvt != dqDvt_ || dw != dqDw_) {  // (else energy() left them)
     dq_.resize(size_t(n));
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
-    for (int i = 0; i < n; ++i) dq_[i] = coreShare(hinv[i], m.nodeMass[i], m.restSkin[i] + s.q[i], imp);
-    for (const auto& [i, r] : imp.r) dq_[i] += hinv[i] * r;
+    for (int i = 0; i < n; ++i) dq_[i] = coreShare(hinv[i], m.nodeMass[i], m.restSkin[i] + s.q[i], dvt, dw);
+    for (const auto& [i, r] : r_) dq_[i] += hinv[i] * r;
   }
   cached_ = false;
-  for (const auto& [i, e] : imp.extra) s.qdot[i] += e;
+  for (const auto& [i, e] : extra_) s.qdot[i] += e;
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
   for (int i = 0; i < n; ++i) {
     s.qdot[i] += share * dq_[i];
@@ -1408,7 +1542,6 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
   const double mass = m.totalMass;
   const bool fixed = settings_.fixedCore;
   const LayeredState& start = start_;
-  const Mat6& Mc = free_.coreMass;
   LayeredState& s = state_;
   // 13 (below) integrates positions from the start of the step; a rigid impact
   // during the step adds the motion before the time of impact
@@ -1463,11 +1596,6 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
 
   if (!cs.empty()) {
     StageTimer t(profile, "respond");
-    {  // (the nodes read below, from the solver where it holds the skin: a gather)
-      std::vector<int> read;
-      for (const NodeContact& c : cs) read.push_back(c.node);
-      pullNodes(read);
-    }
     const Mat3 R = rotation(s.orientation);
     const Mat3 Rt = R.transpose();
     const int nc = int(cs.size());
@@ -1486,6 +1614,12 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     if (!fixed && newEpisode) {
       Vec3 p = Vec3::Zero(), nAvg = Vec3::Zero(), vo = Vec3::Zero();
       double wsum = 0, eps = 0;
+      {  // (the nodes read below, from the solver where it holds the skin: a gather)
+        std::vector<int> read;
+        for (const NodeContact& c : cs)
+          if (c.other < 0 && c.depth > 0) read.push_back(c.node);
+        pullNodes(read);
+      }
       for (const NodeContact& c : cs) {
         if (c.other >= 0 || c.depth <= 0) continue;
         const double wk = c.depth + 1e-9;
@@ -1524,181 +1658,41 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
         }
       }
     }
-    // 9 the diagonal term D_k = nb^T Mh_i^-1 nb and the coupling rows U_k (12)
-    std::vector<double> D(nc), b(nc), vn(nc);
-    std::vector<Vec6> U(nc), Jc(nc);
-    std::vector<Vec3> nb(nc), xdot(nc);
-    for (int k = 0; k < nc; ++k) {
-      NodeContact& c = cs[k];
-      const int i = c.node;
-      const double mi = m.nodeMass[i];
-      const Vec3 ui = m.restSkin[i] + qAt(i);
-      nb[k] = Rt * c.normal;
-      const Vec3 hn = mtDiagInverse_[i] * nb[k];
-      D[k] = nb[k].dot(hn);
-      Jc[k] << c.normal, ui.cross(nb[k]);
-      // nb^T Mh^-1 M_ec(i), M_ec(i) = [m_i R^T, -m_i [u_i]x]
-      Vec6 g6;
-      g6 << mi * (R * hn), mi * ui.cross(hn);  // (hn^T m_i R^T)^T = m_i R hn; -(hn^T [u]x)^T = u x hn
-      U[k] = fixed ? Vec6::Zero() : Vec6(Jc[k] - g6);
-      // pre-impact relative normal velocity; the node constraint (8), (13) is
-      // inelastic here (restitution went into the rigid impact above). Contacts
-      // are found at the predicted end of the step; a node that was still a gap
-      // away from the surface at its start may close that gap (speculative
-      // contact: target -gap/dt) and lands on the surface instead of hovering
-      // (a stopped node above the surface would carry weight without the skin
-      // compressing). Separating nodes are left alone (one-sided).
-      xdot[k] = nodeVelocity(i) - c.surfaceVelocity;
-      vn[k] = c.normal.dot(xdot[k]);
-      // (the gap is the one at the start of the step, measured in the first sweep)
-      if (c.startGap < 0) c.startGap = std::max(0.0, -c.depth - dt * vn[k]);
-      b[k] = c.release ? 0.0 : -vn[k] - c.startGap / dt;
-    }
-    // Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (all nodes: the whole skin rides on the core)
-    Mat6 A = Mc;
-    if (!fixed) {
-      const CondensedSums P = withResponse(profile, [&](SkinResponse& r) { return r.condense(*this, s); });
-      A.block<3, 3>(0, 0) -= R * P.tt * Rt;
-      A.block<3, 3>(0, 3) -= -R * P.tr;
-      A.block<3, 3>(3, 0) -= -(R * P.tr).transpose();
-      A.block<3, 3>(3, 3) -= -P.rr;
-    }
-    // 10 lambda by Sherman-Morrison-Woodbury: (D + U A^-1 U^T) l = b
-    //    l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b, on an active set.
-    //    One-sided: a row whose total impulse (what it had: support, earlier sweeps)
-    //    would pull leaves the set with its total at zero, l = lo; release rows are
-    //    there from the start. The fixed rows enter the others' b through the core:
-    //    b_k - U_k A^-1 sum_fixed U_j l_j.
-    std::vector<double> lambda(nc, 0.0), lo(nc);
-    std::vector<char> active(nc, 1);
-    for (int k = 0; k < nc; ++k) {
-      lo[k] = -cs[k].impulse;
-      if (cs[k].release) {
-        active[k] = 0;
-        lambda[k] = lo[k];
-      }
-    }
-    for (int round = 0; round < 20; ++round) {
-      Vec6 fixedSum = Vec6::Zero();
-      for (int k = 0; k < nc; ++k)
-        if (!active[k]) fixedSum += U[k] * lambda[k];
-      const Vec6 e = fixed || fixedSum.isZero(0) ? Vec6::Zero() : Vec6(A.ldlt().solve(fixedSum));
-      Mat6 S = A;
-      Vec6 ub = Vec6::Zero();
-      for (int k = 0; k < nc; ++k) {
-        if (!active[k]) continue;
-        S += U[k] * U[k].transpose() / D[k];
-        ub += U[k] * ((b[k] - U[k].dot(e)) / D[k]);
-      }
-      const Vec6 t6 = fixed ? Vec6::Zero() : Vec6(S.ldlt().solve(ub));
-      bool changed = false;
-      for (int k = 0; k < nc; ++k) {
-        if (!active[k]) continue;
-        lambda[k] = (b[k] - U[k].dot(e) - U[k].dot(t6)) / D[k];
-        if (round == 0 && lambda[k] < lo[k]) ++info_.pulling;
-        if (settings_.oneSided && lambda[k] < lo[k]) {
-          active[k] = 0;
-          lambda[k] = lo[k];
-          changed = true;
-        }
-      }
-      if (!changed) break;
-    }
-    // 11 the impulse J^T lambda as a velocity change through steps 3-4, with Mh_e as the
-    //    multipliers were (so the constraints hold exactly):
-    //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
-    std::vector<Vec3> before(nc);
-    for (int k = 0; k < nc; ++k) before[k] = nodeVelocity(cs[k].node);
-    std::vector<Vec3> fk(nc);  // world impulse per contact
-    for (int k = 0; k < nc; ++k) {
-      fk[k] = lambda[k] * cs[k].normal;
-      info_.activeContacts += cs[k].impulse + lambda[k] > 0;
-    }
-    SkinImpulse imp;  // r_i: the contacts' impulses by node (a node may have several)
-    Vec6 dv = Vec6::Zero();
-    {
-      Vec6 fc = Vec6::Zero();
-      Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
-      for (int k = 0; k < nc; ++k) {
-        if (fk[k].isZero(0)) continue;
-        const int i = cs[k].node;
-        const Vec3 fb = Rt * fk[k];
-        const Vec3 ui = m.restSkin[i] + qAt(i);
-        imp.r.emplace_back(i, fb);
-        fc.head<3>() += fk[k];
-        fc.tail<3>() += ui.cross(fb);
-        const Vec3 hr = mtDiagInverse_[i] * fb;
-        mt += m.nodeMass[i] * hr;
-        mr += m.nodeMass[i] * ui.cross(hr);
-      }
-      imp.r = mergeByNode(std::move(imp.r));
-      if (!fixed) {
-        Vec6 rhs6;
-        rhs6 << fc.head<3>() - R * mt, fc.tail<3>() - mr;
-        dv = A.ldlt().solve(rhs6);
-      }
-    }
-    imp.dvt = Rt * dv.head<3>();
-    imp.dw = dv.tail<3>();
-    // the skin's share at node i: dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c), M_ec(i) dv_c =
-    // m_i (R^T dv_t - u_i x dv_r); the passes over all nodes apply it (SkinResponse)
-    auto skinChange = [&](int i) {
-      const auto at = std::lower_bound(imp.r.begin(), imp.r.end(), i,
-                                       [](const std::pair<int, Vec3>& e, int node) { return e.first < node; });
-      const Vec3 ri = at != imp.r.end() && at->first == i ? at->second : Vec3::Zero();
-      const Vec3 ui = m.restSkin[i] + qAt(i);
-      return Vec3(mtDiagInverse_[i] * (ri - m.nodeMass[i] * (imp.dvt - ui.cross(imp.dw))));
-    };
-    // An inelastic contact against a resting surface cannot add kinetic energy, but
-    // the response applied through the block-diagonal Mh_e can (it pushes the core
-    // as if each node hung on its own diagonal spring, on top of the elastic push the
-    // implicit solve already gave it: a soft ball rebounding from the ground gained
-    // ~20 J per step). Where the surfaces are at rest, the impulse is scaled down to
-    // the largest share s in [0, 1] that keeps the kinetic energy from growing;
-    // what it leaves of the penetration goes to the position correction. The energy
-    // along the share t is KE(t) = k0 + ka t + kb t^2 (each velocity is linear in t;
-    // body frame, as kineticEnergy): the core's part here, the skin's from its pass.
+    // 9-13 through the backend that holds the skin (the rows, the 6x6 solves here)
+    std::vector<ContactRow> rows(static_cast<size_t>(nc));
+    std::unordered_map<int, int> lastRowOf;  // node -> its last row so far
     bool restingSurfaces = true;
-    for (const NodeContact& c : cs) restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
-    double share = 1;  // of the impulse that goes in
-    if (restingSurfaces) {
-      const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
-      const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * imp.dw;
-      const Vec3 skin = withResponse(profile, [&](SkinResponse& r) { return r.energy(*this, s, imp); });
-      const double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw)) + skin[0];
-      const double ka = m.coreMass * vb.dot(imp.dvt) + w.dot(icdw) + skin[1];
-      const double kb = 0.5 * (m.coreMass * imp.dvt.squaredNorm() + imp.dw.dot(icdw)) + skin[2];
-      if (ka + kb > k0 * 1e-9 + 1e-12)
-        share = kb > 0 && ka < 0 ? std::clamp(-ka / kb, 0.0, 1.0) : 0.0;  // KE back to k0 at t = -ka/kb
-    }
-    s.velocity += share * dv.head<3>();
-    s.angularVelocity += share * imp.dw;
-    // 12 friction (14): dqdot_i = R^T (-mu_hat xt), mu_hat = min(1, mu |L_i dv| / |xt|),
-    //    on the node's skin velocity. xt is the node's tangential velocity after the
-    //    normal impulse (which moves it tangentially too, through the coupling): the
-    //    pre-impact one of (14) can overshoot and feed a resting body energy.
-    std::unordered_map<int, Vec3> skinAfter;  // node -> its qdot after the impulse (and friction)
     for (int k = 0; k < nc; ++k) {
-      if (cs[k].impulse + lambda[k] <= 0) continue;
-      const NodeContact& c = cs[k];
-      auto [at, added] = skinAfter.try_emplace(c.node);
-      Vec3& qdot = at->second;
-      if (added) qdot = qdotAt(c.node) + share * skinChange(c.node);
-      const Vec3 ui = m.restSkin[c.node] + qAt(c.node);
-      const Vec3 after = s.velocity + R * (s.angularVelocity.cross(ui) + qdot);
-      const Vec3 rel = after - c.surfaceVelocity;
-      const Vec3 xt = rel - c.normal.dot(rel) * c.normal;
-      const double speed = xt.norm();
-      if (speed < 1e-12) continue;
-      const double impulse = (after - before[k]).norm();
-      const double muHat = std::min(1.0, c.friction * impulse / speed);
-      const Vec3 dqdot = Rt * (-muHat * xt);
-      qdot += dqdot;
-      imp.extra.emplace_back(c.node, dqdot);
-      cs[k].frictionImpulse -= m.nodeMass[c.node] * muHat * xt;
+      const NodeContact& c = cs[size_t(k)];
+      ContactRow& row = rows[size_t(k)];
+      row.node = c.node;
+      row.normal = c.normal;
+      row.surfaceVelocity = c.surfaceVelocity;
+      row.depth = c.depth;
+      row.startGap = c.startGap;
+      row.lo = -c.impulse;
+      row.friction = c.friction;
+      row.release = c.release;
+      auto [last, first] = lastRowOf.try_emplace(c.node, k);
+      if (!first) {
+        row.previous = last->second;
+        rows[size_t(last->second)].next = k;
+        last->second = k;
+      }
+      restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
     }
-    imp.extra = mergeByNode(std::move(imp.extra));
-    for (int k = 0; k < nc; ++k) cs[k].impulse += share * lambda[k];
+    const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
+    const RowOutcome out = withResponse(
+        profile, [&](SkinResponse& r) { return respondThrough(r, rows, v0, w0, dt, restingSurfaces); });
+    info_.pulling += out.pulling;
+    for (int k = 0; k < nc; ++k) {
+      NodeContact& c = cs[size_t(k)];
+      const RowResult& res = out.rows[size_t(k)];
+      info_.activeContacts += c.impulse + res.lambda > 0;
+      c.startGap = res.startGap;
+      c.impulse += out.share * res.lambda;
+      c.frictionImpulse += res.frictionImpulse;
+    }
     if (rowImpulse_.size() != size_t(n)) {
       rowImpulse_.assign(size_t(n), 0.0);
       rowOther_.assign(size_t(n), kNoRow);
@@ -1711,14 +1705,91 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
       rowOther_[size_t(c.node)] = c.other;
     }
     cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.release; }), cs.end());
-    // 13 positions from the post-impact velocities: the skin's in the same pass as its
-    //    velocities, from the start of the step
-    withResponse(profile, [&](SkinResponse& r) { r.apply(*this, start.q, imp, share, dt, s); });
     if (skinResident()) skinChangedOnSolver();  // (the solver's apply: q, qdot are on the GPU)
     s.position = start.position + dt * (s.velocity + impactV);
     s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity + impactW, dt);
   }
 
+}
+
+// 9 the rows (the diagonal term D_k = nb^T Mh_i^-1 nb, the coupling rows U_k (12)) and
+// Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) over all nodes (the whole skin rides on
+// the core).
+// 10 lambda by Sherman-Morrison-Woodbury on an active set: the core's change dv solves
+//    (Mh_cond + sum_active U_k U_k^T / D_k) dv = sum_active U_k b_k / D_k + sum_out U_k lo_k
+//    and the active rows take lambda_k = (b_k - U_k . dv) / D_k; this is (D + U A^-1 U^T)
+//    l = b - U A^-1 U_out^T lo_out with l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b
+//    written for dv. One-sided: a row whose total impulse (what it had: support, earlier
+//    sweeps) would pull leaves the set with its total at zero, lambda = lo; release rows
+//    are out from the start.
+LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows,
+                                                    const Vec3& v0, const Vec3& w0, double dt,
+                                                    bool restingSurfaces) {
+  const BakedBody& m = *model_;
+  const bool fixed = settings_.fixedCore;
+  LayeredState& s = state_;
+  s.velocity = v0;
+  s.angularVelocity = w0;
+  const Mat3 R = rotation(s.orientation);
+  const Mat3 Rt = R.transpose();
+  Mat6 A = free_.coreMass;
+  if (!fixed) {
+    const CondensedSums P = r.condense(*this, s);
+    A.block<3, 3>(0, 0) -= R * P.tt * Rt;
+    A.block<3, 3>(0, 3) -= -R * P.tr;
+    A.block<3, 3>(3, 0) -= -(R * P.tr).transpose();
+    A.block<3, 3>(3, 3) -= -P.rr;
+  }
+  RowOutcome out;
+  r.setRows(*this, s, rows, dt, fixed);
+  RowSums sums = r.roundRows(nullptr, settings_.oneSided);
+  for (int round = 0; round < 20; ++round) {
+    const Vec6 dv = fixed ? Vec6::Zero() : Vec6((A + sums.S).ldlt().solve(sums.rhs));
+    sums = r.roundRows(&dv, settings_.oneSided);
+    if (round == 0) out.pulling = sums.below;
+    if (!settings_.oneSided || sums.below == 0) break;
+  }
+  // 11 the impulse J^T lambda as a velocity change through steps 3-4, with Mh_e as the
+  //    multipliers were (so the constraints hold exactly):
+  //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
+  const ImpulseSums is = r.impulse(*this, s);
+  Vec6 dv = Vec6::Zero();
+  if (!fixed) {
+    Vec6 rhs6;
+    rhs6 << is.fc.head<3>() - R * is.mt, is.fc.tail<3>() - is.mr;
+    dv = A.ldlt().solve(rhs6);
+  }
+  const Vec3 dvt = Rt * dv.head<3>(), dw = dv.tail<3>();
+  // An inelastic contact against a resting surface cannot add kinetic energy, but
+  // the response applied through the block-diagonal Mh_e can (it pushes the core
+  // as if each node hung on its own diagonal spring, on top of the elastic push the
+  // implicit solve already gave it: a soft ball rebounding from the ground gained
+  // ~20 J per step). Where the surfaces are at rest, the impulse is scaled down to
+  // the largest share s in [0, 1] that keeps the kinetic energy from growing;
+  // what it leaves of the penetration goes to the position correction. The energy
+  // along the share t is KE(t) = k0 + ka t + kb t^2 (each velocity is linear in t;
+  // body frame, as kineticEnergy): the core's part here, the skin's from its pass.
+  if (restingSurfaces) {
+    const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
+    const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * dw;
+    const Vec3 skin = r.energy(*this, s, dvt, dw);
+    const double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw)) + skin[0];
+    const double ka = m.coreMass * vb.dot(dvt) + w.dot(icdw) + skin[1];
+    const double kb = 0.5 * (m.coreMass * dvt.squaredNorm() + dw.dot(icdw)) + skin[2];
+    if (ka + kb > k0 * 1e-9 + 1e-12)
+      out.share = kb > 0 && ka < 0 ? std::clamp(-ka / kb, 0.0, 1.0) : 0.0;  // KE back to k0 at t = -ka/kb
+  }
+  s.velocity = v0 + out.share * dv.head<3>();
+  s.angularVelocity = w0 + out.share * dw;
+  // 12 friction (14) on the node's skin velocity, from its tangential velocity after the
+  //    normal impulse (which moves it tangentially too, through the coupling): the
+  //    pre-impact one of (14) can overshoot and feed a resting body energy.
+  r.friction(*this, s, out.share, dvt, dw);
+  out.rows = r.rowResults();
+  // 13 positions from the post-impact velocities: the skin's in the same pass as its
+  //    velocities, from the start of the step
+  r.apply(*this, start_.q, dvt, dw, out.share, dt, s);
+  return out;
 }
 
 // 15 constraint correction with the contacts found after the response: move

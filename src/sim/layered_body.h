@@ -95,16 +95,46 @@ struct FreeStepResult {
   double cgResidual = 0;         ///< its final relative residual
 };
 
-/// The impulse of one contact response on the skin (steps 11-13). With Mh_i the
-/// diagonal blocks of Mt_e and u_i = ub_i + q_i, node i's velocity changes by
-///   dq_i = Mh_i^-1 (r_i - m_i (dvt - u_i x dw))          (the impulse, eq. 3.9 with Mh_e)
-/// and the friction's extra_i; r and extra are zero but at the listed nodes (sorted by
-/// node, each node once).
-struct SkinImpulse {
-  std::vector<std::pair<int, Vec3>> r;      ///< (node, r_i) body frame [N s]
-  std::vector<std::pair<int, Vec3>> extra;  ///< (node, dqdot_i) body frame [m/s]
-  Vec3 dvt = Vec3::Zero();  ///< the core's velocity change R^T dv_t (body frame) [m/s]
-  Vec3 dw = Vec3::Zero();   ///< ... and dw (body frame) [rad/s]
+/// One row of the contact response (steps 9-12, eq. (12)-(14)): a node against a
+/// surface. A node may have several rows (several surfaces); `previous` and `next` link
+/// the rows of the same node in list order, so that its friction is applied row after
+/// row as on the CPU.
+struct ContactRow {
+  int node = -1;
+  Vec3 normal = Vec3::UnitY();           ///< world unit normal, pushing the node out
+  Vec3 surfaceVelocity = Vec3::Zero();   ///< world velocity of the surface there [m/s]
+  double depth = 0;                      ///< penetration at the predicted state [m]
+  double startGap = -1;                  ///< gap at the start of the step; < 0: from the row
+  double lo = 0;                         ///< the lowest multiplier (minus what the row has) [N s]
+  double friction = 0;                   ///< Coulomb coefficient
+  bool release = false;                  ///< a support taken back: starts and stays at lo
+  int previous = -1, next = -1;          ///< the rows of the same node around this one
+};
+
+/// What a row gave: its multiplier (exactly lo for a row out of the active set), its
+/// start gap and the friction impulse on the node (world).
+struct RowResult {
+  double lambda = 0;
+  double startGap = 0;
+  Vec3 frictionImpulse = Vec3::Zero();  ///< [N s]
+};
+
+/// The sums over the rows of one active-set round (SkinResponse::roundRows), with U_k
+/// the coupling row, D_k the diagonal term and b_k the target of row k:
+///   S = sum_active U_k U_k^T / D_k,  rhs = sum_active U_k b_k / D_k + sum_out U_k lambda_k
+/// so that the core's velocity change is dv = (Mh_cond + S)^-1 rhs (the SMW form).
+struct RowSums {
+  Mat6 S = Mat6::Zero();
+  Vec6 rhs = Vec6::Zero();
+  int below = 0;  ///< rows whose multiplier came out below lo in this round
+};
+
+/// The impulse of the rows on the core and its sums through Mh_e (step 11), body frame
+/// but fc's linear part (world): fc = sum (lambda n, u x R^T lambda n), mt = sum m_i
+/// Mh_i^-1 r_i, mr = sum m_i u_i x Mh_i^-1 r_i with r_i = R^T lambda n.
+struct ImpulseSums {
+  Vec6 fc = Vec6::Zero();
+  Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
 };
 
 /// The sums over every skin node that condense the block-diagonal response onto the
@@ -115,9 +145,6 @@ struct CondensedSums {
   Mat3 rr = Mat3::Zero();  ///< sum [u_i]x m_i^2 Mh_i^-1 [u_i]x
 };
 
-/// The contact response's passes over every skin node (steps 9-13): on the CPU
-/// (CpuSkinResponse, the reference) or where a backend keeps the skin state (the
-/// GPU solver). Only these sums, the energy terms and the sparse impulses cross.
 /// Whole-skin sums and extremes of one skin state, body frame (u_i = ub_i + q_i), in one
 /// pass over the nodes: what a step's checks and statistics need of the whole skin (the
 /// blow-up check, the energy bound, the centre of mass, momentum and lowest point), so a
@@ -136,19 +163,47 @@ struct SkinSummary {
   bool finite = true;           ///< every q_i and qdot_i is finite (else the rest is meaningless)
 };
 
+/// The contact response's passes over every skin node and contact row (steps 9-13): on
+/// the CPU (CpuSkinResponse, the reference) or where a backend keeps the skin state (the
+/// GPU solver). The rows go in, the 6x6 sums and the rows' results come out; the 6x6
+/// solves are the caller's (LayeredBody::respond).
 class SkinResponse {
  public:
   virtual ~SkinResponse() = default;
   /// The condensation sums at the skin state s.
   virtual CondensedSums condense(const class LayeredBody& body, const LayeredState& s) = 0;
+
+  // ---- the contact rows (steps 9-12): set, solved in rounds, applied; kept in between ----
+  /// Step 9 for every row at state s (the predicted one; its core velocities are the ones
+  /// before the response): the diagonal term D_k = nb^T Mh_i^-1 nb, the coupling row U_k
+  /// (0 with a fixed core), the target b_k = -v_n - gap / dt (0 for a release row) and the
+  /// start gap. Rows start in the active set with lambda = 0, release rows out at lo.
+  virtual void setRows(const class LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows,
+                       double dt, bool fixedCore) = 0;
+  /// One active-set round. With dv (the core's velocity change of the last round's sums),
+  /// the active rows take lambda_k = (b_k - U_k . dv) / D_k, and those below lo leave the
+  /// set at lo if oneSided; then the sums over the set as it is. Without dv: the sums only.
+  virtual RowSums roundRows(const Vec6* dv, bool oneSided) = 0;
+  /// Step 11: the rows' impulses r_i = R^T lambda_k n_k summed by node, and their sums.
+  virtual ImpulseSums impulse(const class LayeredBody& body, const LayeredState& s) = 0;
   /// The kinetic energy along the impulse, KE(t) = k0 + ka t + kb t^2 for skin velocities
-  /// qdot_i + t dq_i and core velocities v + t dv (extra not included): the skin's part,
-  /// (k0, ka, kb) = sum_i m_i (|v_i|^2 / 2, v_i . d_i, |d_i|^2 / 2) with v_i = vb + w x u_i
-  /// + qdot_i and d_i = dvt + dw x u_i + dq_i (vb = R^T cdot, w: the state's, body frame).
-  virtual Vec3 energy(const class LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) = 0;
-  /// qdot_i += share dq_i + extra_i, then q_i = startQ_i + dt qdot_i, into s.
-  virtual void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse,
-                     double share, double dt, LayeredState& s) = 0;
+  /// qdot_i + t dq_i and core velocities v + t dv: the skin's part, (k0, ka, kb) = sum_i
+  /// m_i (|v_i|^2 / 2, v_i . d_i, |d_i|^2 / 2) with v_i = vb + w x u_i + qdot_i, d_i = dvt +
+  /// dw x u_i + dq_i, dq_i = Mh_i^-1 (r_i - m_i (dvt - u_i x dw)) (vb = R^T cdot, w: the
+  /// state's, body frame; dvt = R^T dv_t, dw: the core's change, body frame).
+  virtual Vec3 energy(const class LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) = 0;
+  /// Step 12, friction (14) at the rows with a positive total impulse, in row order per
+  /// node: xt the node's tangential velocity after share dq_i and the core's new velocity
+  /// (s's), dqdot = R^T (-min(1, mu |after - before| / |xt|) xt), before: the node's
+  /// velocity when the rows were set. Kept for apply().
+  virtual void friction(const class LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                        const Vec3& dw) = 0;
+  /// The rows' results, in row order.
+  virtual std::vector<RowResult> rowResults() = 0;
+  /// qdot_i += share dq_i + the friction's dqdot_i, then q_i = startQ_i + dt qdot_i, into s.
+  virtual void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
+                     const Vec3& dw, double share, double dt, LayeredState& s) = 0;
+
   /// The position correction (step 15): q_i += dq_i at the listed nodes (sorted by node,
   /// each node once; body frame [m]), into s.
   virtual void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
@@ -160,22 +215,37 @@ class SkinResponse {
   virtual void takeTimes(Profile& profile) { (void)profile; }
 };
 
-/// The CPU reference of SkinResponse: loops over the nodes in double. energy() keeps
-/// each node's dq_i, and an apply() of the same impulse (r, dvt, dw; extra may differ)
-/// right after it uses them instead of a second pass over Mh^-1.
+/// The CPU reference of SkinResponse: loops over the nodes and rows in double.
 class CpuSkinResponse final : public SkinResponse {
  public:
   CondensedSums condense(const class LayeredBody& body, const LayeredState& s) override;
-  Vec3 energy(const class LayeredBody& body, const LayeredState& s, const SkinImpulse& impulse) override;
-  void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const SkinImpulse& impulse,
+  void setRows(const class LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+               bool fixedCore) override;
+  RowSums roundRows(const Vec6* dv, bool oneSided) override;
+  ImpulseSums impulse(const class LayeredBody& body, const LayeredState& s) override;
+  Vec3 energy(const class LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
+  void friction(const class LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                const Vec3& dw) override;
+  std::vector<RowResult> rowResults() override;
+  void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
              double share, double dt, LayeredState& s) override;
   void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
                LayeredState& s) override;
   SkinSummary summarize(const class LayeredBody& body, const LayeredState& s, const Vec3& up) override;
 
  private:
-  std::vector<Vec3> dq_;  // (nnode) dq_i of the impulse dqOf_ (when cached_)
-  SkinImpulse dqOf_;
+  struct Row {
+    Vec6 U = Vec6::Zero();
+    double D = 1, b = 0, lambda = 0, startGap = 0;
+    bool active = true;
+    Vec3 before = Vec3::Zero();  // the node's velocity when set (world)
+    Vec3 frictionImpulse = Vec3::Zero();
+  };
+  std::vector<ContactRow> in_;
+  std::vector<Row> rows_;
+  std::vector<std::pair<int, Vec3>> r_, extra_;  // (node, r_i), (node, friction dqdot_i), by node
+  std::vector<Vec3> dq_;  // dq_i of energy()'s (dvt, dw), reused by apply() when unchanged
+  Vec3 dqDvt_ = Vec3::Zero(), dqDw_ = Vec3::Zero();
   bool cached_ = false;
 };
 
@@ -547,6 +617,16 @@ class LayeredBody {
   void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
   void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
   void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
+  // steps 9-13 through the response backend r: the rows solved (the 6x6 solves here),
+  // the impulse and friction on the skin; the core's velocities set from v0, w0 (those
+  // before the response: a backend failure reruns it all on the CPU)
+  struct RowOutcome {
+    std::vector<RowResult> rows;
+    double share = 1;  // of the impulse that went in
+    int pulling = 0;   // rows whose first multiplier pulled
+  };
+  RowOutcome respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows, const Vec3& v0, const Vec3& w0,
+                            double dt, bool restingSurfaces);
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,

@@ -278,8 +278,10 @@ TEST_F(GpuSkinTest, NormalsPassMatchesTheMeshNormals) {
   }
 }
 
-// The contact response's passes (condense, energy, apply) on a random skin state
-// and a random impulse at random nodes, against CpuSkinResponse.
+// The contact response's passes (condense; the rows: step 9, the active-set rounds, the
+// impulse, energy, friction; apply) on a random skin state and random contact rows at
+// random nodes (some nodes with 2-3 rows, some release rows, moving surfaces), against
+// CpuSkinResponse. Each stage is fed the same inputs on both (the rounds the CPU's dv).
 TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
   for (const BodyDesc& base : {test::ball(kR, 48, 1e6), torus(32)}) {
     BodyDesc d = base;
@@ -295,19 +297,41 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     s.angularVelocity = Vec3(-0.8, 2.0, 0.5);
     s.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(-1, 2, 0.5).normalized()));
     const std::vector<Vec3> startQ = randomField(n, 3e-3, 13);
-    // impulses at ~5% of the nodes, friction at half of those and at a few others
+    const double dt = 0.01;
+    // rows at ~5% of the nodes: normals against the node's motion (most rows push), a
+    // second and third row at some nodes, release rows, some with an impulse already
     std::mt19937 rng(14);
     std::uniform_real_distribution<double> u(-1, 1);
-    SkinImpulse imp;
+    auto unit = [&] { return Vec3(u(rng), u(rng), u(rng)).normalized(); };
+    std::vector<ContactRow> rows;
     for (int i = 0; i < n; ++i) {
-      const double pick = 0.5 * (u(rng) + 1);
-      if (pick < 0.05) imp.r.emplace_back(i, 0.02 * Vec3(u(rng), u(rng), u(rng)));
-      if (pick < 0.025 || pick > 0.99) imp.extra.emplace_back(i, 0.05 * Vec3(u(rng), u(rng), u(rng)));
+      if (0.5 * (u(rng) + 1) >= 0.05) continue;
+      const int copies = u(rng) > 0.7 ? 2 + (u(rng) > 0.5) : 1;
+      for (int c = 0; c < copies; ++c) {
+        ContactRow r;
+        r.node = i;
+        r.normal = (unit() - 0.8 * s.qdot[size_t(i)].normalized()).normalized();
+        r.surfaceVelocity = u(rng) > 0.5 ? Vec3(0.2 * unit()) : Vec3::Zero();
+        r.depth = 2e-3 * u(rng);
+        r.startGap = u(rng) > 0 ? -1.0 : 1e-3 * (u(rng) + 1);
+        r.lo = u(rng) > 0 ? 0.0 : -1e-3 * (u(rng) + 1);
+        r.friction = 0.5 * (u(rng) + 1);
+        r.release = u(rng) > 0.85;
+        rows.push_back(r);
+      }
     }
-    imp.dvt = Vec3(0.03, -0.05, 0.02);
-    imp.dw = Vec3(0.1, 0.04, -0.07);
-    const double share = 0.7, dt = 0.01;
-    ASSERT_GT(imp.r.size(), 20u);
+    std::shuffle(rows.begin(), rows.end(), rng);  // (the rows of a node apart in the list)
+    for (size_t k = 0; k < rows.size(); ++k)
+      for (size_t j = k + 1; j < rows.size(); ++j)
+        if (rows[j].node == rows[k].node) {
+          rows[k].next = int(j);
+          rows[j].previous = int(k);
+          break;
+        }
+    int chained = 0;
+    for (const ContactRow& r : rows) chained += r.previous >= 0;
+    ASSERT_GT(rows.size(), 30u);
+    ASSERT_GT(chained, 3);
 
     CpuSkinResponse cpu;
     p.skin->load(p.gpu, s, startQ);
@@ -320,28 +344,96 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     auto rel = [](const Mat3& g, const Mat3& c, const Mat3& r) { return (g - c).norm() / (c - r).norm(); };
     const double eTt = (cg.tt - cc.tt).norm() / cc.tt.norm();
     const double eTr = rel(cg.tr, cc.tr, c0.tr), eRr = rel(cg.rr, cc.rr, c0.rr);
-    // energy along the impulse
-    const Vec3 kc = cpu.energy(p.gpu, s, imp), kg = p.skin->energy(p.gpu, s, imp);
-    const Vec3 eK = (kg - kc).cwiseAbs().cwiseQuotient(kc.cwiseAbs());
-    // the impulse applied, positions from the start
-    LayeredState sc = s, sg = s;
-    cpu.apply(p.gpu, startQ, imp, share, dt, sc);
-    p.skin->apply(p.gpu, startQ, imp, share, dt, sg);
-    p.skin->readSkin(p.gpu, sg);  // (the GPU's apply leaves the state in its textures)
-    const double eQdot = relativeError(sg.qdot, sc.qdot), eQ = relativeError(sg.q, sc.q);
-    std::printf("response passes (%s) vs CPU: condense tt %.2e, tr %.2e, rr %.2e (of the skin-state parts); "
-                "energy k0 %.2e, ka %.2e, kb %.2e; apply qdot %.2e, q %.2e\n",
-                d.shape->type().c_str(), eTt, eTr, eRr, eK[0], eK[1], eK[2], eQdot, eQ);
     EXPECT_LT(eTt, 1e-12);  // (no skin-state part: the same double sum)
     EXPECT_LT(eTr, 1e-4);
     EXPECT_LT(eRr, 1e-4);
+
+    // step 9 and the rounds, the GPU fed the CPU's dv
+    cpu.setRows(p.gpu, s, rows, dt, false);
+    p.skin->setRows(p.gpu, s, rows, dt, false);
+    const Mat6 A = p.gpu.coreMassMatrix();
+    double eS = 0, eRhs = 0, eLambda = 0, eGap = 0;
+    int rounds = 0, left = 0;
+    auto compareRows = [&] {
+      const std::vector<RowResult> rc = cpu.rowResults(), rg = p.skin->rowResults();
+      double scale = 0, gaps = 0;
+      for (const RowResult& r : rc) scale = std::max(scale, std::abs(r.lambda));
+      for (const RowResult& r : rc) gaps = std::max(gaps, r.startGap);
+      for (size_t k = 0; k < rc.size(); ++k) {
+        eLambda = std::max(eLambda, std::abs(rg[k].lambda - rc[k].lambda) / scale);
+        eGap = std::max(eGap, std::abs(rg[k].startGap - rc[k].startGap) / gaps);
+      }
+    };
+    RowSums sc = cpu.roundRows(nullptr, true), sg = p.skin->roundRows(nullptr, true);
+    for (;;) {
+      eS = std::max(eS, (sg.S - sc.S).norm() / sc.S.norm());
+      eRhs = std::max(eRhs, (sg.rhs - sc.rhs).norm() / sc.rhs.norm());
+      EXPECT_EQ(sg.below, sc.below) << rounds;
+      if (rounds > 0 && sc.below == 0) break;
+      ASSERT_LT(rounds, 20);
+      left += sc.below;
+      const Vec6 dv = (A + sc.S).ldlt().solve(sc.rhs);
+      sc = cpu.roundRows(&dv, true);
+      sg = p.skin->roundRows(&dv, true);
+      compareRows();
+      ++rounds;
+    }
+    EXPECT_GT(left, 0);  // (some rows pulled and left the set)
+    // the impulse
+    const ImpulseSums ic = cpu.impulse(p.gpu, s), ig = p.skin->impulse(p.gpu, s);
+    const double eFc = (ig.fc - ic.fc).norm() / ic.fc.norm();
+    const double eMt = (ig.mt - ic.mt).norm() / ic.mt.norm(), eMr = (ig.mr - ic.mr).norm() / ic.mr.norm();
+    Vec6 rhs6;
+    rhs6 << ic.fc.head<3>() - s.orientation * ic.mt, ic.fc.tail<3>() - ic.mr;
+    const Vec6 dv = A.ldlt().solve(rhs6);
+    const Vec3 dvt = s.orientation.conjugate() * dv.head<3>(), dw = dv.tail<3>();
+    // energy along the impulse
+    const Vec3 kc = cpu.energy(p.gpu, s, dvt, dw), kg = p.skin->energy(p.gpu, s, dvt, dw);
+    const Vec3 eK = (kg - kc).cwiseAbs().cwiseQuotient(kc.cwiseAbs());
+    // friction with the core's new velocities
+    const double share = 0.7;
+    LayeredState after = s;
+    after.velocity += share * dv.head<3>();
+    after.angularVelocity += share * dw;
+    cpu.friction(p.gpu, after, share, dvt, dw);
+    p.skin->friction(p.gpu, after, share, dvt, dw);
+    const std::vector<RowResult> rc = cpu.rowResults(), rg = p.skin->rowResults();
+    double eF = 0, fScale = 0;
+    int rubbing = 0;
+    for (size_t k = 0; k < rc.size(); ++k) {
+      fScale = std::max(fScale, rc[k].frictionImpulse.norm());
+      eF = std::max(eF, (rg[k].frictionImpulse - rc[k].frictionImpulse).norm());
+      rubbing += rc[k].frictionImpulse.norm() > 0;
+    }
+    eF /= fScale;
+    EXPECT_GT(rubbing, 10);
+    // the impulse and friction applied, positions from the start
+    LayeredState sc1 = s, sg1 = s;
+    cpu.apply(p.gpu, startQ, dvt, dw, share, dt, sc1);
+    p.skin->apply(p.gpu, startQ, dvt, dw, share, dt, sg1);
+    p.skin->readSkin(p.gpu, sg1);  // (the GPU's apply leaves the state in its textures)
+    const double eQdot = relativeError(sg1.qdot, sc1.qdot), eQ = relativeError(sg1.q, sc1.q);
+    std::printf("response passes (%s) vs CPU, %zu rows (%d behind another of their node), %d rounds, %d rows out: "
+                "condense tt %.2e, tr %.2e, rr %.2e (of the skin-state parts); rounds S %.2e, rhs %.2e, "
+                "lambda %.2e, gap %.2e; impulse fc %.2e, mt %.2e, mr %.2e; energy k0 %.2e, ka %.2e, kb %.2e; "
+                "friction %.2e (%d rows); apply qdot %.2e, q %.2e\n",
+                d.shape->type().c_str(), rows.size(), chained, rounds, left, eTt, eTr, eRr, eS, eRhs, eLambda, eGap,
+                eFc, eMt, eMr, eK[0], eK[1], eK[2], eF, rubbing, eQdot, eQ);
+    EXPECT_LT(eS, 1e-4);
+    EXPECT_LT(eRhs, 1e-4);
+    EXPECT_LT(eLambda, 1e-4);
+    EXPECT_LT(eGap, 1e-4);
+    EXPECT_LT(eFc, 1e-4);
+    EXPECT_LT(eMt, 1e-4);
+    EXPECT_LT(eMr, 1e-4);
     EXPECT_LT(eK.maxCoeff(), 1e-4);
+    EXPECT_LT(eF, 1e-4);
     EXPECT_LT(eQdot, 1e-4);
     EXPECT_LT(eQ, 1e-4);
     // the textures now hold the state after the impulse: a second apply continues from it
-    LayeredState sc2 = sc, sg2 = sg;
-    cpu.apply(p.gpu, startQ, imp, share, dt, sc2);
-    p.skin->apply(p.gpu, startQ, imp, share, dt, sg2);
+    LayeredState sc2 = sc1, sg2 = sg1;
+    cpu.apply(p.gpu, startQ, dvt, dw, share, dt, sc2);
+    p.skin->apply(p.gpu, startQ, dvt, dw, share, dt, sg2);
     p.skin->readSkin(p.gpu, sg2);
     EXPECT_LT(relativeError(sg2.qdot, sc2.qdot), 1e-4);
     // the position correction at ~5% of the nodes, added into the resident q
@@ -764,7 +856,8 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
     glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
     if (bits > 0) {
       for (const char* stage : {"gpu_forces", "gpu_solve", "gpu_coupling", "gpu_velocities", "gpu_condense",
-                                "gpu_energy", "gpu_apply", "gpu_correct"})
+                                "gpu_rows", "gpu_rounds", "gpu_impulse", "gpu_energy", "gpu_friction", "gpu_apply",
+                                "gpu_correct"})
         EXPECT_TRUE(timed.count(stage)) << stage;
     }
   }

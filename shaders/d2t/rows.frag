@@ -1,0 +1,46 @@
+#version 430 core
+// Step 9 (T), per contact row k at node i (SkinResponse::setRows), body frame but n:
+//   nb = R^T n,  D_k = nb^T Mh_i^-1 nb,  U_k = (n, u_i x nb) - (m_i R Mh_i^-1 nb, m_i u_i x Mh_i^-1 nb)
+//   v_n = n . (v + R (w x u_i + qdot_i) - v_surface),  gap = max(0, -depth - dt v_n) unless known
+//   b_k = -v_n - gap / dt (0 for a release row)
+// Out: oU = U_k[0..3], oV = (U_k[4..5], D_k, b_k), oS = (lambda, active, gap, 0): active
+// rows start at lambda = 0, release rows out at lo.
+#include "common.glsl"
+#include "rows_common.glsl"
+
+uniform sampler2D uQ, uQdot;
+uniform sampler2DArray uHinv;
+uniform mat3 uR;
+uniform vec3 uV, uW;  // the core's velocity (world) and angular velocity (body)
+uniform float uDt;
+uniform bool uFixed;  // a fixed core: U = 0
+
+layout(location = 0) out vec4 oU;
+layout(location = 1) out vec4 oV;
+layout(location = 2) out vec4 oS;
+
+void main() {
+  oU = oV = oS = vec4(0.0);
+  int k = thisRow();
+  if (k < 0) return;
+  ivec2 node = nodeTexel(k);
+  vec4 rest = texelFetch(uRest, node, 0);
+  float m = rest.w;
+  vec3 u = rest.xyz + at(uQ, node);
+  vec4 in0 = rowIn(k, 0), in1 = rowIn(k, 1), in2 = rowIn(k, 2);
+  float lo = rowIn(k, 3).x;
+  vec3 n = in1.xyz;
+  vec3 nb = transpose(uR) * n;
+  vec3 hn = blockTimes(uHinv, 0, node, nb);
+  float D = dot(nb, hn);
+  vec3 ut = n - m * (uR * hn), ur = cross(u, nb) - m * cross(u, hn);
+  if (uFixed) ut = ur = vec3(0.0);
+  vec3 before = uV + uR * (cross(uW, u) + at(uQdot, node));
+  float vn = dot(n, before - in2.xyz);
+  float gap = in2.w < 0.0 ? max(0.0, -in1.w - uDt * vn) : in2.w;
+  bool release = in0.w > 0.5;
+  float b = release ? 0.0 : -vn - gap / uDt;
+  oU = vec4(ut, ur.x);
+  oV = vec4(ur.yz, D, b);
+  oS = vec4(release ? lo : 0.0, release ? 0.0 : 1.0, gap, 0.0);
+}

@@ -1,0 +1,59 @@
+#version 430 core
+// Step 12 (T), friction (14) per row (SkinResponse::friction). The rows of a node are
+// taken in list order, as on the CPU: this row's fragment walks back to the node's first
+// row and on to itself, each row with a positive total impulse (lambda > lo) taking
+//   xt = the tangential part of (v' + R (w' x u + qdot) - v_surface),
+//   dqdot = R^T (-min(1, mu |after - before| / |xt|) xt),  qdot += dqdot
+// from qdot = qdot_i + share Mh_i^-1 (r_i - m_i (dvt - u_i x dw)); before = v + R (w x u +
+// qdot_i) (the velocities when the rows were set), after with the new core velocities.
+// Out: this row's dqdot (body frame; scattered into the contact texture by node) and its
+// friction impulse -m mu_hat xt (world).
+#include "common.glsl"
+#include "rows_common.glsl"
+
+uniform sampler2D uQ, uQdot, uS, uImpulse;  // q, qdot, the rows' state, r_i by node
+uniform sampler2DArray uHinv;
+uniform mat3 uR;
+uniform vec3 uV0, uW0, uV1, uW1;  // the core's velocities before and after (world, body)
+uniform vec3 uDvt, uDw;
+uniform float uShare;
+
+layout(location = 0) out vec4 oDqdot;
+layout(location = 1) out vec4 oImpulse;
+
+void main() {
+  oDqdot = oImpulse = vec4(0.0);
+  int k = thisRow();
+  if (k < 0) return;
+  ivec2 node = nodeTexel(k);
+  vec4 rest = texelFetch(uRest, node, 0);
+  float m = rest.w;
+  vec3 u = rest.xyz + at(uQ, node);
+  vec3 qdot0 = at(uQdot, node);
+  vec3 qdot = qdot0 + uShare * blockTimes(uHinv, 0, node, at(uImpulse, node) - m * (uDvt - cross(u, uDw)));
+  vec3 before = uV0 + uR * (cross(uW0, u) + qdot0);
+  int j = k;
+  for (int prev = int(rowIn(j, 0).y); prev >= 0; prev = int(rowIn(j, 0).y)) j = prev;
+  for (;;) {
+    float lambda = texelFetch(uS, rowTexel(j), 0).x;
+    vec4 in0 = rowIn(j, 0), in1 = rowIn(j, 1), in3 = rowIn(j, 3);
+    if (lambda > in3.x) {
+      vec3 n = in1.xyz;
+      vec3 after = uV1 + uR * (cross(uW1, u) + qdot);
+      vec3 rel = after - rowIn(j, 2).xyz;
+      vec3 xt = rel - dot(n, rel) * n;
+      float speed = length(xt);
+      if (speed >= 1e-12) {
+        float muHat = min(1.0, in3.y * length(after - before) / speed);
+        vec3 d = transpose(uR) * (-muHat * xt);
+        qdot += d;
+        if (j == k) {
+          oDqdot = vec4(d, 0.0);
+          oImpulse = vec4(-m * muHat * xt, 0.0);
+        }
+      }
+    }
+    if (j == k) break;
+    j = int(in0.z);
+  }
+}
