@@ -33,7 +33,7 @@ PlacedProxy place(const ConvexProxy& p, const Vec3& position, const Mat3& R, dou
 }  // namespace
 
 PlacedProxy placeProxy(const LayeredBody& body, const ConvexProxy& p) {
-  const LayeredState& s = body.state();
+  const CoreState& s = body.core();  // (the skin's state is not read: the summary's max |q|)
   return place(p, s.position, s.orientation.toRotationMatrix(), body.maxDisplacement());
 }
 

@@ -90,6 +90,15 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
 // ---- kinematics -------------------------------------------------------------------------------
 
 double LayeredBody::maxDisplacement() const {
+  if (mirrorStale_ && skinResident()) {  // (the solver's summary pass, not the whole skin back)
+    if (SkinResponse* r = freeSolver_->response()) {
+      try {
+        return r->summarize(*this, state_, Vec3::UnitY()).maxQ;
+      } catch (const std::exception& e) {
+        dropSolver(e.what());
+      }
+    }
+  }
   double m = 0;
   for (const Vec3& q : state().q) m = std::max(m, q.squaredNorm());
   return std::sqrt(m);

@@ -583,7 +583,8 @@ class LayeredBody {
   Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
   double totalMass() const { return model_->totalMass; }
   Vec3 centerOfMass() const;        ///< of core + skin nodes [m]
-  double maxDisplacement() const;   ///< the largest skin displacement |q_i| [m]
+  /// The largest skin displacement |q_i| [m] (a summary pass where the solver holds the skin).
+  double maxDisplacement() const;
   Vec3 linearMomentum() const;      ///< [kg m/s]
   Vec3 angularMomentum(const Vec3& about) const;  ///< [kg m^2/s]
   double kineticEnergy() const { return kineticEnergy(skinSummary()); }  ///< [J]

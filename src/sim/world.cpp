@@ -289,8 +289,8 @@ std::vector<std::vector<NodeContact>> World::findAllContacts() {
   std::vector<std::vector<NodeContact>> out(nb);
   // stage 1 over the bodies and the mesh colliders (placed after them: a pair's b
   // >= nb is a collider)
-  // (a body's proxy is grown by its largest displacement: the whole skin, read back from
-  // a GPU solver; only where there can be a pair, or the CPU detects)
+  // (a body's proxy is grown by its largest displacement: a summary pass on a GPU solver;
+  // only where there can be a pair, or the CPU detects)
   std::vector<PlacedProxy> placed(nb);
   std::vector<char> isPlaced(nb, 0);
   auto placedBody = [&](size_t i) -> const PlacedProxy& {
@@ -383,6 +383,16 @@ std::set<std::pair<int, int>> touchingPairs(const std::vector<std::vector<NodeCo
   return touching;
 }
 
+// The nodes of a body's contacts with other bodies, gathered from its GPU solver where
+// it holds the skin: the pair bookkeeping reads their positions, and a node read
+// without a gather reads the whole skin back.
+void prefetchPairNodes(const LayeredBody& body, const std::vector<NodeContact>& list) {
+  std::vector<int> nodes;
+  for (const NodeContact& c : list)
+    if (c.other >= 0) nodes.push_back(c.node);
+  body.prefetchNodes(nodes);
+}
+
 }  // namespace
 
 // Restitution between bodies: when two bodies begin touching and approach faster
@@ -397,6 +407,8 @@ void World::pairImpacts(const std::vector<std::vector<NodeContact>>& contacts) {
   for (const auto& [a, b] : touching) {
     if (pairsInContact_.count({a, b})) continue;  // not a new episode
     LayeredBody &la = bodies_[size_t(a)].layered, &lb = bodies_[size_t(b)].layered;
+    prefetchPairNodes(la, contacts[size_t(a)]);
+    prefetchPairNodes(lb, contacts[size_t(b)]);
     Vec3 p = Vec3::Zero(), n = Vec3::Zero();
     double wsum = 0, eps = 0;
     for (const NodeContact& c : contacts[size_t(b)]) {  // B's contacts with A: normal from A to B
@@ -524,6 +536,8 @@ void World::balancePairImpulses(const std::vector<std::vector<NodeContact>>& con
     const int other[2] = {b, a};
     // (a held core takes whatever reaches it, as a collider does: nothing to balance)
     if (body[0]->settings().fixedCore || body[1]->settings().fixedCore) continue;
+    prefetchPairNodes(*body[0], contacts[size_t(a)]);
+    prefetchPairNodes(*body[1], contacts[size_t(b)]);
     struct Hit {
       Vec3 x, f;
     };
@@ -593,6 +607,7 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts) {
       std::vector<NodeContact> shockList;
       std::vector<size_t> shockFrom;  // the index in `list` of each shockList entry
       if (mine) {
+        prefetchPairNodes(bodies_[i].layered, list);
         const RigidMotion self = rigidMotion(bodies_[i].layered);
         std::vector<RigidMotion> partner(nb);
         std::vector<char> known(nb, 0);

@@ -567,6 +567,32 @@ TEST_F(GpuSkinTest, WorldStepsReadNoWholeSkinBack) {
   EXPECT_LT(eQ, 1e-6);
 }
 
+// Two bodies apart on the ground: the pair detection's stage 1 runs every step (its
+// proxies grown by each skin's largest displacement, the summary pass's max |q|) and
+// finds no pair, so neither skin is read back whole.
+TEST_F(GpuSkinTest, BodiesApartReadNoWholeSkinBack) {
+  Scene sc = ballOnGround(kR + 0.05);
+  sc.bodies.push_back(sc.bodies[0]);
+  sc.bodies[1].position.x() = 1.5;  // (a radius between them)
+  sc.bodies[1].velocity = Vec3(0.3, 0, 0);
+  World w(sc);
+  std::vector<std::shared_ptr<GpuSkin>> skins;
+  for (Body& b : w.bodies()) {
+    skins.push_back(std::make_shared<GpuSkin>(b.model));
+    b.layered.setFreeMotionSolver(skins.back());
+  }
+  int touching = 0;
+  for (int k = 0; k < 100; ++k) {
+    w.step();
+    touching += w.bodies()[0].stats.contacts > 0 && w.bodies()[1].stats.contacts > 0;
+  }
+  std::printf("two bodies apart, 100 steps (%d with both on the ground): %d and %d whole-state readbacks\n",
+              touching, skins[0]->stateDownloads(), skins[1]->stateDownloads());
+  EXPECT_TRUE(w.takeWarnings().empty());
+  EXPECT_GT(touching, 60);
+  for (const auto& skin : skins) EXPECT_EQ(skin->stateDownloads(), 0);
+}
+
 // The GPU solver failing while it alone holds the skin's state (here: another body's
 // state loaded into it, so it no longer has this one's): the body goes on on the CPU,
 // its skin from rest, with a warning that says so; nothing crashes, nothing turns NaN.
