@@ -166,7 +166,7 @@ struct SkinSummary {
 /// The contact response's passes over every skin node and contact row (steps 9-13): on
 /// the CPU (CpuSkinResponse, the reference) or where a backend keeps the skin state (the
 /// GPU solver). The rows go in, the 6x6 sums and the rows' results come out; the 6x6
-/// solves are the caller's (LayeredBody::respond).
+/// solves are the caller's (LayeredBody::respondThrough).
 class SkinResponse {
  public:
   virtual ~SkinResponse() = default;
