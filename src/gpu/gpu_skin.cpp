@@ -815,20 +815,27 @@ void GpuSkin::readNodes(const LayeredBody& body, const std::vector<int>& nodes, 
   glUniform1i(gather_.uniform("uWidth"), n_);
   streamPoints(gatherVao_, gatherBuffer_, sources.data(), sources.size() * sizeof(GLint), int(nodes.size()));
   // the rows the points wrote, from both targets
-  const int rows = int((nodes.size() + size_t(n_) - 1) / size_t(n_));
-  std::vector<float> q(size_t(rows) * n_ * 4), qdot(q.size());
-  glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, q.data());
-  glReadBuffer(GL_COLOR_ATTACHMENT1);
-  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, qdot.data());
-  glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the gather pass");
+  std::vector<float> q, qdot;
+  readRows(gatherQ_, gatherQdot_, int((nodes.size() + size_t(n_) - 1) / size_t(n_)), &q, &qdot, "the gather pass");
   for (size_t k = 0; k < nodes.size(); ++k) {
     s.q[size_t(nodes[k])] = Vec3(q[4 * k], q[4 * k + 1], q[4 * k + 2]);
     s.qdot[size_t(nodes[k])] = Vec3(qdot[4 * k], qdot[4 * k + 1], qdot[4 * k + 2]);
   }
   gatheredNodes_ += long(nodes.size());
+}
+
+void GpuSkin::readRows(const GlTexture& a, const GlTexture& b, int rows, std::vector<float>* outA,
+                       std::vector<float>* outB, const char* what) {
+  outA->resize(size_t(rows) * size_t(n_) * 4);
+  outB->resize(outA->size());
+  bindTargets({{a.id(), -1}, {b.id(), -1}});
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, outA->data());
+  glReadBuffer(GL_COLOR_ATTACHMENT1);
+  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, outB->data());
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl(what);
 }
 
 void GpuSkin::saveGood(const LayeredBody& body) {
@@ -1096,16 +1103,8 @@ void GpuSkin::friction(const LayeredBody& body, const LayeredState& s, double sh
 std::vector<RowResult> GpuSkin::rowResults() {
   std::vector<RowResult> out(static_cast<size_t>(rowCount_));
   if (rowCount_ == 0) return out;
-  const int h = rowHeight();
-  std::vector<float> st(size_t(h) * size_t(n_) * 4), fr(st.size());
-  bindTargets({{rowS_[rowCur_].id(), -1}, {rowFriction_.id(), -1}});
-  glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glReadPixels(0, 0, n_, h, GL_RGBA, GL_FLOAT, st.data());
-  glReadBuffer(GL_COLOR_ATTACHMENT1);
-  glReadPixels(0, 0, n_, h, GL_RGBA, GL_FLOAT, fr.data());
-  glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("reading the contact rows back");
+  std::vector<float> st, fr;
+  readRows(rowS_[rowCur_], rowFriction_, rowHeight(), &st, &fr, "reading the contact rows back");
   for (size_t k = 0; k < out.size(); ++k) {
     const float* a = &st[4 * k];
     // (a row out of the active set is exactly at its lo: not its float copy)

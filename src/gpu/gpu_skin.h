@@ -239,6 +239,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void timestamp(const char* stage);
   /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
   void bindTargets(const std::vector<Target>& targets, int w = 0, int h = 0);
+  /// The first `rows` rows of two n x n targets, read back (`what`: for a GL error).
+  void readRows(const GlTexture& a, const GlTexture& b, int rows, std::vector<float>* outA,
+                std::vector<float>* outB, const char* what);
   /// Rows' values (a texel per row) summed by node into `target` (cleared first).
   void scatterRows(const GlTexture& values, const GlTexture& target);
   /// The rows' texture rows in use.
