@@ -47,8 +47,8 @@ void bindTexture(const ShaderProgram& p, const char* name, GLenum target, GLuint
 }
 
 void setWindow(const ShaderProgram& p, const Vec3& t1, const Vec3& t2, const Vec2& lo, const Vec2& hi) {
-  glUniform3f(p.uniform("uT1"), float(t1.x()), float(t1.y()), float(t1.z()));
-  glUniform3f(p.uniform("uT2"), float(t2.x()), float(t2.y()), float(t2.z()));
+  p.set("uT1", t1);
+  p.set("uT2", t2);
   glUniform2f(p.uniform("uLo"), float(lo.x()), float(lo.y()));
   glUniform2f(p.uniform("uHi"), float(hi.x()), float(hi.y()));
 }
@@ -186,7 +186,7 @@ void ContactCamera::drawSide(int side, const std::vector<Vec3i>& triangles, cons
   glDisable(GL_BLEND);
   depth_.use();
   setWindow(depth_, t1_, t2_, lo_, hi_);
-  glUniform3f(depth_.uniform("uN"), float(n_.x()), float(n_.y()), float(n_.z()));
+  depth_.set("uN", n_);
   glUniform2f(depth_.uniform("uRange"), float(hMin_), float(hMax_));
   glBindVertexArray(s.vao);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, s.ebo);
@@ -246,7 +246,7 @@ void ContactCamera::mapNodes(const BakedBodyPtr& bodyModel, const SkinPatch& pat
   glUniform1f(map_.uniform("uMargin"), float(margin_));
   glUniform1i(map_.uniform("uOutWidth"), kMapWidth);
   glUniform1i(map_.uniform("uOutHeight"), mapHeight_);
-  glUniform3f(map_.uniform("uN"), float(n_.x()), float(n_.y()), float(n_.z()));
+  map_.set("uN", n_);
   setWindow(map_, t1_, t2_, lo_, hi_);
   glBindVertexArray(pointVao_);
   glDrawArrays(GL_POINTS, 0, count);

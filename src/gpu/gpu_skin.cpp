@@ -485,7 +485,7 @@ GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, doubl
   bind(forces_, "uQdot", qdot_);
   bind(forces_, "uSupport", support_);
   glUniform1i(forces_.uniform("uHasSupport"), support ? 1 : 0);
-  glUniform3f(forces_.uniform("uOmega"), float(w.x()), float(w.y()), float(w.z()));
+  forces_.set("uOmega", w);
   glUniform1f(forces_.uniform("uAlpha"), float(alpha));
   glUniform1f(forces_.uniform("uBeta"), float(beta));
   glUniform1f(forces_.uniform("uDt"), float(dt));
@@ -716,8 +716,8 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
     bind(velocities_, "uWt", wt_);
     bind(velocities_, "uWr", wr_);
     bind(velocities_, "uHinv", hinv_);
-    glUniform3f(velocities_.uniform("uTranslation"), float(tr.x()), float(tr.y()), float(tr.z()));
-    glUniform3f(velocities_.uniform("uRotation"), float(rot.x()), float(rot.y()), float(rot.z()));
+    velocities_.set("uTranslation", tr);
+    velocities_.set("uRotation", rot);
     glUniform1f(velocities_.uniform("uDt"), float(dt));
     draw(velocities_, {{qdotNew_.id(), -1}, {qNew_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}});
     reduce({&terms_[0], &terms_[1]}, {&sums_[0], &sums_[1]});
@@ -899,16 +899,6 @@ void GpuSkin::streamPoints(GLuint vao, GLuint buffer, const void* data, size_t b
   glBindVertexArray(0);
 }
 
-namespace {
-void setVec3(const ShaderProgram& p, const char* name, const Vec3& v) {
-  glUniform3f(p.uniform(name), float(v.x()), float(v.y()), float(v.z()));
-}
-void setMat3(const ShaderProgram& p, const char* name, const Mat3& m) {
-  const Eigen::Matrix3f f = m.cast<float>();  // (column-major, as GL takes it)
-  glUniformMatrix3fv(p.uniform(name), 1, GL_FALSE, f.data());
-}
-}  // namespace
-
 void GpuSkin::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
                       bool fixedCore) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
@@ -950,9 +940,9 @@ void GpuSkin::setRows(const LayeredBody& body, const LayeredState& s, const std:
   bind(rows_, "uHinv", hinv_);
   glUniform1i(rows_.uniform("uSize"), n_);
   glUniform1i(rows_.uniform("uCount"), rowCount_);
-  setMat3(rows_, "uR", s.orientation.toRotationMatrix());
-  setVec3(rows_, "uV", s.velocity);
-  setVec3(rows_, "uW", s.angularVelocity);
+  rows_.set("uR", s.orientation.toRotationMatrix());
+  rows_.set("uV", s.velocity);
+  rows_.set("uW", s.angularVelocity);
   glUniform1f(rows_.uniform("uDt"), float(dt));
   glUniform1i(rows_.uniform("uFixed"), fixedCore ? 1 : 0);
   draw(rows_, {{rowU_.id(), -1}, {rowV_.id(), -1}, {rowS_[0].id(), -1}}, n_, h);
@@ -1035,7 +1025,7 @@ ImpulseSums GpuSkin::impulse(const LayeredBody& body, const LayeredState& s) {
     bind(rowsImpulse_, "uHinv", hinv_);
     glUniform1i(rowsImpulse_.uniform("uSize"), n_);
     glUniform1i(rowsImpulse_.uniform("uCount"), rowCount_);
-    setMat3(rowsImpulse_, "uR", s.orientation.toRotationMatrix());
+    rowsImpulse_.set("uR", s.orientation.toRotationMatrix());
     draw(rowsImpulse_, {{rowR_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}, {terms_[2].id(), -1},
                         {terms_[3].id(), -1}},
          n_, h);
@@ -1060,10 +1050,10 @@ Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const Vec3&
   bind(responseEnergy_, "uQdot", qdotNew_);
   bind(responseEnergy_, "uR", impulseR_);
   bind(responseEnergy_, "uHinv", hinv_);
-  setVec3(responseEnergy_, "uVb", vb);
-  setVec3(responseEnergy_, "uW", w);
-  setVec3(responseEnergy_, "uDvt", dvt);
-  setVec3(responseEnergy_, "uDw", dw);
+  responseEnergy_.set("uVb", vb);
+  responseEnergy_.set("uW", w);
+  responseEnergy_.set("uDvt", dvt);
+  responseEnergy_.set("uDw", dw);
   sumTerms(responseEnergy_, 1);
   const Vec3 k = readSum(sums_[0]);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -1085,13 +1075,13 @@ void GpuSkin::friction(const LayeredBody& body, const LayeredState& s, double sh
     bind(rowsFriction_, "uHinv", hinv_);
     glUniform1i(rowsFriction_.uniform("uSize"), n_);
     glUniform1i(rowsFriction_.uniform("uCount"), rowCount_);
-    setMat3(rowsFriction_, "uR", s.orientation.toRotationMatrix());
-    setVec3(rowsFriction_, "uV0", rowV0_);
-    setVec3(rowsFriction_, "uW0", rowW0_);
-    setVec3(rowsFriction_, "uV1", s.velocity);
-    setVec3(rowsFriction_, "uW1", s.angularVelocity);
-    setVec3(rowsFriction_, "uDvt", dvt);
-    setVec3(rowsFriction_, "uDw", dw);
+    rowsFriction_.set("uR", s.orientation.toRotationMatrix());
+    rowsFriction_.set("uV0", rowV0_);
+    rowsFriction_.set("uW0", rowW0_);
+    rowsFriction_.set("uV1", s.velocity);
+    rowsFriction_.set("uW1", s.angularVelocity);
+    rowsFriction_.set("uDvt", dvt);
+    rowsFriction_.set("uDw", dw);
     glUniform1f(rowsFriction_.uniform("uShare"), float(share));
     draw(rowsFriction_, {{rowDqdot_.id(), -1}, {rowFriction_.id(), -1}}, n_, rowHeight());
   }
@@ -1127,8 +1117,8 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Vec
   bind(apply_, "uR", impulseR_);
   bind(apply_, "uExtra", impulseExtra_);
   bind(apply_, "uHinv", hinv_);
-  setVec3(apply_, "uDvt", dvt);
-  setVec3(apply_, "uDw", dw);
+  apply_.set("uDvt", dvt);
+  apply_.set("uDw", dw);
   glUniform1f(apply_.uniform("uShare"), float(share));
   glUniform1f(apply_.uniform("uDt"), float(dt));
   // (z_, ma_: scratch, swapped in below)
@@ -1177,7 +1167,7 @@ SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, con
   bind(summary_, "uQdot", qdotNew_);
   bind(summary_, "uThickness", thickness_);
   bind(summary_, "uK", k_);
-  glUniform3f(summary_.uniform("uUp"), float(up.x()), float(up.y()), float(up.z()));
+  summary_.set("uUp", up);
   std::vector<Target> targets;
   std::vector<const GlTexture*> in, out;
   for (int k = 0; k < 7; ++k) {
@@ -1288,7 +1278,7 @@ bool GpuSkin::detectColliders(const LayeredBody& body, const std::vector<const C
     glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
     glBindTexture(GL_TEXTURE_2D_ARRAY, heights_.id());
     glUniform1i(detect_.uniform("uHeights"), unit_++);
-    glUniform3f(detect_.uniform("uCenter"), float(s.position.x()), float(s.position.y()), float(s.position.z()));
+    detect_.set("uCenter", s.position);
     glUniformMatrix3fv(detect_.uniform("uRotation"), 1, GL_FALSE, rot.data());
     glUniform1f(detect_.uniform("uMargin"), float(margin));
     const GLsizei count = GLsizei(colliders.size());

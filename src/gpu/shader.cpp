@@ -150,4 +150,13 @@ ShaderProgram& ShaderProgram::operator=(ShaderProgram&& o) noexcept {
   return *this;
 }
 
+void ShaderProgram::set(const char* name, const Vec3& v) const {
+  glUniform3f(uniform(name), float(v.x()), float(v.y()), float(v.z()));
+}
+
+void ShaderProgram::set(const char* name, const Mat3& m) const {
+  const Eigen::Matrix3f f = m.cast<float>();  // (column-major, as GL takes it)
+  glUniformMatrix3fv(uniform(name), 1, GL_FALSE, f.data());
+}
+
 }  // namespace d2t

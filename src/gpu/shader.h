@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu/gl.h"
+#include "sim/math.h"
 
 namespace d2t {
 
@@ -39,6 +40,9 @@ class ShaderProgram {
   GLuint id() const { return id_; }
   void use() const { glUseProgram(id_); }
   GLint uniform(const char* name) const { return glGetUniformLocation(id_, name); }
+  /// Sets a vec3 or mat3 uniform of this program (in use), in float.
+  void set(const char* name, const Vec3& v) const;
+  void set(const char* name, const Mat3& m) const;
 
  private:
   GLuint id_ = 0;
