@@ -185,18 +185,42 @@ class LazyPositions {
   std::unordered_map<int, Vec3> x_;
 };
 
+// max over the rest surface of dir . x (in the world), through its hierarchy
+double restExtentAlong(const ContactSurface& surface, const Vec3& dir) {
+  const Vec3 db = surface.rotation.transpose() * dir;
+  return dir.dot(surface.position) +
+         surface.bvh->maxAlong(db, 0, [&](int i) { return db.dot((*surface.rest)[size_t(i)]); });
+}
+
+// The bounds stage 2 starts from, before any node position is read: every node is
+// within `grow` of its rest position, so the surface's extent along dir is at least
+// its rest extent less the growth (the node that is extreme at rest is there), and
+// at most the rest extent plus it. (The floor is lowered by a hair: the growth may
+// be a float maximum of the solver's.)
+struct ExtentBounds {
+  double floor, ceiling;
+};
+ExtentBounds extentBounds(const ContactSurface& surface, const Vec3& dir, double grow) {
+  const double rest = restExtentAlong(surface, dir);
+  return {rest - grow * (1 + 1e-6) - 1e-9, rest + grow};
+}
+
+// The triangles of `surface` whose grown boxes reach beyond dir . x = h (world).
+std::vector<int> trianglesBeyond(const ContactSurface& surface, const Vec3& dir, double h, double grow) {
+  std::vector<int> out;
+  surface.bvh->trianglesBeyond(surface.rotation.transpose() * dir, h - dir.dot(surface.position), grow, &out);
+  return out;
+}
+
 // One side's patch: the triangles of `surface` whose grown boxes reach beyond
 // sign * (n . x) = h, kept when they face the other side (along sign * n) and
 // really reach beyond h at the current state.
 SkinPatch patchOf(const ContactSurface& surface, const Vec3& n, double sign, double h, double grow,
                   LazyPositions& pos) {
   const Vec3 dir = sign * n;
-  const Vec3 db = surface.rotation.transpose() * dir;  // surface frame
-  std::vector<int> candidates;
-  surface.bvh->trianglesBeyond(db, h - dir.dot(surface.position), grow, &candidates);
   SkinPatch p;
   const std::vector<Vec3i>& tris = *surface.triangles;
-  for (int t : candidates) {
+  for (int t : trianglesBeyond(surface, dir, h, grow)) {
     const Vec3i& v = tris[size_t(t)];
     const Vec3 a = pos(v[0]), b = pos(v[1]), c = pos(v[2]);
     if ((b - a).cross(c - a).dot(dir) <= 0) continue;  // faces away from the other body
@@ -212,10 +236,40 @@ SkinPatch patchOf(const ContactSurface& surface, const Vec3& n, double sign, dou
   return p;
 }
 
-// max over the surface of dir . x, through its hierarchy
-double extentAlong(const ContactSurface& surface, const Vec3& dir, double grow) {
+// max over the surface of dir . x, over the nodes of the triangles that can reach
+// beyond the floor (a node beyond it is a corner of one of them)
+double extentAlong(const ContactSurface& surface, const Vec3& dir, double grow, double floor) {
   const Vec3 db = surface.rotation.transpose() * dir;
-  return dir.dot(surface.position) + surface.bvh->maxAlong(db, grow, [&](int i) { return db.dot(surface.local(i)); });
+  double best = floor - dir.dot(surface.position);
+  for (int t : trianglesBeyond(surface, dir, floor, grow))
+    for (int k = 0; k < 3; ++k) best = std::max(best, db.dot(surface.local((*surface.triangles)[size_t(t)][k])));
+  return dir.dot(surface.position) + best;
+}
+
+// Reads back in one gather, where a solver holds the body's skin, every node stage 2
+// may read on one side: the corners of the triangles beyond the extent's floor
+// (extentAlong), and those of the patch's candidates (beyond `patchFloor`, below which
+// the patch's plane cannot lie) with their one-rings (LazyPositions::normal).
+void prefetchSide(const ContactSurface& surface, const Vec3& dir, double grow, double extentFloor,
+                  double patchFloor) {
+  if (!surface.body || !surface.body->skinMirrorStale()) return;
+  const std::vector<Vec3i>& tris = *surface.triangles;
+  const SkinBvh& bvh = *surface.bvh;
+  std::vector<char> marked(surface.rest->size(), 0);
+  std::vector<int> nodes;
+  auto mark = [&](int i) {
+    if (!marked[size_t(i)]) nodes.push_back(i);
+    marked[size_t(i)] = 1;
+  };
+  for (int t : trianglesBeyond(surface, dir, extentFloor, grow))
+    for (int k = 0; k < 3; ++k) mark(tris[size_t(t)][k]);
+  for (int t : trianglesBeyond(surface, dir, patchFloor, grow))
+    for (int k = 0; k < 3; ++k) {
+      const int i = tris[size_t(t)][k];
+      for (int a = bvh.aroundStart()[size_t(i)]; a < bvh.aroundStart()[size_t(i) + 1]; ++a)
+        for (int c = 0; c < 3; ++c) mark(tris[size_t(bvh.aroundList()[size_t(a)])][c]);
+    }
+  surface.body->prefetchNodes(nodes);
 }
 
 // The contact of a node of one side, at x, behind the other side's triangle `tri`
@@ -307,7 +361,7 @@ int castAlong(const SkinPatch& mine, LazyPositions& ps, double hOther, const Con
     const double depth = dir.dot(x) - best;
     // the average of the two surfaces' (smooth) normals at the contact; a rigid
     // surface keeps its shape, and its normal is the contact's
-    Vec3 nrm = other.q ? Vec3(-ps.normal(i)) : Vec3::Zero();
+    Vec3 nrm = other.body ? Vec3(-ps.normal(i)) : Vec3::Zero();
     for (int v = 0; v < 3; ++v) nrm += bestBary[size_t(v)] * po.normal(t.v[v]);
     nrm = nrm.norm() > 1e-12 ? Vec3(nrm.normalized()) : facet;
     out->push_back(make(i, x, t.v, bestBary, nrm, depth));
@@ -318,17 +372,17 @@ int castAlong(const SkinPatch& mine, LazyPositions& ps, double hOther, const Con
 
 }  // namespace
 
-ContactSurface::ContactSurface(const LayeredBody& body)
-    : rest(&body.model().restSkin),
-      q(&body.state().q),
-      triangles(&body.model().atlas.triangles),
-      bvh(&body.model().skinBvh),
-      position(body.state().position),
-      rotation(body.state().orientation.toRotationMatrix()) {}
+ContactSurface::ContactSurface(const LayeredBody& b)
+    : body(&b),
+      rest(&b.model().restSkin),
+      triangles(&b.model().atlas.triangles),
+      bvh(&b.model().skinBvh),
+      position(b.core().position),
+      rotation(b.core().orientation.toRotationMatrix()) {}
 
 ContactSurface::ContactSurface(const Collider& c)
-    : rest(&c.localMesh().positions),
-      q(nullptr),
+    : body(nullptr),
+      rest(&c.localMesh().positions),
       triangles(&c.localMesh().triangles),
       bvh(&c.bvh()),
       position(c.position()),
@@ -337,8 +391,13 @@ ContactSurface::ContactSurface(const Collider& c)
 bool findPairPatches(const ContactSurface& a, const ContactSurface& b, const ProxyContact& pair,
                      PairPatches* out) {
   const Vec3& n = pair.normal;
-  out->hA = extentAlong(a, n, pair.growA);
-  out->hB = -extentAlong(b, -n, pair.growB);
+  const ExtentBounds boundA = extentBounds(a, n, pair.growA), boundB = extentBounds(b, -n, pair.growB);
+  if (boundA.ceiling + pair.margin <= -boundB.ceiling) return false;  // apart along n, whatever the skins do
+  // A's patch lies beyond hB - margin >= -ceiling(B) - margin, and B's likewise
+  prefetchSide(a, n, pair.growA, boundA.floor, -boundB.ceiling - pair.margin);
+  prefetchSide(b, -n, pair.growB, boundB.floor, -boundA.ceiling - pair.margin);
+  out->hA = extentAlong(a, n, pair.growA, boundA.floor);
+  out->hB = -extentAlong(b, -n, pair.growB, boundB.floor);
   if (out->hA + pair.margin <= out->hB) return false;  // the surfaces are apart along n
   LazyPositions pa(a), pb(b);
   out->a = patchOf(a, n, 1, out->hB - pair.margin, pair.growA, pa);

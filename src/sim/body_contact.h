@@ -117,21 +117,21 @@ NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int 
 void unifyPairNormal(std::vector<NodeContact>& a, std::vector<NodeContact>& b, const Vec3& fallback);
 
 /// One side of stage 2: a triangulated surface in the world, node i at
-/// position + R (rest_i + q_i). A deformable body's skin (q: its displacements;
-/// its BakedBody::skinBvh, queried grown by its largest |q_i|) or a mesh
-/// collider's surface (rigid: no q). Refers to the body or collider, which must
-/// outlive it.
+/// position + R (rest_i + q_i). A deformable body's skin (q_i: its displacements,
+/// read node by node, LayeredBody::nodeLocal; its BakedBody::skinBvh, queried
+/// grown by its largest |q_i|) or a mesh collider's surface (rigid: no q).
+/// Refers to the body or collider, which must outlive it.
 struct ContactSurface {
   ContactSurface(const LayeredBody& body);    // NOLINT: a body is a contact surface
   ContactSurface(const Collider& collider);   // NOLINT: so is a mesh collider
+  const LayeredBody* body;             ///< the deformable body, or null (rigid)
   const std::vector<Vec3>* rest;       ///< (nodes) surface frame [m]
-  const std::vector<Vec3>* q;          ///< (nodes) displacements [m], or null (rigid)
   const std::vector<Vec3i>* triangles; ///< outward (counter-clockwise seen from outside)
   const SkinBvh* bvh;                  ///< over rest and triangles
   Vec3 position = Vec3::Zero();        ///< the surface frame in the world
   Mat3 rotation = Mat3::Identity();
   /// Node i in the surface frame, and in the world.
-  Vec3 local(int i) const { return q ? Vec3((*rest)[size_t(i)] + (*q)[size_t(i)]) : (*rest)[size_t(i)]; }
+  Vec3 local(int i) const { return body ? body->nodeLocal(i) : (*rest)[size_t(i)]; }
   Vec3 node(int i) const { return position + rotation * local(i); }
 };
 
@@ -145,8 +145,10 @@ struct SkinPatch {
 /// Stage 2's input for a pair: the slab where the two skins overlap along n and
 /// each side's patch in it, reached through each skin's bounding-volume
 /// hierarchy (BakedBody::skinBvh, grown by ProxyContact::growA/B): the work is
-/// proportional to the patches, not to the skins. False when the skins do not
-/// overlap along n (stage 2 has nothing to do).
+/// proportional to the patches, not to the skins. Where a solver holds a skin,
+/// the nodes this can read (known from the rest surface and the growth before
+/// any is read) come back in one gather, not the whole skin. False when the
+/// skins do not overlap along n (stage 2 has nothing to do).
 struct PairPatches {
   double hA = 0;  ///< max of n . x over A's skin [m]
   double hB = 0;  ///< min of n . x over B's skin [m]; the slab is (hB, hA), grown by the pair's margin

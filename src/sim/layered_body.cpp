@@ -104,9 +104,9 @@ double LayeredBody::maxDisplacement() const {
   return std::sqrt(m);
 }
 
-Vec3 LayeredBody::nodePosition(int i) const {
-  return state_.position + state_.orientation * (model_->restSkin[i] + qAt(i));
-}
+Vec3 LayeredBody::nodePosition(int i) const { return state_.position + state_.orientation * nodeLocal(i); }
+
+Vec3 LayeredBody::nodeLocal(int i) const { return model_->restSkin[size_t(i)] + qAt(i); }
 
 Vec3 LayeredBody::nodeVelocity(int i) const {
   const Vec3 u = model_->restSkin[i] + qAt(i);

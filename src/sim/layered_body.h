@@ -577,9 +577,13 @@ class LayeredBody {
   /// skin (one gather), so that node-wise reads of them after it (nodePosition, ...) do
   /// not read back the whole skin.
   void prefetchNodes(const std::vector<int>& nodes) const { pullNodes(nodes); }
+  /// True while the CPU's copy of the skin is behind the solver's: a read of a node
+  /// not prefetched reads the whole skin back (worth knowing before a prefetch).
+  bool skinMirrorStale() const { return mirrorStale_; }
 
   // ---- kinematics and invariants (world frame) ----------------------------------------
   Vec3 nodePosition(int i) const;   ///< x_i = c + R u_i [m]
+  Vec3 nodeLocal(int i) const;      ///< u_i = rest_i + q_i (body frame) [m]
   Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
   double totalMass() const { return model_->totalMass; }
   Vec3 centerOfMass() const;        ///< of core + skin nodes [m]

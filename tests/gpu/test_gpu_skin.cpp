@@ -15,6 +15,7 @@
 
 #include "../sim/test_shapes.h"
 #include "gl_test.h"
+#include "gpu/contact_camera.h"
 #include "gpu/gpu_skin.h"
 #include "sim/world.h"
 
@@ -591,6 +592,50 @@ TEST_F(GpuSkinTest, BodiesApartReadNoWholeSkinBack) {
   EXPECT_TRUE(w.takeWarnings().empty());
   EXPECT_GT(touching, 60);
   for (const auto& skin : skins) EXPECT_EQ(skin->stateDownloads(), 0);
+}
+
+// A ball resting on another on the ground, both on the GPU: the two proxies overlap
+// every step, and stage 2 (the CPU's, then the contact camera) reads the nodes it
+// can reach, gathered before it reads any (the skins' hierarchies grown by the
+// summary's max |q|), never a whole skin; the bodies find each other and rest.
+TEST_F(GpuSkinTest, StackedBodiesReadOnlyTheirPatchesBack) {
+  for (const bool camera : {false, true}) {
+    const double r = 0.25;
+    Scene sc;
+    sc.colliders.push_back(ColliderDesc{});  // the ground
+    sc.bodies.push_back(test::ball(r, 32, 1e6));
+    sc.bodies[0].position = Vec3(0, r + 0.003, 0);
+    sc.bodies.push_back(sc.bodies[0]);
+    sc.bodies[1].position = Vec3(0.02, 3 * r + 0.01, -0.01);
+    World w(sc);
+    if (camera) w.setPairFinder(std::make_shared<ContactCamera>(64));
+    std::vector<std::shared_ptr<GpuSkin>> skins;
+    for (Body& b : w.bodies()) {
+      skins.push_back(std::make_shared<GpuSkin>(b.model));
+      b.layered.setFreeMotionSolver(skins.back());
+    }
+    const int steps = 100, n = w.bodies()[0].nodes();
+    int stacked = 0;
+    for (int k = 0; k < steps; ++k) {
+      w.step();
+      stacked += w.bodies()[1].stats.contacts > 0;  // (the upper ball touches only the lower one)
+    }
+    const double top = w.bodies()[1].state.position.y(), bottom = w.bodies()[0].state.position.y();
+    std::printf("%s stage 2, %d steps (%d with the balls in contact), %d nodes each: %d and %d whole-state "
+                "readbacks, %.1f and %.1f nodes gathered a step; centres %.4f m apart\n",
+                camera ? "contact camera" : "CPU", steps, stacked, n, skins[0]->stateDownloads(),
+                skins[1]->stateDownloads(), double(skins[0]->gatheredNodes()) / steps,
+                double(skins[1]->gatheredNodes()) / steps, top - bottom);
+    EXPECT_TRUE(w.takeWarnings().empty());
+    EXPECT_GT(stacked, steps / 2);
+    for (const auto& skin : skins) {
+      EXPECT_EQ(skin->stateDownloads(), 0);
+      EXPECT_LT(double(skin->gatheredNodes()) / steps, 0.5 * n) << "a patch a step, not the skin";
+    }
+    // on each other, neither through the other: the centres a diameter apart, less the dents
+    EXPECT_GT(top - bottom, 2 * r - 0.05);
+    EXPECT_LT(top - bottom, 2 * r + 0.01);
+  }
 }
 
 // The GPU solver failing while it alone holds the skin's state (here: another body's
