@@ -246,7 +246,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   GLint bits = 0;
   glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
   if (bits > 0) {
-    queryPool_.resize(16);
+    queryPool_.resize(64);  // (a step stamps about 20)
     glGenQueries(GLsizei(queryPool_.size()), queryPool_.data());
   }
   checkGl("setting up the GPU solver");
@@ -563,32 +563,45 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double re
 // ---- the step ----------------------------------------------------------------------------------
 
 void GpuSkin::timestamp(const char* stage) {
-  if (queryPool_.empty() || stamps_.size() >= queryPool_.size()) return;
-  const GLuint q = queryPool_[stamps_.size()];
+  if (queryPool_.empty()) return;
+  if (stamps_.size() + 1 >= queryPool_.size()) collectTimes(true);  // (the ring is full: rare)
+  const GLuint q = queryPool_[nextQuery_];
+  nextQuery_ = (nextQuery_ + 1) % queryPool_.size();
   glQueryCounter(q, GL_TIMESTAMP);
   stamps_.emplace_back(stage, q);
 }
 
-void GpuSkin::collectTimes() {
+void GpuSkin::collectTimes(bool wait) {
+  if (stamps_.size() < 2) return;
+  if (!wait) {  // (the GPU runs its commands in order: the last one done, all are)
+    GLint ready = 0;
+    glGetQueryObjectiv(stamps_.back().second, GL_QUERY_RESULT_AVAILABLE, &ready);
+    if (!ready) return;
+  }
   std::vector<GLuint64> t(stamps_.size());
   for (size_t i = 0; i < stamps_.size(); ++i) glGetQueryObjectui64v(stamps_[i].second, GL_QUERY_RESULT, &t[i]);
   for (size_t i = 0; i + 1 < stamps_.size(); ++i)
     if (stamps_[i].first) times_.add(stamps_[i].first, double(t[i + 1] - t[i]) * 1e-6);
+  const std::pair<const char*, GLuint> last = stamps_.back();
   stamps_.clear();
+  if (last.first) stamps_.push_back(last);  // an open stage: it ends at the next stamp
 }
 
-GpuSkin::PassTimer::PassTimer(GpuSkin& skin, const char* stage) : skin_(skin) {
-  skin_.stamps_.clear();
+GpuSkin::PassTimer::PassTimer(GpuSkin& skin, const char* stage) : skin_(skin), first_(skin.stamps_.size()) {
   skin_.timestamp(stage);
 }
 
 GpuSkin::PassTimer::~PassTimer() {
-  if (std::uncaught_exceptions()) return;  // (a failed pass: its GL state is not to be waited on)
+  if (std::uncaught_exceptions()) {  // (a failed pass: its stamps are dropped, not waited on)
+    skin_.stamps_.resize(std::min(first_, skin_.stamps_.size()));
+    return;
+  }
   skin_.timestamp(nullptr);
-  skin_.collectTimes();
+  skin_.collectTimes(false);
 }
 
 void GpuSkin::takeTimes(Profile& profile) {
+  collectTimes(true);  // (a stage's last pass: it ends with a readback, or the GPU is near it)
   for (const Profile::Stage& st : times_.stages()) profile.add(st.name, st.ms);
   times_.clear();
 }
@@ -748,7 +761,6 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
   moments_.mqdot = mqdotNew;
   momentsAre_ = Moments::Known;
   momentShift_.setZero();
-  collectTimes();
   takeTimes(profile);
   return result;
 }

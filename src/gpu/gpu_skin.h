@@ -246,8 +246,12 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void scatterRows(const GlTexture& values, const GlTexture& target);
   /// The rows' texture rows in use.
   int rowHeight() const { return (rowCount_ + n_ - 1) / n_; }
-  /// Waits for the timestamps of the passes since the last call, into times_.
-  void collectTimes();
+  /// The times of the timestamps taken so far into times_, once the GPU has passed
+  /// the last of them. Without `wait` nothing is read before that: a pass's timer does
+  /// not stall the pipeline (every pass waiting on its own timer made a sync per pass
+  /// on a real GPU); the stage's end (takeTimes, after its readbacks) waits, so each
+  /// step's times are its own. A stage still open (its end not stamped) is kept.
+  void collectTimes(bool wait);
   /// The GPU time of the passes in its scope, as the stage `stage` of times_.
   class PassTimer {
    public:
@@ -258,6 +262,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
 
    private:
     GpuSkin& skin_;
+    size_t first_;  // its first stamp in skin_.stamps_
   };
 
   BakedBodyPtr model_;
@@ -319,9 +324,11 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   Mat3 sumMubWt_ = Mat3::Zero(), sumMubWr_ = Mat3::Zero();    // columns: sum m ub x W[j]
   CondensedSums restCondensed_;                               // CondensedSums at q = 0
 
-  // GPU timer queries of the passes running, and the times they measured (takeTimes)
+  // GPU timer queries not yet read (oldest first), from a ring of queries (the next is
+  // queryPool_[nextQuery_]), and the times they measured (takeTimes)
   std::vector<std::pair<const char*, GLuint>> stamps_;
   std::vector<GLuint> queryPool_;
+  size_t nextQuery_ = 0;
   Profile times_;
 };
 
