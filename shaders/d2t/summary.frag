@@ -7,11 +7,14 @@
 // Maxima (reduce.frag's max mode; texels without a node write the lowest float):
 //   5: |q|, |q| / thickness, |qdot|, -up . u      6: 1 where q or qdot is not finite
 // A node whose state is not finite writes 0 into 5 (a max of NaNs is undefined in GLSL).
+// With uMaxQOnly (LayeredBody::maxDisplacement: the proxies' growth), target 0 alone:
+//   0: |q| (0 where q is not finite), 0, 0, 0     (a maximum)
 #include "common.glsl"
 
 uniform sampler2D uQ, uQdot, uThickness;
 uniform sampler2DArray uK;  // layer 3k + r: row r of the block of stencil slot k
 uniform vec3 uUp;           // body frame, unit
+uniform bool uMaxQOnly;
 
 layout(location = 0) out vec4 oMq;
 layout(location = 1) out vec4 oMqdot;
@@ -35,6 +38,10 @@ void main() {
   oMax = vec4(0.0, 0.0, 0.0, kLowest);
   if (!beginTexel() || gWeight == 0.0) return;
   vec3 q = at(uQ, gSrc), qd = at(uQdot, gSrc);
+  if (uMaxQOnly) {
+    if (finite3(q)) oMq.x = length(q);
+    return;
+  }
   if (!finite3(q) || !finite3(qd)) {
     oBad = vec4(1.0);
     return;

@@ -1180,6 +1180,7 @@ SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, con
   bind(summary_, "uThickness", thickness_);
   bind(summary_, "uK", k_);
   summary_.set("uUp", up);
+  glUniform1i(summary_.uniform("uMaxQOnly"), 0);
   std::vector<Target> targets;
   std::vector<const GlTexture*> in, out;
   for (int k = 0; k < 7; ++k) {
@@ -1213,6 +1214,23 @@ SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, con
     r.elastic = r.mqdot2 = nan;
   }
   return r;
+}
+
+double GpuSkin::maxDisplacement(const LayeredBody& body, const LayeredState&) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  const PassTimer timer(*this, "gpu_max_q");
+  beginPass(summary_);
+  bind(summary_, "uQ", qNew_);
+  bind(summary_, "uQdot", qdotNew_);
+  bind(summary_, "uThickness", thickness_);
+  bind(summary_, "uK", k_);
+  glUniform1i(summary_.uniform("uMaxQOnly"), 1);
+  draw(summary_, {{terms_[0].id(), -1}});
+  reduce({&terms_[0]}, {&sums_[0]}, 0);
+  const float maxQ = readTexel(sums_[0])[0];
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the skin summary pass (max |q|)");
+  return double(maxQ);
 }
 
 // ---- collision detection against planes and height fields --------------------------------------

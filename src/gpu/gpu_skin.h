@@ -152,6 +152,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// The summary pass (shaders/d2t/summary.frag) on the resident state: sums and maxima
   /// by reduction, the rest shape's parts added in double.
   SkinSummary summarize(const LayeredBody& body, const LayeredState& s, const Vec3& up) override;
+  /// The summary pass with its max |q| alone (one target to reduce, not seven).
+  double maxDisplacement(const LayeredBody& body, const LayeredState& s) override;
   /// The detection pass (shaders/d2t/detect.frag) on the resident state; false for more
   /// than kMaxDetectedColliders colliders.
   bool detectColliders(const LayeredBody& body, const std::vector<const Collider*>& colliders, double margin,

@@ -93,7 +93,7 @@ double LayeredBody::maxDisplacement() const {
   if (mirrorStale_ && skinResident()) {  // (the solver's summary pass, not the whole skin back)
     if (SkinResponse* r = freeSolver_->response()) {
       try {
-        return r->summarize(*this, state_, Vec3::UnitY()).maxQ;
+        return r->maxDisplacement(*this, state_);
       } catch (const std::exception& e) {
         dropSolver(e.what());
       }

@@ -210,6 +210,10 @@ class SkinResponse {
                        LayeredState& s) = 0;
   /// The skin's summary at state s, `up` a unit direction (body frame) for `lowest`.
   virtual SkinSummary summarize(const class LayeredBody& body, const LayeredState& s, const Vec3& up) = 0;
+  /// The largest skin displacement max |q_i| at state s (SkinSummary::maxQ alone).
+  virtual double maxDisplacement(const class LayeredBody& body, const LayeredState& s) {
+    return summarize(body, s, Vec3::UnitY()).maxQ;
+  }
   /// Adds the time the backend measured for these passes since the last call (GPU timer
   /// queries) to `profile`.
   virtual void takeTimes(Profile& profile) { (void)profile; }
