@@ -1171,29 +1171,34 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   }
 }
 
-SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, const Vec3& up) {
+std::vector<std::array<float, 4>> GpuSkin::summaryPass(const LayeredBody& body, const Vec3& up, bool maxQOnly) {
   if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
-  const PassTimer timer(*this, "gpu_summary");
+  const PassTimer timer(*this, maxQOnly ? "gpu_max_q" : "gpu_summary");
   beginPass(summary_);
   bind(summary_, "uQ", qNew_);
   bind(summary_, "uQdot", qdotNew_);
   bind(summary_, "uThickness", thickness_);
   bind(summary_, "uK", k_);
   summary_.set("uUp", up);
-  glUniform1i(summary_.uniform("uMaxQOnly"), 0);
+  glUniform1i(summary_.uniform("uMaxQOnly"), maxQOnly);
   std::vector<Target> targets;
   std::vector<const GlTexture*> in, out;
-  for (int k = 0; k < 7; ++k) {
+  for (int k = 0; k < (maxQOnly ? 1 : 7); ++k) {
     targets.push_back({terms_[k].id(), -1});
     in.push_back(&terms_[k]);
     out.push_back(&sums_[k]);
   }
   draw(summary_, targets);
-  reduce(in, out, 5);
-  std::array<std::array<float, 4>, 7> v;
-  for (size_t k = 0; k < v.size(); ++k) v[k] = readTexel(sums_[k]);
+  reduce(in, out, maxQOnly ? 0 : 5);
+  std::vector<std::array<float, 4>> v;
+  for (const GlTexture* t : out) v.push_back(readTexel(*t));
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the skin summary pass");
+  return v;
+}
+
+SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, const Vec3& up) {
+  const std::vector<std::array<float, 4>> v = summaryPass(body, up, false);
   SkinSummary r;
   r.finite = v[6][0] == 0;
   const Vec3 mq(v[0][0], v[0][1], v[0][2]);
@@ -1217,20 +1222,7 @@ SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, con
 }
 
 double GpuSkin::maxDisplacement(const LayeredBody& body, const LayeredState&) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
-  const PassTimer timer(*this, "gpu_max_q");
-  beginPass(summary_);
-  bind(summary_, "uQ", qNew_);
-  bind(summary_, "uQdot", qdotNew_);
-  bind(summary_, "uThickness", thickness_);
-  bind(summary_, "uK", k_);
-  glUniform1i(summary_.uniform("uMaxQOnly"), 1);
-  draw(summary_, {{terms_[0].id(), -1}});
-  reduce({&terms_[0]}, {&sums_[0]}, 0);
-  const float maxQ = readTexel(sums_[0])[0];
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the skin summary pass (max |q|)");
-  return double(maxQ);
+  return summaryPass(body, Vec3::UnitY(), true)[0][0];
 }
 
 // ---- collision detection against planes and height fields --------------------------------------

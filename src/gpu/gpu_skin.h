@@ -237,6 +237,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
                    const GlTexture& out);
   GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support = false);
+  /// The summary pass (summary.frag) over the held state: its 7 sums' and maxima's
+  /// results, or with `maxQOnly` its max |q| alone (one target to reduce).
+  std::vector<std::array<float, 4>> summaryPass(const LayeredBody& body, const Vec3& up, bool maxQOnly);
   /// A GPU timestamp: the time to the next one is the stage's (nullptr: an end).
   void timestamp(const char* stage);
   /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
