@@ -24,14 +24,14 @@ uniform vec2 uLo, uHi;
 uniform int uResolution;             // D is uResolution^2
 uniform float uMargin;               // nodes this far outside the other skin are reported too [m]
 
-layout(location = 0) out vec2 oContact;  // (depth, 1 when colliding)
+layout(location = 0) out vec4 oContact;  // (depth, 1 when colliding, the barycentric u, v on oOther)
 layout(location = 1) out int oOther;     // the other side's triangle at the node (its id)
 
 in vec3 vPosition;     // the node's world position
 flat in ivec2 vTexel;  // its atlas texel
 
 void main() {
-  oContact = vec2(0.0);
+  oContact = vec4(0.0);
   oOther = -1;
   vec3 x = vPosition;
   vec2 q = vec2(dot(uT1, x), dot(uT2, x));
@@ -48,6 +48,7 @@ void main() {
   // height of B's; side B along -n: the highest of A's)
   float best = 0.0;
   int found = -1;
+  vec2 bary = vec2(0.0);
   for (int dy = -1; dy <= 1; ++dy)
     for (int dx = -1; dx <= 1; ++dx) {
       ivec2 cc = clamp(c + ivec2(dx, dy), ivec2(0), ivec2(uResolution - 1));
@@ -68,12 +69,13 @@ void main() {
       if (found < 0 || (uSide == 0 ? h < best : h > best)) {
         best = h;
         found = t;
+        bary = vec2(u, v);
       }
     }
   if (found < 0) return;
   float own = dot(uN, x);
   float depth = uSide == 0 ? own - best : best - own;
   if (depth <= -uMargin) return;
-  oContact = vec2(depth, 1.0);
+  oContact = vec4(depth, 1.0, bary);
   oOther = texelFetch(uOtherIds, found).x;
 }

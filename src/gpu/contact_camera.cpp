@@ -208,7 +208,7 @@ void ContactCamera::mapNodes(const BakedBodyPtr& bodyModel, const SkinPatch& pat
   const int rows = (count + kMapWidth - 1) / kMapWidth;
   if (rows > mapHeight_) {  // the compact output grows with the largest patch seen
     mapHeight_ = std::max(rows, 2 * mapHeight_);
-    mapContact_ = GlTexture(kMapWidth, mapHeight_, 0, GL_RG32F);
+    mapContact_ = GlTexture(kMapWidth, mapHeight_, 0, GL_RGBA32F);
     mapOther_ = GlTexture(kMapWidth, mapHeight_, 0, GL_R32I);
     glDeleteFramebuffers(1, &fboMap_);
     fboMap_ = colorFbo({mapContact_.id(), mapOther_.id()}, 0, "contact camera, passes 4-5");
@@ -229,7 +229,7 @@ void ContactCamera::mapNodes(const BakedBodyPtr& bodyModel, const SkinPatch& pat
 
   glBindFramebuffer(GL_FRAMEBUFFER, fboMap_);
   glViewport(0, 0, kMapWidth, mapHeight_);
-  const GLfloat zero[2] = {0, 0};
+  const GLfloat zero[4] = {0, 0, 0, 0};
   const GLint none = -1;
   glClearBufferfv(GL_COLOR, 0, zero);
   glClearBufferiv(GL_COLOR, 1, &none);
@@ -252,11 +252,11 @@ void ContactCamera::mapNodes(const BakedBodyPtr& bodyModel, const SkinPatch& pat
   glDrawArrays(GL_POINTS, 0, count);
   glBindVertexArray(0);
   // read back the rows the patch covers
-  contact->assign(size_t(rows) * kMapWidth * 2, 0.0f);
+  contact->assign(size_t(rows) * kMapWidth * 4, 0.0f);
   other->assign(size_t(rows) * kMapWidth, -1);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glReadPixels(0, 0, kMapWidth, rows, GL_RG, GL_FLOAT, contact->data());
+  glReadPixels(0, 0, kMapWidth, rows, GL_RGBA, GL_FLOAT, contact->data());
   glReadBuffer(GL_COLOR_ATTACHMENT1);
   glReadPixels(0, 0, kMapWidth, rows, GL_RED_INTEGER, GL_INT, other->data());
 }
@@ -370,14 +370,18 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
     const LayeredBody& mine = *body[k];
     const LayeredBody& theirs = *body[1 - k];
     const std::vector<Vec3i>& theirTris = theirs.model().atlas.triangles;
+    const ContactSurface self(mine), surface(theirs);
     for (size_t j = 0; j < patch[k]->nodes.size(); ++j) {
-      if (contact[2 * j + 1] <= 0) continue;
+      if (contact[4 * j + 1] <= 0) continue;
       const int tri = other[j];
       if (tri < 0 || tri >= int(theirTris.size())) continue;
-      const Vec3 nrm = k == 0 ? Vec3(-n_) : n_;  // out of the other body
-      found[k].push_back(makePairContact(mine, motion[k], patch[k]->nodes[j], patch[k]->x[j], theirs,
-                                         motion[1 - k], theirTris[size_t(tri)], {1.0 / 3, 1.0 / 3, 1.0 / 3}, nrm,
-                                         double(contact[2 * j])));
+      const float* c = &contact[4 * j];
+      const std::array<double, 3> bary = {1.0 - c[2] - c[3], c[2], c[3]};
+      const Vec3i& t = theirTris[size_t(tri)];
+      const Vec3 fallback = k == 0 ? Vec3(-n_) : n_;  // out of the other body
+      found[k].push_back(makePairContact(mine, motion[k], patch[k]->nodes[j], patch[k]->x[j], theirs, motion[1 - k],
+                                         t, bary, pairNormal(self, patch[k]->nodes[j], surface, t, bary, fallback),
+                                         double(c[0])));
     }
   }
   return finish(found[0], found[1], pair.normal, outA, outB);
@@ -395,14 +399,14 @@ int ContactCamera::find(const LayeredBody& a, const Collider& b, const ProxyCont
   const Mat3 R = b.orientation().toRotationMatrix();
   std::vector<NodeContact> found, none;
   for (size_t j = 0; j < patches.a.nodes.size(); ++j) {
-    if (contact[2 * j + 1] <= 0) continue;
+    if (contact[4 * j + 1] <= 0) continue;
     const int tri = other[j];
     if (tri < 0 || tri >= int(mesh.triangles.size())) continue;
     const Vec3i& t = mesh.triangles[size_t(tri)];
     const Vec3& p0 = mesh.positions[size_t(t[0])];
     const Vec3 facet = (mesh.positions[size_t(t[1])] - p0).cross(mesh.positions[size_t(t[2])] - p0);
     const Vec3 nrm = facet.norm() > 0 ? Vec3(R * facet.normalized()) : Vec3(-n_);
-    found.push_back(makeColliderContact(a, patches.a.nodes[j], patches.a.x[j], b, nrm, double(contact[2 * j])));
+    found.push_back(makeColliderContact(a, patches.a.nodes[j], patches.a.x[j], b, nrm, double(contact[4 * j])));
   }
   return finish(found, none, pair.normal, outA, nullptr);
 }

@@ -153,6 +153,30 @@ void unifyPairNormal(std::vector<NodeContact>& ca, std::vector<NodeContact>& cb,
 
 namespace {
 
+// The area-weighted normal of node i of `s` over all its triangles, node positions
+// (world) from x(j).
+template <class Positions>
+Vec3 areaNormal(const ContactSurface& s, int i, Positions&& x) {
+  const SkinBvh& bvh = *s.bvh;
+  const std::vector<Vec3i>& tris = *s.triangles;
+  Vec3 n = Vec3::Zero();
+  for (int k = bvh.aroundStart()[size_t(i)]; k < bvh.aroundStart()[size_t(i) + 1]; ++k) {
+    const Vec3i& t = tris[size_t(bvh.aroundList()[size_t(k)])];
+    const Vec3 a = x(t[0]), b = x(t[1]), c = x(t[2]);
+    n += (b - a).cross(c - a);
+  }
+  return n.norm() > 0 ? Vec3(n.normalized()) : n;
+}
+
+// pairNormal, with the surfaces' node normals from normalSelf(i) and normalOther(j)
+template <class SelfNormal, class OtherNormal>
+Vec3 meanNormal(bool otherDeforms, int node, SelfNormal&& normalSelf, const Vec3i& tri,
+                const std::array<double, 3>& bary, OtherNormal&& normalOther, const Vec3& fallback) {
+  Vec3 n = otherDeforms ? Vec3(-normalSelf(node)) : Vec3::Zero();
+  for (int v = 0; v < 3; ++v) n += bary[size_t(v)] * normalOther(tri[v]);
+  return n.norm() > 1e-12 ? Vec3(n.normalized()) : fallback;
+}
+
 // Node positions of one surface, computed when first asked for (stage 2 touches
 // only the patch and its neighbours).
 class LazyPositions {
@@ -169,15 +193,7 @@ class LazyPositions {
   }
   // area-weighted normal of node i over all its triangles
   Vec3 normal(int i) {
-    const SkinBvh& bvh = *surface_.bvh;
-    const std::vector<Vec3i>& tris = *surface_.triangles;
-    Vec3 n = Vec3::Zero();
-    for (int k = bvh.aroundStart()[size_t(i)]; k < bvh.aroundStart()[size_t(i) + 1]; ++k) {
-      const Vec3i& t = tris[size_t(bvh.aroundList()[size_t(k)])];
-      const Vec3 a = (*this)(t[0]), b = (*this)(t[1]), c = (*this)(t[2]);
-      n += (b - a).cross(c - a);
-    }
-    return n.norm() > 0 ? Vec3(n.normalized()) : n;
+    return areaNormal(surface_, i, [this](int j) { return (*this)(j); });
   }
 
  private:
@@ -359,11 +375,9 @@ int castAlong(const SkinPatch& mine, LazyPositions& ps, double hOther, const Con
     const Vec3 facet = (b - a).cross(c - a).normalized();  // out of `other`, towards self
     // the overlap along n, as the contact camera's D measures it
     const double depth = dir.dot(x) - best;
-    // the average of the two surfaces' (smooth) normals at the contact; a rigid
-    // surface keeps its shape, and its normal is the contact's
-    Vec3 nrm = other.body ? Vec3(-ps.normal(i)) : Vec3::Zero();
-    for (int v = 0; v < 3; ++v) nrm += bestBary[size_t(v)] * po.normal(t.v[v]);
-    nrm = nrm.norm() > 1e-12 ? Vec3(nrm.normalized()) : facet;
+    const Vec3 nrm = meanNormal(
+        other.body != nullptr, i, [&](int j) { return ps.normal(j); }, t.v, bestBary,
+        [&](int j) { return po.normal(j); }, facet);
     out->push_back(make(i, x, t.v, bestBary, nrm, depth));
     found += depth > 0;
   }
@@ -387,6 +401,13 @@ ContactSurface::ContactSurface(const Collider& c)
       bvh(&c.bvh()),
       position(c.position()),
       rotation(c.orientation().toRotationMatrix()) {}
+
+Vec3 pairNormal(const ContactSurface& self, int node, const ContactSurface& other, const Vec3i& tri,
+                const std::array<double, 3>& bary, const Vec3& fallback) {
+  return meanNormal(
+      other.body != nullptr, node, [&](int i) { return areaNormal(self, i, [&](int j) { return self.node(j); }); },
+      tri, bary, [&](int i) { return areaNormal(other, i, [&](int j) { return other.node(j); }); }, fallback);
+}
 
 bool findPairPatches(const ContactSurface& a, const ContactSurface& b, const ProxyContact& pair,
                      PairPatches* out) {

@@ -135,6 +135,13 @@ struct ContactSurface {
   Vec3 node(int i) const { return position + rotation * local(i); }
 };
 
+/// The contact normal stage 2 gives node `node` of `self` behind triangle `tri` of
+/// `other` at barycentric `bary`: the mean of the two surfaces' smooth (area-weighted)
+/// normals there, out of `other` (a rigid `other` keeps its shape: its normal alone);
+/// `fallback` where they cancel. The CPU's stage 2 and the contact camera both use it.
+Vec3 pairNormal(const ContactSurface& self, int node, const ContactSurface& other, const Vec3i& tri,
+                const std::array<double, 3>& bary, const Vec3& fallback);
+
 /// The part of one skin that can touch the other body along the pair normal n.
 struct SkinPatch {
   std::vector<int> triangles;  ///< facing the other body and reaching into the overlap slab

@@ -19,6 +19,8 @@ using ContactCameraTest = test::GlTest;
 
 struct Compared {
   double iou = 0, worstDepth = 0, spacing = 0;
+  double normalAngle = 0;  // between the pair's normals (the CPU's, the camera's) [rad]
+  double proxyAngle = 0;   // between the CPU's and stage 1's (the proxies') [rad]
   size_t cpu = 0, gpu = 0;
 };
 
@@ -67,6 +69,13 @@ Compared compare(ContactCamera& camera, const BodyDesc& da, const BodyDesc& db, 
     r.gpu += gpu.size();
   }
   r.iou = uni ? double(inter) / double(uni) : 1.0;
+  // the pair's one normal (unifyPairNormal): the mean of the surfaces' normals, not
+  // stage 1's direction
+  if (!cb.empty() && !gb.empty()) {
+    auto angle = [](const Vec3& u, const Vec3& v) { return std::atan2(u.cross(v).norm(), u.dot(v)); };
+    r.normalAngle = angle(cb[0].normal, gb[0].normal);
+    r.proxyAngle = angle(cb[0].normal, pairs[0].normal);
+  }
   return r;
 }
 
@@ -88,8 +97,10 @@ TEST_F(ContactCameraTest, ContactSetsMatchTheCpuReference) {
   for (const Case& c : cases) {
     const Compared r = compare(camera, ball, c.b, c.q, c.offset);
     std::printf("%s: CPU %zu / GPU %zu colliding nodes, IoU %.3f, worst depth difference %.2e m (node spacing "
-                "%.2e m, D texel %.2e m)\n",
-                c.name, r.cpu, r.gpu, r.iou, r.worstDepth, r.spacing, camera.texelSize());
+                "%.2e m, D texel %.2e m); the pair's normals %.1e rad apart (stage 1's %.1e rad from the CPU's)\n",
+                c.name, r.cpu, r.gpu, r.iou, r.worstDepth, r.spacing, camera.texelSize(), r.normalAngle,
+                r.proxyAngle);
+    EXPECT_LT(r.normalAngle, 1e-4) << c.name;
     EXPECT_GT(r.cpu, 20u) << c.name;  // a contact patch, not a point
     EXPECT_GE(r.iou, 0.95) << c.name;
     EXPECT_LE(r.worstDepth, camera.texelSize()) << c.name;  // within one texel of D (finer than the atlas)
