@@ -391,22 +391,22 @@ int ContactCamera::find(const LayeredBody& a, const Collider& b, const ProxyCont
                         std::vector<NodeContact>* outA) {
   PairPatches patches;
   if (!draw(a, b, pair, a.desc().name, b.name(), &patches)) return 0;
-  // passes 4-5 for the body only; the normal is the collider's facet's (it keeps its shape)
+  // passes 4-5 for the body only; the normal is the collider's (it keeps its shape),
+  // smooth at the contact's barycentric, as the CPU's
   std::vector<float> contact;
   std::vector<GLint> other;
   mapNodes(a.modelPtr(), patches.a, 0, &contact, &other);
   const TriMesh& mesh = b.localMesh();
-  const Mat3 R = b.orientation().toRotationMatrix();
+  const ContactSurface self(a), surface(b);
   std::vector<NodeContact> found, none;
   for (size_t j = 0; j < patches.a.nodes.size(); ++j) {
     if (contact[4 * j + 1] <= 0) continue;
     const int tri = other[j];
     if (tri < 0 || tri >= int(mesh.triangles.size())) continue;
-    const Vec3i& t = mesh.triangles[size_t(tri)];
-    const Vec3& p0 = mesh.positions[size_t(t[0])];
-    const Vec3 facet = (mesh.positions[size_t(t[1])] - p0).cross(mesh.positions[size_t(t[2])] - p0);
-    const Vec3 nrm = facet.norm() > 0 ? Vec3(R * facet.normalized()) : Vec3(-n_);
-    found.push_back(makeColliderContact(a, patches.a.nodes[j], patches.a.x[j], b, nrm, double(contact[4 * j])));
+    const float* c = &contact[4 * j];
+    const std::array<double, 3> bary = {1.0 - c[2] - c[3], c[2], c[3]};
+    const Vec3 nrm = pairNormal(self, patches.a.nodes[j], surface, mesh.triangles[size_t(tri)], bary, -n_);
+    found.push_back(makeColliderContact(a, patches.a.nodes[j], patches.a.x[j], b, nrm, double(c[0])));
   }
   return finish(found, none, pair.normal, outA, nullptr);
 }

@@ -181,8 +181,14 @@ TEST_F(ContactCameraTest, ContactSetsWithAMeshColliderMatchTheCpuReference) {
     const double iou = uni ? double(inter) / double(uni) : 1.0;
     int colliding = 0;
     for (const NodeContact& k : cpu) colliding += k.depth > 0;
-    std::printf("%s: CPU %zu / GPU %zu nodes (%d colliding), IoU %.3f, worst depth difference %.2e m (D texel %.2e m)\n",
-                c.name, dc.size(), dg.size(), colliding, iou, worst, camera.texelSize());
+    // the pair's one normal, the collider's smooth normal at the contacts on both
+    const double normalAngle =
+        cpu.empty() || gpu.empty() ? 0 : std::atan2(cpu[0].normal.cross(gpu[0].normal).norm(),
+                                                    cpu[0].normal.dot(gpu[0].normal));
+    std::printf("%s: CPU %zu / GPU %zu nodes (%d colliding), IoU %.3f, worst depth difference %.2e m (D texel %.2e m), "
+                "normals %.1e rad apart\n",
+                c.name, dc.size(), dg.size(), colliding, iou, worst, camera.texelSize(), normalAngle);
+    EXPECT_LT(normalAngle, 1e-4) << c.name;
     EXPECT_GE(colliding, 8) << c.name;
     EXPECT_GE(iou, 0.95) << c.name;
     EXPECT_LE(worst, camera.texelSize()) << c.name;
