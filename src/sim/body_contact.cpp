@@ -252,21 +252,21 @@ SkinPatch patchOf(const ContactSurface& surface, const Vec3& n, double sign, dou
   return p;
 }
 
-// max over the surface of dir . x, over the nodes of the triangles that can reach
-// beyond the floor (a node beyond it is a corner of one of them)
-double extentAlong(const ContactSurface& surface, const Vec3& dir, double grow, double floor) {
+// max over the surface of dir . x, over the corners of `beyond`: the triangles that
+// can reach beyond the floor (a node beyond it is a corner of one of them)
+double extentAlong(const ContactSurface& surface, const Vec3& dir, double floor, const std::vector<int>& beyond) {
   const Vec3 db = surface.rotation.transpose() * dir;
   double best = floor - dir.dot(surface.position);
-  for (int t : trianglesBeyond(surface, dir, floor, grow))
+  for (int t : beyond)
     for (int k = 0; k < 3; ++k) best = std::max(best, db.dot(surface.local((*surface.triangles)[size_t(t)][k])));
   return dir.dot(surface.position) + best;
 }
 
 // Reads back in one gather, where a solver holds the body's skin, every node stage 2
-// may read on one side: the corners of the triangles beyond the extent's floor
-// (extentAlong), and those of the patch's candidates (beyond `patchFloor`, below which
-// the patch's plane cannot lie) with their one-rings (LazyPositions::normal).
-void prefetchSide(const ContactSurface& surface, const Vec3& dir, double grow, double extentFloor,
+// may read on one side: the corners of `extent` (extentAlong's triangles), and those of
+// the patch's candidates (beyond `patchFloor`, below which the patch's plane cannot
+// lie) with their one-rings (LazyPositions::normal).
+void prefetchSide(const ContactSurface& surface, const Vec3& dir, double grow, const std::vector<int>& extent,
                   double patchFloor) {
   if (!surface.body || !surface.body->skinMirrorStale()) return;
   const std::vector<Vec3i>& tris = *surface.triangles;
@@ -277,7 +277,7 @@ void prefetchSide(const ContactSurface& surface, const Vec3& dir, double grow, d
     if (!marked[size_t(i)]) nodes.push_back(i);
     marked[size_t(i)] = 1;
   };
-  for (int t : trianglesBeyond(surface, dir, extentFloor, grow))
+  for (int t : extent)
     for (int k = 0; k < 3; ++k) mark(tris[size_t(t)][k]);
   for (int t : trianglesBeyond(surface, dir, patchFloor, grow))
     for (int k = 0; k < 3; ++k) {
@@ -415,10 +415,12 @@ bool findPairPatches(const ContactSurface& a, const ContactSurface& b, const Pro
   const ExtentBounds boundA = extentBounds(a, n, pair.growA), boundB = extentBounds(b, -n, pair.growB);
   if (boundA.ceiling + pair.margin <= -boundB.ceiling) return false;  // apart along n, whatever the skins do
   // A's patch lies beyond hB - margin >= -ceiling(B) - margin, and B's likewise
-  prefetchSide(a, n, pair.growA, boundA.floor, -boundB.ceiling - pair.margin);
-  prefetchSide(b, -n, pair.growB, boundB.floor, -boundA.ceiling - pair.margin);
-  out->hA = extentAlong(a, n, pair.growA, boundA.floor);
-  out->hB = -extentAlong(b, -n, pair.growB, boundB.floor);
+  const std::vector<int> extentA = trianglesBeyond(a, n, boundA.floor, pair.growA),
+                         extentB = trianglesBeyond(b, -n, boundB.floor, pair.growB);
+  prefetchSide(a, n, pair.growA, extentA, -boundB.ceiling - pair.margin);
+  prefetchSide(b, -n, pair.growB, extentB, -boundA.ceiling - pair.margin);
+  out->hA = extentAlong(a, n, boundA.floor, extentA);
+  out->hB = -extentAlong(b, -n, boundB.floor, extentB);
   if (out->hA + pair.margin <= out->hB) return false;  // the surfaces are apart along n
   LazyPositions pa(a), pb(b);
   out->a = patchOf(a, n, 1, out->hB - pair.margin, pair.growA, pa);
