@@ -12,11 +12,11 @@
 #include <cstdlib>
 #include <vector>
 
-#include "gpu/contact_camera.h"
-#include "gpu/egl_context.h"
-#include "gpu/gl.h"
-#include "sim/body_contact.h"
-#include "sim/shape.h"
+#include "gpu/contact/contact_camera.h"
+#include "gpu/gl/egl_context.h"
+#include "gpu/gl/gl.h"
+#include "sim/contact/body_contact.h"
+#include "sim/scene/shape.h"
 
 using namespace d2t;
 

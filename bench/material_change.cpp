@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 using namespace d2t;
 

@@ -1,7 +1,7 @@
 // Shared by the per-texel D2T passes (DDT paper sec. 6, dissertation 3.5).
 //
 // Texel (x, y) of an N x N atlas is node texel, gutter texel or unused
-// (src/sim/atlas.h). uSource maps every texel to the node texel whose value it
+// (src/sim/model/atlas.h). uSource maps every texel to the node texel whose value it
 // holds: a node to itself, a gutter texel to its source node across the patch
 // seam, an unused texel to (-1, -1). Every pass evaluates its program at that
 // source texel, so the gutters of its outputs are filled in the same pass (the

@@ -1,6 +1,6 @@
 #version 430 core
 // Unit vertex normals of the deformed skin (the idea of Fragment Program E.6,
-// fixed as DESIGN.md 7b says: over the node's own mesh triangles, not 8 texel
+// fixed as docs/design.md 7b says: over the node's own mesh triangles, not 8 texel
 // neighbours, and normalised): the area-weighted sum of the normals of the
 // triangles around the node, from the surface texture.
 #include "common.glsl"

@@ -8,15 +8,17 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
-#include "app/metrics.h"
-#include "app/renderer.h"
+#include "app/output/metrics.h"
+#include "app/render/renderer.h"
 #include "app/session.h"
 #include "app/settings.h"
-#include "app/window_loop.h"
-#include "gpu/egl_context.h"
-#include "sim/baked_body.h"
-#include "sim/bake_report.h"
+#include "app/window/window_loop.h"
+#include "gpu/gl/egl_context.h"
+#include "sim/model/baked_body.h"
+#include "sim/model/bake_report.h"
+#include "sim/scene/obj_loader.h"
 
 namespace d2t {
 
@@ -59,6 +61,25 @@ int listScenes() {
 }
 
 namespace {
+
+// --export-obj: the first body's rest surface, about `resolution` segments across.
+int writeBodyObj(const Scene& scene, const std::optional<int>& resolution, const std::string& path) {
+  if (scene.bodies.empty()) throw InputError(scene.file + ": /bodies: expected at least one body to export");
+  const BodyDesc& d = scene.bodies.front();
+  const int res = resolution.value_or(d.atlasResolution);
+  const TriMesh mesh = d.shape->mesh(res);
+  try {
+    writeObj(mesh, path,
+             "body '" + d.name + "' of " + fs::path(scene.file).filename().string() + " (" + d.shape->type() +
+                 "), " + std::to_string(res) + " segments: written by d2tsim --export-obj");
+  } catch (const std::runtime_error& e) {
+    std::cerr << "d2tsim: " << e.what() << "\n";
+    return 1;
+  }
+  std::cout << "wrote " << path << ": " << mesh.positions.size() << " vertices, " << mesh.triangles.size()
+            << " triangles\n";
+  return 0;
+}
 
 // --bake-report: bake every body of the scene and write one report per body.
 int writeBakeReport(const Scene& scene, const std::string& path) {
@@ -159,7 +180,7 @@ int runApp(const Options& o) {
   // a window remembers its settings; headless runs ignore them (reproducible)
   AppSettings settings;
   std::string scenePath = o.scene.empty() ? defaultScenePath() : o.scene;
-  if (!headless && o.bakeReport.empty()) {
+  if (!headless && o.bakeReport.empty() && o.exportObj.empty()) {
     std::string warning;
     settings = loadSettings(settingsPath(), &warning);
     if (!warning.empty()) std::cerr << "d2tsim: warning: " << warning << "\n";
@@ -173,6 +194,7 @@ int runApp(const Options& o) {
       Scene scene = loadScene(scenePath);
       return writeBakeReport(scene, o.bakeReport);
     }
+    if (!o.exportObj.empty()) return writeBodyObj(loadScene(scenePath), o.resolution, o.exportObj);
     try {
       session.load(scenePath, &o);
     } catch (const InputError& e) {

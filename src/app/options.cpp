@@ -43,6 +43,10 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
   app.add_option("--bake-report", o->bakeReport,
                  "Bake the scene's bodies, write a JSON report to PATH (e.g. bake.json) and exit")
       ->type_name("PATH");
+  app.add_option("--export-obj", o->exportObj,
+                 "Write the scene's first body's rest surface as an OBJ mesh to PATH (about --resolution "
+                 "segments across; default: its atlas resolution) and exit")
+      ->type_name("PATH");
   app.add_option("--width", o->width, "Image width in pixels")->check(CLI::Range(16, 8192));
   app.add_option("--height", o->height, "Image height in pixels")->check(CLI::Range(16, 8192));
   try {

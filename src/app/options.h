@@ -17,6 +17,7 @@ struct Options {
   std::string metrics;            ///< JSON summary of the run
   std::string bench;              ///< CSV, one row per step, one column per stage [ms]
   std::string bakeReport;         ///< bake the bodies, write a JSON report, exit
+  std::string exportObj;          ///< write the first body's rest skin as an OBJ file, exit
   int width = 1280, height = 720; ///< window / headless image size [px]
   bool sizeGiven = false;         ///< --width or --height was given (else a window takes the saved size)
 };

@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "app/options.h"
-#include "gpu/contact_camera.h"
-#include "gpu/gpu_skin.h"
+#include "gpu/contact/contact_camera.h"
+#include "gpu/skin/gpu_skin.h"
 
 namespace d2t {
 

@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "app/step_log.h"
-#include "sim/world.h"
+#include "app/output/step_log.h"
+#include "sim/world/world.h"
 
 namespace d2t {
 

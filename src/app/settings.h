@@ -5,7 +5,7 @@
 // defaults, an unreadable or corrupt one gives the defaults and a warning.
 #include <string>
 
-#include "app/view_options.h"
+#include "app/render/view_options.h"
 
 namespace d2t {
 

@@ -2,9 +2,13 @@
 // bad scenes (exit 1 with the message), scene listing.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -37,7 +41,7 @@ TEST(Cli, HelpListsTheOptions) {
   const Result r = run("--help");
   EXPECT_EQ(r.code, 0);
   for (const char* opt : {"--list-scenes", "--headless", "--frames", "--dt", "--backend",
-                          "--screenshot", "--metrics", "--bench", "--bake-report", "--resolution"})
+                          "--screenshot", "--metrics", "--bench", "--bake-report", "--export-obj", "--resolution"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
 }
 
@@ -107,4 +111,37 @@ TEST(Cli, BakeReportOfTheDefaultSceneHoldsTheChecks) {
   EXPECT_EQ(b["surface_watertight"], true);
   EXPECT_GT(b["tets"].get<int>(), 0);
   EXPECT_TRUE(b.contains("bake_ms"));
+}
+
+// --export-obj writes the first body's surface; the file is a closed mesh whose
+// volume is the sphere's (to the mesh's resolution), and it loads back as a body.
+TEST(Cli, ExportObjWritesTheFirstBodyAsAMeshThatLoadsBack) {
+  const std::string out = tempFile("ball.obj", "");
+  const std::string scenes = std::string(D2T_TEST_DATA) + "/../../scenes/";
+  Result r = run(scenes + "ball_drop.json --resolution 32 --export-obj " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("triangles"), std::string::npos) << r.out;
+  std::ifstream f(out);
+  std::string line;
+  std::vector<std::array<double, 3>> v;
+  int faces = 0;
+  while (std::getline(f, line)) {
+    std::array<double, 3> p{};
+    if (std::sscanf(line.c_str(), "v %lf %lf %lf", &p[0], &p[1], &p[2]) == 3) v.push_back(p);
+    faces += line.rfind("f ", 0) == 0;
+  }
+  ASSERT_GT(v.size(), 100u);
+  EXPECT_GT(faces, 200);
+  for (const auto& p : v) EXPECT_NEAR(std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]), 0.5, 1e-6);
+  // a scene loading it runs
+  const std::string scene = tempFile(
+      "from_obj.json", R"({"bodies": [{"name": "b", "shape": {"type": "obj", "path": "ball.obj"},
+                                       "atlas": {"resolution": 16}}]})");
+  r = run(scene + " --headless --frames 2");
+  EXPECT_EQ(r.code, 0) << r.out;
+  // a scene without bodies has nothing to export
+  const std::string empty = tempFile("empty.json", R"({"bodies": []})");
+  r = run(empty + " --export-obj " + tempFile("none.obj", ""));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("at least one body"), std::string::npos) << r.out;
 }

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_output.h"
-#include "app/camera.h"
+#include "app/window/camera.h"
 
 using namespace d2t;
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "gpu/egl_context.h"
+#include "gpu/gl/egl_context.h"
 
 namespace d2t::test {
 

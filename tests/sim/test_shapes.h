@@ -1,7 +1,7 @@
 #pragma once
 // Small analytic shapes and bodies shared by the tests.
-#include "sim/scene.h"
-#include "sim/shape.h"
+#include "sim/scene/scene.h"
+#include "sim/scene/shape.h"
 
 #include <cmath>
 

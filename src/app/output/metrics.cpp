@@ -1,0 +1,60 @@
+#include "app/output/metrics.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace d2t {
+
+namespace {
+nlohmann::json vec(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
+}  // namespace
+
+nlohmann::json runMetrics(const World& world, const StepLog& log, const std::string& renderer,
+                          const std::string& backend) {
+  nlohmann::json j;
+  j["scene"] = world.scene().file;
+  j["backend"] = backend;
+  j["renderer"] = renderer;
+  j["steps"] = world.steps();
+  j["dt"] = world.settings().dt;
+  j["time"] = world.time();
+  nlohmann::json timing;
+  timing["step"] = log.medianStep();
+  for (const auto& s : log.stages()) timing[s] = log.medianStage(s);
+  j["timing_ms"] = timing;
+  nlohmann::json bodies = nlohmann::json::array();
+  for (const Body& b : world.bodies()) {
+    nlohmann::json o;
+    o["name"] = b.desc.name;
+    o["nodes"] = b.nodes();
+    o["tets"] = b.tets();
+    o["mass"] = b.mass();
+    o["com"] = vec(b.state.position);
+    o["velocity"] = vec(b.state.velocity);
+    o["angular_velocity"] = vec(b.state.angularVelocity);
+    o["min_height"] = b.stats.minHeight;
+    o["max_penetration"] = b.stats.maxPenetration;
+    o["final_max_penetration"] = b.stats.finalMaxPenetration;
+    o["max_penetration_detected"] = b.stats.maxPenetrationDetected;
+    o["contacts"] = b.stats.contacts;
+    o["cg_iterations"] = b.stats.cgIterations;
+    o["cg_residual"] = b.stats.cgResidual;
+    const Energy e = world.energy(b);
+    o["energy"] = {{"kinetic", e.kinetic}, {"gravitational", e.gravitational},
+                   {"elastic", e.elastic}, {"spring", e.spring}, {"total", e.total()}};
+    o["resets"] = b.stats.resets;
+    o["trajectory"] = b.stats.trajectory;
+    bodies.push_back(o);
+  }
+  j["bodies"] = bodies;
+  return j;
+}
+
+void writeJson(const std::string& path, const nlohmann::json& j) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(path + ": cannot write");
+  f << j.dump(2) << "\n";
+  if (!f) throw std::runtime_error(path + ": write failed");
+}
+
+}  // namespace d2t

@@ -1,0 +1,92 @@
+#include "app/output/step_log.h"
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+namespace d2t {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const size_t m = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + long(m), v.end());
+  if (v.size() % 2) return v[m];
+  const double hi = v[m];
+  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + long(m)));
+}
+
+void StepLog::record(const Profile& p, double stepMs, const StepSummary& summary) {
+  std::vector<double> row(names_.size(), 0.0);
+  for (const Profile::Entry& e : p.entries()) {
+    const std::string name = e.name();
+    auto it = std::find(names_.begin(), names_.end(), name);
+    if (it == names_.end()) {
+      names_.push_back(name);
+      row.push_back(e.ms);
+    } else {
+      row[size_t(it - names_.begin())] = e.ms;
+    }
+  }
+  steps_.push_back(stepMs);
+  stages_.push_back(std::move(row));
+  summaries_.push_back(summary);
+}
+
+void StepLog::clear() {
+  names_.clear();
+  steps_.clear();
+  stages_.clear();
+  summaries_.clear();
+}
+
+double StepLog::medianStep() const { return median(steps_); }
+
+double StepLog::medianStage(const std::string& name) const {
+  auto it = std::find(names_.begin(), names_.end(), name);
+  if (it == names_.end()) return 0;
+  const size_t k = size_t(it - names_.begin());
+  std::vector<double> v;
+  for (const auto& row : stages_) v.push_back(k < row.size() ? row[k] : 0.0);
+  return median(v);
+}
+
+std::vector<float> StepLog::recentSteps(size_t n) const {
+  std::vector<float> out;
+  for (size_t i = steps_.size() > n ? steps_.size() - n : 0; i < steps_.size(); ++i)
+    out.push_back(float(steps_[i]));
+  return out;
+}
+
+std::vector<float> StepLog::recentStage(const std::string& name, size_t n) const {
+  std::vector<float> out;
+  auto it = std::find(names_.begin(), names_.end(), name);
+  if (it == names_.end()) return out;
+  const size_t k = size_t(it - names_.begin());
+  for (size_t i = stages_.size() > n ? stages_.size() - n : 0; i < stages_.size(); ++i)
+    out.push_back(k < stages_[i].size() ? float(stages_[i][k]) : 0.0f);
+  return out;
+}
+
+std::vector<float> StepLog::recentSummary(float StepSummary::*member, size_t n) const {
+  std::vector<float> out;
+  for (size_t i = summaries_.size() > n ? summaries_.size() - n : 0; i < summaries_.size(); ++i)
+    out.push_back(summaries_[i].*member);
+  return out;
+}
+
+void StepLog::writeCsv(const std::string& path, double dt, size_t first) const {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(path + ": cannot write the bench CSV");
+  f << "step,t,step_ms";
+  for (const auto& n : names_) f << "," << n << "_ms";
+  f << ",contacts,cg_iterations,cg_residual\n";
+  for (size_t i = first; i < steps_.size(); ++i) {
+    f << i + 1 << "," << double(i + 1) * dt << "," << steps_[i];
+    for (size_t k = 0; k < names_.size(); ++k) f << "," << (k < stages_[i].size() ? stages_[i][k] : 0.0);
+    f << "," << summaries_[i].contacts << "," << summaries_[i].cgIterationsTotal << ","
+      << summaries_[i].cgResidual << "\n";
+  }
+  if (!f) throw std::runtime_error(path + ": write failed");
+}
+
+}  // namespace d2t

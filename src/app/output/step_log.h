@@ -1,0 +1,53 @@
+#pragma once
+// Per-step stage timings of a run: the --bench CSV, the medians of --metrics,
+// the headless timing summary and the statistics panel's plots.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/base/profile.h"
+
+namespace d2t {
+
+/// The world after one step, for the statistics plots (all bodies together).
+struct StepSummary {
+  float cgIterations = 0;  ///< most CG iterations of any body's y solve
+  int cgIterationsTotal = 0;  ///< CG iterations summed over the bodies
+  float cgResidual = 0;    ///< largest final relative CG residual of any body
+  float contacts = 0;      ///< colliding nodes, all bodies
+  float energy = 0;        ///< total energy, all bodies [J]
+};
+
+class StepLog {
+ public:
+  /// Appends one step: `step` is the whole step's wall time [ms].
+  void record(const Profile& p, double stepMs, const StepSummary& summary = {});
+  void clear();
+  size_t size() const { return steps_.size(); }
+  /// Stage names in first-seen order (the CSV columns after "step").
+  const std::vector<std::string>& stages() const { return names_; }
+  /// Median over the recorded steps of the whole step / of one stage [ms].
+  double medianStep() const;
+  double medianStage(const std::string& name) const;
+  /// The last `n` whole-step times [ms], oldest first (for plots).
+  std::vector<float> recentSteps(size_t n) const;
+  /// The last `n` times of one stage [ms] (0 where it did not run), oldest first.
+  std::vector<float> recentStage(const std::string& name, size_t n) const;
+  /// The last `n` values of one summary member, oldest first.
+  std::vector<float> recentSummary(float StepSummary::*member, size_t n) const;
+  /// CSV: "step,t,step_ms,<stage>_ms,...,contacts,cg_iterations,cg_residual" (colliding
+  /// nodes and CG iterations summed over the bodies, the largest final relative CG
+  /// residual of any body; 0 for the direct solver), one row per step from step `first` (0-based;
+  /// the panel's start/stop recording) on. Throws std::runtime_error on I/O failure.
+  void writeCsv(const std::string& path, double dt, size_t first = 0) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<double> steps_;
+  std::vector<std::vector<double>> stages_;  // (nstep x nstage), 0 where a stage did not run
+  std::vector<StepSummary> summaries_;       // (nstep)
+};
+
+double median(std::vector<double> v);
+
+}  // namespace d2t

@@ -1,0 +1,50 @@
+#include "app/panels/overlay.h"
+
+#include <algorithm>
+
+namespace d2t {
+
+void contactLines(const World& world, const std::vector<std::vector<NodeContact>>& contacts, double length,
+                  std::vector<LineVertex>* out) {
+  const Eigen::Vector3f red(1.0f, 0.15f, 0.1f), yellow(1.0f, 0.85f, 0.1f), magenta(0.95f, 0.2f, 0.95f);
+  const auto& bodies = world.bodies();
+  for (size_t i = 0; i < contacts.size() && i < bodies.size(); ++i) {
+    std::vector<int> nodes;  // (one gather from a GPU solver, not the whole skin)
+    for (const NodeContact& c : contacts[i])
+      if (c.node >= 0 && c.node < bodies[i].nodes()) nodes.push_back(c.node);
+    bodies[i].layered.prefetchNodes(nodes);
+    for (const NodeContact& c : contacts[i]) {
+      if (c.node < 0 || c.node >= bodies[i].nodes()) continue;
+      const Vec3 x = bodies[i].layered.nodePosition(c.node);
+      const Eigen::Vector3f color = c.depth <= 0 ? yellow : c.other >= 0 ? magenta : red;
+      out->push_back({x.cast<float>(), color});
+      out->push_back({(x + length * c.normal).cast<float>(), color});
+    }
+  }
+}
+
+double grownProxyMargin(const Body& body) {
+  double qmax = 0;
+  for (const Vec3& q : body.layered.state().q) qmax = std::max(qmax, q.norm());
+  return body.proxy.margin + qmax;
+}
+
+void proxyLines(const World& world, std::vector<LineVertex>* out) {
+  const Eigen::Vector3f color(0.2f, 0.9f, 0.9f);
+  for (const Body& b : world.bodies()) {
+    const LayeredState& s = b.layered.state();
+    const Mat3 R = s.orientation.toRotationMatrix();
+    // arms of the grown margin, but small enough that the crosses stay apart
+    const double arm = std::clamp(grownProxyMargin(b), 0.005, 0.05);
+    for (const Vec3& p : b.proxy.points) {
+      const Vec3 x = s.position + R * p;
+      for (int k = 0; k < 3; ++k) {
+        const Vec3 d = arm * Vec3::Unit(k);
+        out->push_back({(x - d).cast<float>(), color});
+        out->push_back({(x + d).cast<float>(), color});
+      }
+    }
+  }
+}
+
+}  // namespace d2t

@@ -1,0 +1,34 @@
+#pragma once
+// Line overlays drawn over the scene (the View panel's toggles): contact nodes
+// with their normals, and the stage-1 convex proxies. Pure geometry: the
+// renderer draws the segments.
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "sim/world/world.h"
+
+namespace d2t {
+
+/// One end of a line segment (segments are consecutive pairs), world frame.
+struct LineVertex {
+  Eigen::Vector3f position;
+  Eigen::Vector3f color;  ///< sRGB in [0, 1]
+};
+
+/// A segment from each contact node (at its current position) along its normal,
+/// `length` long [m]: red against a collider, magenta against another body, yellow
+/// for a speculative contact (depth <= 0, a gap within kContactMargin). `contacts`:
+/// [body][contact], e.g. World::lastContacts().
+void contactLines(const World& world, const std::vector<std::vector<NodeContact>>& contacts, double length,
+                  std::vector<LineVertex>* out);
+
+/// Each body's stage-1 proxy: a cross at each proxy point (world frame) whose arms
+/// are the proxy's margin (grown by the largest skin displacement, as stage 1 uses it).
+void proxyLines(const World& world, std::vector<LineVertex>* out);
+
+/// The proxy margin stage 1 uses for a body at its current state [m]: the baked margin
+/// plus the largest skin displacement.
+double grownProxyMargin(const Body& body);
+
+}  // namespace d2t

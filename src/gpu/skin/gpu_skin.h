@@ -1,0 +1,340 @@
+#pragma once
+// The GPU solver of one layered body (DDT paper sec. 6, dissertation 3.5):
+// the collision-free update, steps 1-5 of Fig. 3.5, as fragment-shader passes
+// over float textures of the D2T atlas (shaders/d2t/*.frag):
+//
+//   forces (T)      z = q + (beta + dt) qdot, m (alpha qdot + a), core sums
+//   rhs (T)         Ft_e' = -K_e z - m (alpha qdot + a)          (stencil pass)
+//   solve (T)       Mt_e y' = Ft_e' by block-Jacobi PCG on the stencil, the CG
+//                   scalars kept on the GPU in 1 x 1 textures, the residual read
+//                   back every kResidualCheck iterations
+//   coupling (T)    sums for M_ce y and M_ce Y (4x4 reduction pyramids)
+//   core (s)        the condensed 6x6 system on the CPU, in double
+//   velocities (T)  dv_e = dt y - Y dv_c, q = q(t) + dt qdot, momentum sums
+//
+// The parts of every core sum that do not depend on the skin state (sums over
+// the rest shape and the cached coupling columns W_t, W_r) are summed once in
+// double on the CPU; the GPU's float sums only carry the state-dependent
+// parts, so a rigid motion (free fall, a spinning body at rest shape) is as
+// exact as on the CPU. Only 6-vectors, 3x3/6x6 matrices and reduction results
+// cross between CPU and GPU in these stages.
+//
+// The contact response's passes over every node (SkinResponse, steps 9-13) run here
+// too, on the state integrate() left in the textures:
+//
+//   condense (T)    sums for Mh_cond = M_c - sum M_ce(i) Mh_i^-1 M_ec(i)
+//   rows (T)        per contact row: D_k, U_k, b_k, the start gap (shaders/d2t/rows.frag)
+//   rounds (T)      the SMW active set: per row lambda_k from the last round's core change,
+//                   the rows below lo out, the 6x6 sums by reduction; the 6x6 solve on
+//                   the CPU between rounds (LayeredBody::respondThrough)
+//   impulse (T)     r = R^T lambda n per row, scattered by node into the contact texture,
+//                   and the core's sums
+//   energy (T)      the kinetic energy along the impulse (its share, LayeredBody::respond)
+//   friction (T)    per row, the rows of a node in list order; scattered by node
+//   apply (T)       qdot += share dq + friction, q = q(t) + dt qdot
+//   correct (T)     step 15: q += the correction, one point per corrected node blended
+//                   into the resident q
+//   detect (T)      contacts with planes and height fields (Collider::query's arithmetic),
+//                   appended to a buffer through an atomic counter: only the hits cross
+//   summary (T)     SkinSummary: the sums and maxima of the end-of-step checks and
+//                   statistics (the blow-up check, energy, centre of mass, lowest point)
+//
+// The contact rows are uploaded as a list texture (a texel per row: node, normal, depth,
+// surface velocity, what the row already has); only the rows' results (lambda, the start
+// gap, the friction impulse) and the 6x6 sums cross back.
+// The skin state stays in the textures from step to step (and is drawn from there);
+// it is uploaded whole only when the CPU wrote it (LayeredBody::editState, a reset, a
+// drag), and read back whole only when the CPU asks for all of it (LayeredBody::state():
+// the pair stages, a drag, the UI). The step's own readers on the CPU take the nodes
+// they read by the gather pass (the restitution's impact: the penetrating nodes; the
+// contact support: the touching nodes and their stencils; the friction patches).
+//
+// Needs a current OpenGL 4.3+ context with float render targets; the
+// constructor throws GlError (naming the shader file and line, or the missing
+// capability) otherwise, and the caller falls back to the CPU.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/gl/gl.h"
+#include "gpu/gl/shader.h"
+#include "sim/contact/collider.h"
+#include "sim/body/layered_body.h"
+
+namespace d2t {
+
+/// CG residual read back every this many iterations (each read is a GPU-CPU sync).
+constexpr int kResidualCheck = 8;
+/// Planes and height fields the detection pass takes at once (more: the CPU detects).
+constexpr int kMaxDetectedColliders = 8;
+
+/// An RGBA32F (or integer) texture, 2-D or a 2-D array; owned.
+class GlTexture {
+ public:
+  GlTexture() = default;
+  GlTexture(int width, int height, int layers, GLenum internalFormat);
+  ~GlTexture();
+  GlTexture(GlTexture&& o) noexcept { *this = std::move(o); }
+  GlTexture& operator=(GlTexture&& o) noexcept;
+  GlTexture(const GlTexture&) = delete;
+  GlTexture& operator=(const GlTexture&) = delete;
+  GLuint id() const { return id_; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+  int layers() const { return layers_; }  ///< 0: a 2-D texture
+
+ private:
+  GLuint id_ = 0;
+  int width_ = 0, height_ = 0, layers_ = 0;
+};
+
+/// The triangles around each node of an atlas, for passes that need a node's own
+/// mesh triangles: a 2-layer RGBA32I array, up to 8 triangle ids per node texel, -1: none.
+GlTexture nodeTriangleTexture(const Atlas& atlas);
+
+/// Sums of the forces pass (the state-dependent parts, see forces.frag).
+struct GpuForceSums {
+  Vec3 mq, mqdot, ma, muxa;
+  Mat3 uu;  ///< sum m (u u^T - ub ub^T)
+};
+
+class GpuSkin final : public FreeMotionSolver, public SkinResponse {
+ public:
+  /// Allocates the body's textures and compiles the passes. Throws GlError.
+  explicit GpuSkin(BakedBodyPtr model);
+  ~GpuSkin() override;
+  GpuSkin(const GpuSkin&) = delete;
+  GpuSkin& operator=(const GpuSkin&) = delete;
+
+  FreeStepResult integrate(const LayeredBody& body, LayeredState& s, double dt, const Vec3& gravity,
+                           Profile& profile) override;
+  void readSkin(const LayeredBody& body, LayeredState& s) override;
+  /// From the sums of the pass that last changed the state (the velocities pass, the
+  /// apply pass; the correction adds its own change), else by the summary pass.
+  SkinSummary moments(const LayeredBody& body) override;
+  /// A gather pass: one point per node copies its texels into the first texels of two
+  /// small targets, and those are read back.
+  void readNodes(const LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) override;
+  /// Texture copies on the GPU.
+  void saveGood(const LayeredBody& body) override;
+  void restoreGood(const LayeredBody& body) override;
+  /// How many times the skin state was read back whole (readSkin), and how many nodes
+  /// were gathered (readNodes).
+  int stateDownloads() const { return stateDownloads_; }
+  long gatheredNodes() const { return gatheredNodes_; }
+
+  // ---- the contact response's passes (SkinResponse) on the state in the textures ------------
+  SkinResponse* response() override { return this; }
+  void load(const LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) override;
+  bool holds(const LayeredBody& body) const override { return holder_ == &body; }
+  /// How many impulses apply() has put on the skin (statistics, tests).
+  int appliedImpulses() const { return appliedImpulses_; }
+  /// How many times the skin state was uploaded whole (integrate() from a state written
+  /// on the CPU, load()); a step that starts from the resident state uploads nothing.
+  int stateUploads() const { return stateUploads_; }
+  CondensedSums condense(const LayeredBody& body, const LayeredState& s) override;
+  /// Throws GlError for more rows than the atlas has texels.
+  void setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+               bool fixedCore) override;
+  RowSums roundRows(const Vec6* dv, bool oneSided) override;
+  ImpulseSums impulse(const LayeredBody& body, const LayeredState& s) override;
+  Vec3 energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
+  void friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                const Vec3& dw) override;
+  std::vector<RowResult> rowResults() override;
+  void apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
+             double share, double dt, LayeredState& s) override;
+  /// A scatter: one point per node adds its dq_i into the resident q (blending).
+  void correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) override;
+  /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its
+  /// own into its profile).
+  void takeTimes(Profile& profile) override;
+  /// The summary pass (shaders/d2t/summary.frag) on the resident state: sums and maxima
+  /// by reduction, the rest shape's parts added in double.
+  SkinSummary summarize(const LayeredBody& body, const LayeredState& s, const Vec3& up) override;
+  /// The summary pass with its max |q| alone (one target to reduce, not seven).
+  double maxDisplacement(const LayeredBody& body, const LayeredState& s) override;
+  /// The detection pass (shaders/d2t/detect.frag) on the resident state; false for more
+  /// than kMaxDetectedColliders colliders.
+  bool detectColliders(const LayeredBody& body, const std::vector<const Collider*>& colliders, double margin,
+                       std::vector<ColliderHit>* hits, Profile& profile) override;
+
+  // ---- single stages on node arrays (the tests compare them with the CPU) ---------------
+  /// Texels of `x` (N*N x 4, row-major) after the gutter fill pass.
+  std::vector<float> gutterFill(const std::vector<float>& texels);
+  /// scaleK K_e x + scaleM M_e x, through the stencil pass.
+  std::vector<Vec3> stencilProduct(const std::vector<Vec3>& x, double scaleK, double scaleM);
+  /// Sum over nodes of x_i (the reduction pyramid).
+  Vec3 sum(const std::vector<Vec3>& x);
+  /// The forces pass at state (q, qdot) with body angular velocity w; z and ma per node.
+  GpuForceSums forces(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot, const Vec3& w,
+                      double alpha, double beta, double dt, std::vector<Vec3>* z, std::vector<Vec3>* ma);
+  /// Solves Mt_e x = b for the operators of `body` (prepared for dt) from the guess x.
+  int solve(const LayeredBody& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+            double tolerance, double* residual);
+
+  const std::string& renderer() const { return renderer_; }
+
+  // ---- drawing straight from the textures -------------------------------------------------
+  /// Computes in textures the deformed surface u = ub + q (body frame, w = 1 on nodes)
+  /// and its unit vertex normals: from the resident state when it is body's current one
+  /// (no transfer), else from body.state().q uploaded.
+  void updateSurface(const LayeredBody& body);
+  /// ... from displacements q, uploaded (into a scratch texture: the state stays).
+  void updateSurface(const std::vector<Vec3>& q);
+  const GlTexture& surfaceTexture() const { return surface_; }
+  const GlTexture& normalTexture() const { return normals_; }
+  /// Buffer texture (RG32I) of each node's texel, for a vertex shader indexed by node.
+  GLuint nodeTexelTexture() const { return nodeTexelTex_; }
+  /// The normals of the last updateSurface, per node (tests).
+  std::vector<Vec3> readNormals() const { return downloadNodes(normals_); }
+  /// ... and its surface u, per node (tests).
+  std::vector<Vec3> readSurface() const { return downloadNodes(surface_); }
+  /// The resident displacements q, per node (tests).
+  std::vector<Vec3> readResidentQ() const { return downloadNodes(qNew_); }
+
+ private:
+  struct Target {
+    GLuint texture;
+    int layer;  // -1: a 2-D texture
+  };
+  // A vertex of the scatter pass: a node texel and a value for it.
+  struct ScatterPoint {
+    GLint texel[2];
+    GLfloat value[4];
+  };
+  /// Draws the points (scatter_) into the bound targets.
+  void drawPoints(const std::vector<ScatterPoint>& points);
+  /// Streams `bytes` of vertices into `buffer` and draws `count` points with `vao` (the
+  /// program used, the targets bound).
+  void streamPoints(GLuint vao, GLuint buffer, const void* data, size_t bytes, int count);
+  /// The surface and normals passes from displacements in q.
+  void surfacePasses(const GlTexture& q);
+  /// heights_ holds the grids of these height fields (uploaded when the list changes;
+  /// a HeightField's grid is fixed for its lifetime).
+  void syncHeights(const std::vector<const HeightField*>& fields);
+  void syncOperators(const LayeredBody& body);
+  void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
+  std::vector<Vec3> downloadNodes(const GlTexture& t) const;
+  GlTexture newField() const;
+  /// Runs `program` into `targets` over the atlas (or a w x h viewport).
+  void draw(const ShaderProgram& program, const std::vector<Target>& targets, int w = 0, int h = 0);
+  /// Uses a per-texel pass program and binds the textures every such pass reads.
+  void beginPass(const ShaderProgram& p);
+  /// Binds a texture to the next unit for `name` of the current program.
+  void bind(const ShaderProgram& p, const char* name, const GlTexture& t);
+  void resetUnits() { unit_ = 0; }
+  /// Sums each of `inputs` (N x N, or its first `height` rows) down to 1 x 1 into
+  /// `results`; inputs from maxFrom on are reduced to their maximum instead.
+  void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results,
+              int maxFrom = 8, int height = 0);
+  /// Runs `p` (used, its inputs bound) into terms_[0, count) and sums each into sums_[k].
+  void sumTerms(const ShaderProgram& p, int count);
+  Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
+  std::array<float, 4> readTexel(const GlTexture& oneByOne) const;
+  // Mt y = rhs_, x in y_[cur]; stops at |r| <= tolerance max(|rhs_|, referenceNorm)
+  int cg(int maxIterations, double tolerance, double* residual, double referenceNorm = 0);
+  void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
+                   const GlTexture& out);
+  GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support = false);
+  /// The summary pass (summary.frag) over the held state: its 7 sums' and maxima's
+  /// results, or with `maxQOnly` its max |q| alone (one target to reduce).
+  std::vector<std::array<float, 4>> summaryPass(const LayeredBody& body, const Vec3& up, bool maxQOnly);
+  /// A GPU timestamp: the time to the next one is the stage's (Stage::Count: an end).
+  void timestamp(Stage stage);
+  /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
+  void bindTargets(const std::vector<Target>& targets, int w = 0, int h = 0);
+  /// The first `rows` rows of two n x n targets, read back (`what`: for a GL error).
+  void readRows(const GlTexture& a, const GlTexture& b, int rows, std::vector<float>* outA,
+                std::vector<float>* outB, const char* what);
+  /// Rows' values (a texel per row) summed by node into `target` (cleared first).
+  void scatterRows(const GlTexture& values, const GlTexture& target);
+  /// The rows' texture rows in use.
+  int rowHeight() const { return (rowCount_ + n_ - 1) / n_; }
+  /// The times of the timestamps taken so far into times_, once the GPU has passed
+  /// the last of them. Without `wait` nothing is read before that: a pass's timer does
+  /// not stall the pipeline (every pass waiting on its own timer made a sync per pass
+  /// on a real GPU); the stage's end (takeTimes, after its readbacks) waits, so each
+  /// step's times are its own. A stage still open (its end not stamped) is kept.
+  void collectTimes(bool wait);
+  /// The GPU time of the passes in its scope, as the stage `stage` of times_.
+  class PassTimer {
+   public:
+    PassTimer(GpuSkin& skin, Stage stage);
+    ~PassTimer();
+    PassTimer(const PassTimer&) = delete;
+    PassTimer& operator=(const PassTimer&) = delete;
+
+   private:
+    GpuSkin& skin_;
+    size_t first_;  // its first stamp in skin_.stamps_
+  };
+
+  BakedBodyPtr model_;
+  int n_ = 0;  // atlas resolution
+  std::string renderer_;
+
+  ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
+      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_,
+      gather_, rows_, rowsRound_, rowsImpulse_, rowsFriction_, rowsScatter_;
+  GlTexture rest_, source_, k_, hinv_, wt_, wr_;
+  GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
+  GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
+  GlTexture support_;  // the colliders' support of each node, body frame (LayeredBody::supportLoad)
+  GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, friction dqdot_i by node, 0 off contacts
+  // the contact rows, a texel each (made at the first rows): their inputs (4 layers,
+  // rows_common.glsl), U and (U, D, b), their state (lambda, active, gap) ping-ponged by
+  // the rounds, r, the friction's dqdot and impulse
+  GlTexture rowIn_, rowU_, rowV_, rowS_[2], rowR_, rowDqdot_, rowFriction_;
+  int rowCount_ = 0, rowCur_ = 0;
+  Vec3 rowV0_ = Vec3::Zero(), rowW0_ = Vec3::Zero();  // the core's velocities when the rows were set
+  std::vector<double> rowLo_;                         // the rows' lo, in double
+  GLuint scatterVao_ = 0, scatterBuffer_ = 0;
+  GLuint hitBuffer_ = 0;  // the detection pass's hits (a counter, then the list)
+  GlTexture heights_;     // R32F array: the height fields' grids, a layer each
+  std::vector<const HeightField*> heightFields_;  // ... of these
+  const LayeredBody* holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
+  int appliedImpulses_ = 0, stateUploads_ = 0, stateDownloads_ = 0;
+  long gatheredNodes_ = 0;
+  GlTexture gatherQ_, gatherQdot_;  // the gather's targets (made at its first use)
+  GLuint gatherVao_ = 0, gatherBuffer_ = 0;
+  GlTexture goodQ_;                 // saveGood's copy of q (qdot: restored as 0)
+  // the moments (mu, mqdot) of the state in qNew_, qdotNew_: moments_ plus the
+  // correction's shift of mu since, moments_ known, or still in momentSums_ (the apply
+  // pass's reductions, read when asked for), or unknown (the summary pass then)
+  enum class Moments { Unknown, Known, InTextures };
+  Moments momentsAre_ = Moments::Unknown;
+  SkinSummary moments_;
+  Vec3 momentShift_ = Vec3::Zero();
+  GlTexture momentSums_[2];
+  const LayeredBody* goodOf_ = nullptr;
+  GlTexture x_[2], r_[2], p_[2], zc_, ap_;
+  GlTexture terms_[8];
+  std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1
+  GlTexture sums_[8], rz_[2], pap_;   // 1 x 1 results
+  GlTexture surface_, normals_, around_;  // drawing: u, n, triangles around each node
+  GLuint triangleBuffer_ = 0, triangleTex_ = 0, nodeTexelBuffer_ = 0, nodeTexelTex_ = 0;
+  int xCur_ = 0;
+  GLuint vao_ = 0;
+  std::vector<std::pair<std::vector<GLuint>, GLuint>> fbos_;  // attachments -> framebuffer
+  int unit_ = 0;
+
+  // operators of the body's current time step (uploaded when its prepare() ran)
+  const LayeredBody* preparedBody_ = nullptr;
+  int preparedVersion_ = -1;
+  // constant (rest-shape) parts of the core sums, in double: sum m ub, sum m ub ub^T
+  Vec3 restSt_ = Vec3::Zero();
+  Mat3 restUu_ = Mat3::Zero();
+  Mat3 sumMWt_ = Mat3::Zero(), sumMWr_ = Mat3::Zero();        // columns: sum m W[j]
+  Mat3 sumMubWt_ = Mat3::Zero(), sumMubWr_ = Mat3::Zero();    // columns: sum m ub x W[j]
+  CondensedSums restCondensed_;                               // CondensedSums at q = 0
+
+  // GPU timer queries not yet read (oldest first), from a ring of queries (the next is
+  // queryPool_[nextQuery_]), and the times they measured (takeTimes)
+  std::vector<std::pair<Stage, GLuint>> stamps_;
+  std::vector<GLuint> queryPool_;
+  size_t nextQuery_ = 0;
+  Profile times_;
+};
+
+}  // namespace d2t

@@ -1,0 +1,729 @@
+#pragma once
+// The layered body in motion: a rigid core and a deformable skin whose
+// displacements live on the D2T atlas, integrated with the decoupled
+// linearised backward Euler of the DDT paper (sec. 4-5, Fig. 5; dissertation
+// 3.2-3.4, appendices A-B; docs/design.md sec. 2-7). This is the CPU reference of
+// every stage the GPU solver runs.
+//
+// Generalised coordinates: core position c (world) and orientation R, skin
+// displacements q_i (body frame). Velocities v = [cdot (world); omega (body);
+// qdot (body)]. Node i: u_i = ub_i + q_i (body frame), x_i = c + R u_i.
+#include <Eigen/CholmodSupport>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/model/baked_body.h"
+#include "sim/body/dilu_preconditioner.h"
+#include "sim/base/profile.h"
+#include "sim/scene/scene.h"
+
+namespace d2t {
+
+/// A skin node that the response held on a collider or on another body in a step
+/// (its impulse was positive): the collider or body supports it in the next step's
+/// free update (LayeredBody::supportLoad).
+struct TouchingNode {
+  int node = -1;
+  Vec3 normal = Vec3::UnitY();  ///< world unit normal of the other surface there
+  double force = 0;             ///< normal force the other surface gave it in that step [N]
+  Vec3 surfaceVelocity = Vec3::Zero();  ///< world velocity of the other surface there [m/s]
+  int other = -1;               ///< the other body (world index); -1: a collider
+};
+
+/// The core's part of a layered body's state.
+struct CoreState {
+  Vec3 position = Vec3::Zero();          ///< c: world position of the body-frame origin [m]
+  Quat orientation = Quat::Identity();   ///< R: body-to-world rotation
+  Vec3 velocity = Vec3::Zero();          ///< cdot: world linear velocity of the origin [m/s]
+  Vec3 angularVelocity = Vec3::Zero();   ///< omega: angular velocity in the BODY frame [rad/s]
+};
+
+/// Mutable state of one layered body: the core's, the skin's, and the contacts it rests on.
+struct LayeredState : CoreState {
+  std::vector<Vec3> q;                   ///< (nnode) skin displacements, body frame [m]
+  std::vector<Vec3> qdot;                ///< (nnode) skin velocities, body frame [m/s]
+  std::vector<TouchingNode> touching;    ///< skin nodes held on colliders or bodies in the last step
+};
+
+/// A colliding skin node, found by collision detection (steps 6-8 / 14).
+struct NodeContact {
+  int node = -1;                    ///< node index
+  Vec3 normal = Vec3::UnitY();      ///< world unit normal, pointing out of the other surface
+  double depth = 0;                 ///< penetration depth [m] (> 0: penetrating, < 0: a gap)
+  Vec3 surfaceVelocity = Vec3::Zero();  ///< world velocity of the other surface at the contact [m/s]
+  double friction = 0.5;            ///< Coulomb coefficient of the pair [-]
+  double restitution = 0.2;         ///< coefficient of restitution of the pair [-]
+  double stiffnessShare = 1.0;      ///< k_j / (k_i + k_j): this node's share of the position correction
+  int other = -1;                   ///< the other body (world index) of a contact between bodies; -1: a collider
+  double startGap = -1;             ///< gap at the start of the step [m], set by the response's first sweep
+  double impulse = 0;               ///< normal impulse the response gave this node in the step [N s]
+  Vec3 frictionImpulse = Vec3::Zero();  ///< eq. 14's tangential impulse on this node in the step [N s]
+  bool release = false;             ///< a supported node that left the collider: its support is taken back
+};
+
+/// Collision detection callback: contacts of the body's skin at its current state,
+/// penetrating nodes and those within a small margin outside (depth < 0).
+using ContactFinder = std::function<void(const class LayeredBody&, std::vector<NodeContact>*)>;
+
+/// A core spring as the step uses it: CoreSpringDesc with its anchor resolved.
+struct CoreSpring {
+  Vec3 point = Vec3::Zero();   ///< attachment point in the SHAPE frame [m] (fixed to the core)
+  Vec3 anchor = Vec3::Zero();  ///< world anchor [m]
+  double stiffness = 0;        ///< k [N/m]
+  double damping = 0;          ///< c [N s/m]
+  double restLength = 0;       ///< L [m]
+};
+
+/// The mouse's spring from a skin node to a world target (see LayeredBody::beginDrag).
+struct DragSpring {
+  int node = -1;               ///< dragged skin node; -1: no drag
+  Vec3 target = Vec3::Zero();  ///< world target [m]
+  double stiffness = 0;        ///< k [N/m]
+  double damping = 0;          ///< c [N s/m]
+};
+
+/// What the collision-free update (steps 1-5) hands to the contact stages.
+struct FreeStepResult {
+  Mat6 coreMass = Mat6::Zero();  ///< M_c at the start of the step (core block of the mass matrix)
+  /// The condensed core matrix of (3.8) as solved, core springs included (Mcond + S)
+  Mat6 condensedMass = Mat6::Zero();
+  Vec3 springImpulse = Vec3::Zero();  ///< impulse of the core springs over the step (world) [N s]
+  int cgIterations = 0;          ///< CG iterations of the y solve
+  double cgResidual = 0;         ///< its final relative residual
+};
+
+/// One row of the contact response (steps 9-12, eq. (12)-(14)): a node against a
+/// surface. A node may have several rows (several surfaces); `previous` and `next` link
+/// the rows of the same node in list order, so that its friction is applied row after
+/// row as on the CPU.
+struct ContactRow {
+  int node = -1;
+  Vec3 normal = Vec3::UnitY();           ///< world unit normal, pushing the node out
+  Vec3 surfaceVelocity = Vec3::Zero();   ///< world velocity of the surface there [m/s]
+  double depth = 0;                      ///< penetration at the predicted state [m]
+  double startGap = -1;                  ///< gap at the start of the step; < 0: from the row
+  double lo = 0;                         ///< the lowest multiplier (minus what the row has) [N s]
+  double friction = 0;                   ///< Coulomb coefficient
+  bool release = false;                  ///< a support taken back: starts and stays at lo
+  int previous = -1, next = -1;          ///< the rows of the same node around this one
+};
+
+/// What a row gave: its multiplier (exactly lo for a row out of the active set), its
+/// start gap and the friction impulse on the node (world).
+struct RowResult {
+  double lambda = 0;
+  double startGap = 0;
+  Vec3 frictionImpulse = Vec3::Zero();  ///< [N s]
+};
+
+/// The sums over the rows of one active-set round (SkinResponse::roundRows), with U_k
+/// the coupling row, D_k the diagonal term and b_k the target of row k:
+///   S = sum_active U_k U_k^T / D_k,  rhs = sum_active U_k b_k / D_k + sum_out U_k lambda_k
+/// so that the core's velocity change is dv = (Mh_cond + S)^-1 rhs (the SMW form).
+struct RowSums {
+  Mat6 S = Mat6::Zero();
+  Vec6 rhs = Vec6::Zero();
+  int below = 0;  ///< rows whose multiplier came out below lo in this round
+};
+
+/// The impulse of the rows on the core and its sums through Mh_e (step 11), body frame
+/// but fc's linear part (world): fc = sum (lambda n, u x R^T lambda n), mt = sum m_i
+/// Mh_i^-1 r_i, mr = sum m_i u_i x Mh_i^-1 r_i with r_i = R^T lambda n.
+struct ImpulseSums {
+  Vec6 fc = Vec6::Zero();
+  Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
+};
+
+/// The sums over every skin node that condense the block-diagonal response onto the
+/// core: Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (LayeredBody::respond).
+struct CondensedSums {
+  Mat3 tt = Mat3::Zero();  ///< sum m_i^2 Mh_i^-1
+  Mat3 tr = Mat3::Zero();  ///< sum m_i^2 Mh_i^-1 [u_i]x
+  Mat3 rr = Mat3::Zero();  ///< sum [u_i]x m_i^2 Mh_i^-1 [u_i]x
+};
+
+/// Whole-skin sums and extremes of one skin state, body frame (u_i = ub_i + q_i), in one
+/// pass over the nodes: what a step's checks and statistics need of the whole skin (the
+/// blow-up check, the energy bound, the centre of mass, momentum and lowest point), so a
+/// backend holding the state answers them without sending it back (SkinResponse::summarize).
+struct SkinSummary {
+  Vec3 mu = Vec3::Zero();       ///< sum m_i u_i [kg m]
+  Vec3 mqdot = Vec3::Zero();    ///< sum m_i qdot_i [kg m/s]
+  Vec3 muxqdot = Vec3::Zero();  ///< sum m_i u_i x qdot_i [kg m^2/s]
+  Mat3 muu = Mat3::Zero();      ///< sum m_i u_i u_i^T [kg m^2]
+  double mqdot2 = 0;            ///< sum m_i |qdot_i|^2 [kg m^2/s^2]
+  double elastic = 0;           ///< 1/2 q^T K_e q [J]
+  double maxQ = 0;              ///< max |q_i| [m]
+  double maxStretch = 0;        ///< max |q_i| / |ub_i - f_i| (the layer's thickness there) [-]
+  double maxQdot = 0;           ///< max |qdot_i| [m/s]
+  double lowest = 0;            ///< min up . u_i, for the direction `up` asked for [m]
+  bool finite = true;           ///< every q_i and qdot_i is finite (else the rest is meaningless)
+};
+
+/// The contact response's passes over every skin node and contact row (steps 9-13): on
+/// the CPU (CpuSkinResponse, the reference) or where a backend keeps the skin state (the
+/// GPU solver). The rows go in, the 6x6 sums and the rows' results come out; the 6x6
+/// solves are the caller's (LayeredBody::respondThrough).
+class SkinResponse {
+ public:
+  virtual ~SkinResponse() = default;
+  /// The condensation sums at the skin state s.
+  virtual CondensedSums condense(const class LayeredBody& body, const LayeredState& s) = 0;
+
+  // ---- the contact rows (steps 9-12): set, solved in rounds, applied; kept in between ----
+  /// Step 9 for every row at state s (the predicted one; its core velocities are the ones
+  /// before the response): the diagonal term D_k = nb^T Mh_i^-1 nb, the coupling row U_k
+  /// (0 with a fixed core), the target b_k = -v_n - gap / dt (0 for a release row) and the
+  /// start gap. Rows start in the active set with lambda = 0, release rows out at lo.
+  virtual void setRows(const class LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows,
+                       double dt, bool fixedCore) = 0;
+  /// One active-set round. With dv (the core's velocity change of the last round's sums),
+  /// the active rows take lambda_k = (b_k - U_k . dv) / D_k, and those below lo leave the
+  /// set at lo if oneSided; then the sums over the set as it is. Without dv: the sums only.
+  virtual RowSums roundRows(const Vec6* dv, bool oneSided) = 0;
+  /// Step 11: the rows' impulses r_i = R^T lambda_k n_k summed by node, and their sums.
+  virtual ImpulseSums impulse(const class LayeredBody& body, const LayeredState& s) = 0;
+  /// The kinetic energy along the impulse, KE(t) = k0 + ka t + kb t^2 for skin velocities
+  /// qdot_i + t dq_i and core velocities v + t dv: the skin's part, (k0, ka, kb) = sum_i
+  /// m_i (|v_i|^2 / 2, v_i . d_i, |d_i|^2 / 2) with v_i = vb + w x u_i + qdot_i, d_i = dvt +
+  /// dw x u_i + dq_i, dq_i = Mh_i^-1 (r_i - m_i (dvt - u_i x dw)) (vb = R^T cdot, w: the
+  /// state's, body frame; dvt = R^T dv_t, dw: the core's change, body frame).
+  virtual Vec3 energy(const class LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) = 0;
+  /// Step 12, friction (14) at the rows with a positive total impulse, in row order per
+  /// node: xt the node's tangential velocity after share dq_i and the core's new velocity
+  /// (s's), dqdot = R^T (-min(1, mu |after - before| / |xt|) xt), before: the node's
+  /// velocity when the rows were set. Kept for apply().
+  virtual void friction(const class LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                        const Vec3& dw) = 0;
+  /// The rows' results, in row order.
+  virtual std::vector<RowResult> rowResults() = 0;
+  /// qdot_i += share dq_i + the friction's dqdot_i, then q_i = startQ_i + dt qdot_i, into s.
+  virtual void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
+                     const Vec3& dw, double share, double dt, LayeredState& s) = 0;
+
+  /// The position correction (step 15): q_i += dq_i at the listed nodes (sorted by node,
+  /// each node once; body frame [m]), into s.
+  virtual void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
+                       LayeredState& s) = 0;
+  /// The skin's summary at state s, `up` a unit direction (body frame) for `lowest`.
+  virtual SkinSummary summarize(const class LayeredBody& body, const LayeredState& s, const Vec3& up) = 0;
+  /// The largest skin displacement max |q_i| at state s (SkinSummary::maxQ alone).
+  virtual double maxDisplacement(const class LayeredBody& body, const LayeredState& s) {
+    return summarize(body, s, Vec3::UnitY()).maxQ;
+  }
+  /// Adds the time the backend measured for these passes since the last call (GPU timer
+  /// queries) to `profile`.
+  virtual void takeTimes(Profile& profile) { (void)profile; }
+};
+
+/// The CPU reference of SkinResponse: loops over the nodes and rows in double.
+class CpuSkinResponse final : public SkinResponse {
+ public:
+  CondensedSums condense(const class LayeredBody& body, const LayeredState& s) override;
+  void setRows(const class LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+               bool fixedCore) override;
+  RowSums roundRows(const Vec6* dv, bool oneSided) override;
+  ImpulseSums impulse(const class LayeredBody& body, const LayeredState& s) override;
+  Vec3 energy(const class LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
+  void friction(const class LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                const Vec3& dw) override;
+  std::vector<RowResult> rowResults() override;
+  void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
+             double share, double dt, LayeredState& s) override;
+  void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
+               LayeredState& s) override;
+  SkinSummary summarize(const class LayeredBody& body, const LayeredState& s, const Vec3& up) override;
+
+ private:
+  struct Row {
+    Vec6 U = Vec6::Zero();
+    double D = 1, b = 0, lambda = 0, startGap = 0;
+    bool active = true;
+    Vec3 before = Vec3::Zero();  // the node's velocity when set (world)
+    Vec3 frictionImpulse = Vec3::Zero();
+  };
+  std::vector<ContactRow> in_;
+  std::vector<Row> rows_;
+  std::vector<std::pair<int, Vec3>> r_, extra_;  // (node, r_i), (node, friction dqdot_i), by node
+  std::vector<Vec3> dq_;  // dq_i of energy()'s (dvt, dw), reused by apply() when unchanged
+  Vec3 dqDvt_ = Vec3::Zero(), dqDw_ = Vec3::Zero();
+  bool cached_ = false;
+};
+
+/// A skin node within the margin of a plane or height field (World::findContacts):
+/// the deepest such collider of the node.
+struct ColliderHit {
+  int node = -1;
+  int collider = -1;                ///< index into the colliders queried
+  double depth = 0;                 ///< -signed distance [m] (> 0: penetrating)
+  Vec3 normal = Vec3::UnitY();      ///< world unit normal of the collider there
+  Vec3 velocity = Vec3::Zero();     ///< world velocity of the collider's surface there [m/s]
+};
+
+/// Steps 1-5 done by another backend (the GPU solver): advances the body's state s
+/// from its start-of-step value by the collision-free update of dt. The core's state
+/// is written into s; the skin's (q, qdot) stays on the backend, and the body reads it
+/// back when something asks for it (readSkin, readNodes: LayeredBody::state()).
+class FreeMotionSolver {
+ public:
+  virtual ~FreeMotionSolver() = default;
+  virtual FreeStepResult integrate(const class LayeredBody& body, LayeredState& s, double dt,
+                                   const Vec3& gravity, Profile& profile) = 0;
+  /// The skin state the backend holds for body (holds(body)), into s.q and s.qdot: the
+  /// whole field crosses.
+  virtual void readSkin(const class LayeredBody& body, LayeredState& s) = 0;
+  /// ... at the listed nodes only (a gather; the other nodes of s are left as they are).
+  virtual void readNodes(const class LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) = 0;
+  /// The skin's first moments of the state it holds for body: SkinSummary::mu and mqdot
+  /// (the rest of the summary may be left out). For the centre of mass and momentum.
+  virtual SkinSummary moments(const class LayeredBody& body) = 0;
+  /// Keeps a copy of the skin state it holds for body, on the backend (the last good
+  /// state of the blow-up check); restoreGood() makes it the state again, with qdot = 0.
+  virtual void saveGood(const class LayeredBody& body) = 0;
+  virtual void restoreGood(const class LayeredBody& body) = 0;
+  /// The backend's contact response passes, or nullptr (the CPU runs them). They work
+  /// on the backend's copy of the skin state, which integrate() leaves as the body's
+  /// state and load() makes equal to s (and the start displacements) again;
+  /// holds(body): the copy is body's (another use of the backend may have replaced it).
+  /// The copy outlives the step: while body.skinResident(), integrate() starts from it
+  /// instead of uploading the state again.
+  virtual SkinResponse* response() { return nullptr; }
+  virtual void load(const class LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
+    (void)body, (void)s, (void)startQ;
+  }
+  virtual bool holds(const class LayeredBody& body) const {
+    (void)body;
+    return false;
+  }
+  /// Collision detection of the resident skin state (body.skinResident()) against planes
+  /// and height fields, as Collider::query: the nodes within `margin` of one, deepest
+  /// collider each, sorted by node, into hits. False: this backend does not detect (the
+  /// CPU does). Adds its time to `profile`.
+  virtual bool detectColliders(const class LayeredBody& body, const std::vector<const class Collider*>& colliders,
+                               double margin, std::vector<ColliderHit>* hits, Profile& profile) {
+    (void)body, (void)colliders, (void)margin, (void)hits, (void)profile;
+    return false;
+  }
+};
+
+/// How Mt_e x = b is solved.
+enum class SolverMethod {
+  Auto,    ///< direct up to kDirectMaxNodes nodes, CG above
+  CG,      ///< preconditioned conjugate gradients on the stencil (the GPU's method)
+  Direct,  ///< sparse LDL^T, factored when dt or the material changes
+};
+
+/// Largest node count for which SolverMethod::Auto picks the direct solver: below it
+/// one factorization per dt beats CG's iterations, above it the factor's fill-in and
+/// its seconds-long factorization lose (docs/decisions/0001-direct-solver-threshold.md).
+constexpr int kDirectMaxNodes = 4000;
+
+/// CG tolerances at or above this read Mt_e in float for the product A p (the 7 blocks
+/// of a node in 252 instead of 504 bytes; the solve is bound by reading them). Rounding
+/// the blocks leaves a true relative residual (about 3e-8) well under this; tighter
+/// tolerances use the double blocks (docs/decisions/0003-cg-float-blocks.md).
+constexpr double kFloatBlocksTolerance = 1e-6;
+/// ... and only for bodies of at least this many nodes: while Mt_e fits in the cache,
+/// the float-to-double conversions cost more than the reads they save (same decision).
+constexpr int kFloatBlocksMinNodes = 16384;
+
+/// Past solutions of the y solve that its warm start is projected from (LayeredBody::solveY).
+constexpr int kWarmStartHistory = 3;
+
+/// The contact support (LayeredBody::supportLoad) follows the force that holds each
+/// touching node, F_n = F_{n-1} + theta (target - F_{n-1}), a Jacobi iteration on the
+/// contact forces, one sweep per step (the block-diagonal response finishes each step).
+/// Undamped it diverges where the skin couples neighbouring contacts strongly, so
+///   theta_i = min(1, max(kSupportRelaxation / sqrt(r_i), kSupportPatchRelaxation / sqrt(N)))
+/// with r_i = n.Mt_ii n / ((1 + dt alpha) m_i), how much stiffer the node's implicit
+/// diagonal is than its mass, and N the body's touching nodes: a load spread over a
+/// patch of N nodes meets about sqrt(N) times less stiffness per node (Boussinesq), which
+/// bounds the patch's collective mode too. Both constants are half the measured onset
+/// of divergence (docs/decisions/0013-support-relaxation.md).
+constexpr double kSupportRelaxation = 1.0;
+constexpr double kSupportPatchRelaxation = 2.5;
+/// ... times this between two bodies: both sides iterate at once and the world passes
+/// the smaller total to both (World::balancePairSupport), so one side's overshoot
+/// reaches the other in the same step (docs/decisions/0015-pair-support-balance.md).
+constexpr double kPairSupportRelaxation = 0.5;
+
+/// Solver settings that a scene or a panel may change.
+struct LayeredSettings {
+  SolverMethod method = SolverMethod::Auto;
+
+  int cgIterations = 50;        ///< maximum CG iterations per solve
+  double cgTolerance = 1e-6;    ///< CG relative residual
+  bool oneSided = true;         ///< contact multipliers lambda >= 0 (no pulling)
+  bool exactCoupling = false;   ///< solve Mt_e Y = M_ec by CG every step instead of the cache
+  bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
+  /// Colliders support the resting skin inside the free update (supportLoad): a body at
+  /// rest then sinks as the static solve says; the block-diagonal response alone leaves
+  /// it too high (docs/decisions/0012-contact-support.md).
+  bool contactSupport = true;
+};
+
+/// Statistics of the last step.
+struct LayeredStepInfo {
+  int cgIterations = 0;       ///< CG iterations of the y solve
+  double cgResidual = 0;      ///< final relative residual of the y solve
+  int contacts = 0;           ///< colliding nodes (step 7-8), and supported ones in contact
+  int activeContacts = 0;     ///< contacts with lambda > 0 after the one-sided iteration
+  int pulling = 0;            ///< contacts whose equality multiplier would pull (lambda < 0)
+  int corrected = 0;          ///< nodes moved by the position correction (step 15)
+  double maxCorrection = 0;   ///< largest position correction of the step [m]
+  double finalPenetration = 0;  ///< deepest penetration left after the correction [m]
+  double maxPenetration = 0;  ///< deepest penetration before the correction [m]
+};
+
+class LayeredBody {
+ public:
+  LayeredBody(BakedBodyPtr model, const BodyDesc& desc);
+
+  const BakedBody& model() const { return *model_; }
+  const BakedBodyPtr& modelPtr() const { return model_; }
+  const BodyDesc& desc() const { return desc_; }
+  int nodeCount() const { return model_->nodeCount(); }
+
+  /// The state. Where the free-motion solver holds the skin (skinResident()), the CPU's
+  /// q and qdot are a mirror: read back (whole, FreeMotionSolver::readSkin) the first time
+  /// they are asked for after the solver changed them.
+  const LayeredState& state() const {
+    if (mirrorStale_) pullSkin();
+    return state_;
+  }
+  /// The core's state: never waits for the skin.
+  const CoreState& core() const { return state_; }
+  /// The state, to write: this also tells the free-motion solver that its copy of the
+  /// skin is stale (it is loaded again before its next use).
+  LayeredState& editState() {
+    if (mirrorStale_) pullSkin();
+    solverHoldsSkin_ = false;
+    return state_;
+  }
+  /// Keeps the current state as the last good one (the World's blow-up check): on the
+  /// free-motion solver where it holds the skin (no transfer).
+  void saveGood();
+  /// Back to the last good state, at rest (every velocity zero).
+  void restoreGood();
+  /// Puts the body at the scene's initial pose and velocity, skin at rest.
+  void resetToDesc();
+  /// Swaps in a model re-baked from the same shape and atlas with another
+  /// material (`desc`): the skin keeps its world positions and velocities (the
+  /// body frame follows the new centre of mass); the operators are rebuilt at
+  /// the next step.
+  void replaceModel(BakedBodyPtr model, const BodyDesc& desc);
+
+  LayeredSettings& settings() { return settings_; }
+  const LayeredSettings& settings() const { return settings_; }
+
+  /// One step of Fig. 3.5 (steps 1-15) with time step dt [s], gravity g [m/s^2]
+  /// and collision detection by `contacts` (may be empty: free flight).
+  void step(double dt, const Vec3& gravity, const ContactFinder& contacts, Profile& profile);
+
+  // ---- the same step in phases, for a world that interleaves them across bodies --------
+  /// Steps 1-5: startStep, then integrateStep.
+  void beginStep(double dt, const Vec3& gravity, Profile& profile);
+  /// Keeps the start state and plans this step's contact support (supportLoad).
+  void startStep(double dt, const Vec3& gravity, Profile& profile);
+  /// Steps 1-5 after startStep: the collision-free update (CPU or the free-motion
+  /// solver) from the start state to the predicted state, with the support as planned.
+  void integrateStep(double dt, const Vec3& gravity, Profile& profile);
+  /// A node's support in this step: its world position [m], the world unit normal of
+  /// the supporting surface and the force along it [N].
+  struct SupportEntry {
+    int node = -1;
+    Vec3 x = Vec3::Zero();
+    Vec3 normal = Vec3::UnitY();
+    double force = 0;
+  };
+  /// Between startStep and integrateStep: the nodes that body `other` (world index;
+  /// -1: colliders) supports in this step, by node ...
+  std::vector<SupportEntry> supportFrom(int other) const;
+  /// The bodies (world indices, ascending) that support this one in this step.
+  std::vector<int> supportPartners() const;
+  /// ... and their forces changed to `forces` (in that order; <= 0: not supported). A
+  /// world makes the two bodies of a pair support each other as Newton's third law
+  /// says: equal and opposite totals along one line of action (World::balancePairSupport).
+  void setSupportFrom(int other, const std::vector<double>& forces);
+  /// Steps 6-13 with the contacts found at the predicted state (depth <= 0 ignored,
+  /// and removed from `contacts`, unless the node is supported: see supportLoad).
+  /// Finders must report nodes within a margin outside the surface as well
+  /// (World: kContactMargin), so that a supported node that lifts a little keeps
+  /// its row. A world may run further sweeps over the same contacts with updated
+  /// surface velocities (firstSweep false): they re-solve the constraints from the
+  /// current velocities, without the restitution impact and the episode
+  /// bookkeeping of the first; each row's total impulse stays >= 0.
+  void respond(std::vector<NodeContact>& contacts, double dt, const Vec3& gravity, Profile& profile,
+               bool firstSweep = true);
+  /// Step 15 with the contacts found after the response, for a step of dt [s].
+  void correct(const std::vector<NodeContact>& contacts, double dt, Profile& profile);
+
+  const LayeredStepInfo& lastStep() const { return info_; }
+
+  /// The support of the resting skin by colliders and other bodies in this step's free
+  /// update (both backends add it to their forces). Each node that touched a collider
+  /// or a body at the end of the last step (LayeredState::touching) is relieved of the
+  /// part of its own force (elastic, damping, inertial, gravity) that pushes it into
+  /// the other surface. Between bodies both sides are supported, each by its own force,
+  /// and a world balances the two totals (scaleSupportFrom).
+  /// At rest that is the contact force, so the implicit solve spreads it through
+  /// Mt_e^-1 like every other force and the response (steps 9-11, block-diagonal)
+  /// is left with the increments only; where it would pull, the response takes the
+  /// support back.
+  struct SupportLoad {
+    std::vector<Vec3> nodes;     ///< (nnode; empty when no node is supported) body frame [N]
+    Vec3 force = Vec3::Zero();   ///< sum, world [N]
+    Vec3 torque = Vec3::Zero();  ///< sum of u_i x f_i, body frame [N m]
+  };
+  const SupportLoad& supportLoad() const { return support_; }
+
+  /// Runs steps 1-5 on `solver` instead of the CPU (nullptr: back to the CPU).
+  void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) {
+    if (mirrorStale_) pullSkin();  // (from the solver it leaves)
+    if (goodOnSolver_) {  // (its copy was on the solver it leaves: the current state is good too)
+      good_ = state_;
+      goodOnSolver_ = false;
+    }
+    freeSolver_ = std::move(solver);
+    solverHoldsSkin_ = false;
+  }
+  const FreeMotionSolver* freeMotionSolver() const { return freeSolver_.get(); }
+  /// The free-motion solver holds this body's current skin state (q, qdot): nothing
+  /// wrote it on the CPU since the solver's last pass, so the solver need not load it.
+  bool skinResident() const { return solverHoldsSkin_ && freeSolver_ && freeSolver_->holds(*this); }
+  std::shared_ptr<FreeMotionSolver> freeMotionSolverShared() const { return freeSolver_; }
+  /// Why the free-motion solver was dropped during a step (then cleared); empty if it was not.
+  std::string takeBackendFailure() {
+    std::string s;
+    s.swap(backendFailure_);
+    return s;
+  }
+
+  // ---- the operators of the current time step (after prepare), for other backends ------
+  double preparedDt() const { return preparedDt_; }
+  /// Bumped whenever prepare() rebuilds the operators (dt, material or method changed).
+  int preparedVersion() const { return preparedVersion_; }
+  /// (nnode) inverse 3x3 diagonal blocks of Mt_e (Mh_e^-1).
+  const std::vector<Mat3>& mtDiagInverse() const { return mtDiagInverse_; }
+  /// (nnode x 3) columns of Mt_e^-1 [m_i I] (translational coupling, Y_t = W_t R^T).
+  const std::vector<std::array<Vec3, 3>>& translationalCoupling() const { return wt_; }
+  /// (nnode x 3) columns of Mt_e^-1 [-m_i [ub_i]x] (rotational coupling at rest).
+  const std::vector<std::array<Vec3, 3>>& rotationalCoupling() const { return wr_; }
+  /// Changes the velocities as an impulse [N s] at world point `at` would change
+  /// those of the rigidified body (skin velocities unchanged).
+  void applyRigidImpulse(const Vec3& impulse, const Vec3& at);
+  /// Changes the rigidified body's motion by dvCom (centre of mass) and dw (world
+  /// angular velocity), skin velocities unchanged. moveDt > 0: the step's positions
+  /// were already integrated from the velocities; they move with the change too.
+  void changeRigidVelocity(const Vec3& dvCom, const Vec3& dw, double moveDt = 0);
+  /// Core block M_c of the mass matrix at the current state.
+  Mat6 coreMassMatrix() const;
+
+  // ---- springs on the core (scene) and on the skin (the mouse) -------------------------
+  /// The core springs (anchors resolved at the scene's initial pose).
+  const std::vector<CoreSpring>& coreSprings() const { return springs_; }
+  std::vector<CoreSpring>& coreSprings() { return springs_; }
+  /// Step 3 of both backends, eq. (3.8) with the core springs integrated by linearised
+  /// backward Euler: solves (Mcond + S) dv_c = rhs + s for dv_c, where rhs = dt (Ft_c -
+  /// M_ce y) and, per spring with point velocity J v_c (J = [I, -R [r]x]),
+  ///   S = J^T (dt c I + dt^2 K_s) J,   s = dt J^T (f_s - dt K_s J v_c)
+  /// (f_s the spring force at the start of the step, K_s = -df_s/dp). Reads the state
+  /// at the start of the step (call it before the velocities change); fills
+  /// result->condensedMass and result->springImpulse.
+  Vec6 solveCore(const Mat6& Mcond, const Vec6& rhs, double dt, FreeStepResult* result) const;
+  /// Potential energy of the core springs and of the drag spring [J].
+  double springEnergy() const;
+
+  /// Pulls skin node `node` toward the world point `target` with a spring of stiffness
+  /// k [N/m] and damping c [N s/m] (c < 0: critically damped, c = 2 sqrt(k m_eff) with
+  /// m_eff the rigidified body's effective mass at the node, or the skin's mass when the
+  /// core is held). The spring is part of the implicit step: after the free update its
+  /// impulse is solved with the node's exact compliance G = L_i Mt^-1 L_i^T (a rank-3
+  /// Woodbury update of the decoupled solve), which is backward Euler with the spring
+  /// inside Mt: stable for any k and dt. Throws std::out_of_range for a bad node and
+  /// std::invalid_argument for a non-finite target or a stiffness that is not > 0.
+  void beginDrag(int node, const Vec3& target, double stiffness, double damping = -1);
+  /// Moves the spring's world target [m] (a non-finite one is ignored).
+  void moveDrag(const Vec3& target) {
+    if (target.allFinite()) drag_.target = target;
+  }
+  void endDrag() { drag_ = DragSpring{}; }
+  bool dragging() const { return drag_.node >= 0; }
+  const DragSpring& drag() const { return drag_; }
+  /// Impulse of the drag spring over the last step (world) [N s].
+  const Vec3& lastDragImpulse() const { return dragImpulse_; }
+
+  /// Reads these nodes' skin state back from the free-motion solver where it holds the
+  /// skin (one gather), so that node-wise reads of them after it (nodePosition, ...) do
+  /// not read back the whole skin.
+  void prefetchNodes(const std::vector<int>& nodes) const { pullNodes(nodes); }
+  /// True while the CPU's copy of the skin is behind the solver's: a read of a node
+  /// not prefetched reads the whole skin back (worth knowing before a prefetch).
+  bool skinMirrorStale() const { return mirrorStale_; }
+
+  // ---- kinematics and invariants (world frame) ----------------------------------------
+  Vec3 nodePosition(int i) const;   ///< x_i = c + R u_i [m]
+  Vec3 nodeLocal(int i) const;      ///< u_i = rest_i + q_i (body frame) [m]
+  Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
+  double totalMass() const { return model_->totalMass; }
+  Vec3 centerOfMass() const;        ///< of core + skin nodes [m]
+  /// The largest skin displacement |q_i| [m] (a summary pass where the solver holds the skin).
+  double maxDisplacement() const;
+  Vec3 linearMomentum() const;      ///< [kg m/s]
+  Vec3 angularMomentum(const Vec3& about) const;  ///< [kg m^2/s]
+  double kineticEnergy() const { return kineticEnergy(skinSummary()); }  ///< [J]
+  double elasticEnergy() const { return skinSummary().elastic; }        ///< 1/2 q^T K q [J]
+  double gravitationalEnergy(const Vec3& g) const { return gravitationalEnergy(skinSummary(), g); }  ///< [J]
+  /// The skin's summary at the current state, on the CPU in double (`up`: body frame).
+  SkinSummary skinSummary(const Vec3& up = Vec3::UnitY()) const;
+  /// ... from the backend holding the skin state (body.skinResident(): a pass there, no
+  /// transfer), else the CPU's; the backend's time goes to `profile`. A backend failure
+  /// falls back to the CPU (takeBackendFailure()).
+  SkinSummary summarize(const Vec3& up, Profile& profile);
+  // the same quantities from a summary of the current skin state (world frame)
+  Vec3 centerOfMass(const SkinSummary& s) const;
+  Vec3 linearMomentum(const SkinSummary& s) const;
+  double kineticEnergy(const SkinSummary& s) const;
+  double gravitationalEnergy(const SkinSummary& s, const Vec3& g) const;
+  /// The scale the y solve's residual is measured against, at the least: the norm of
+  /// the skin's gravity load, |M_e g| = |g| sqrt(sum m_i^2) [N]. Gravity is solved
+  /// exactly (the cached W_t), so the CG's right-hand side holds only the rest; in
+  /// free fall that rest is rounding noise, which a tolerance relative to it alone
+  /// would chase to the iteration cap. Relative to the whole load the step's accuracy
+  /// is the same (docs/decisions/0006-residual-reference-norm.md).
+  double solveReferenceNorm(const Vec3& g) const { return g.norm() * massNorm_; }
+
+  /// y = K_e x through the stencil (3n arrays, node-major).
+  void multiplyK(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
+  /// y = Mt_e x for the current time step.
+  void multiplyMt(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
+
+ private:
+  void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
+  void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
+  void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
+  // steps 9-13 through the response backend r: the rows solved (the 6x6 solves here),
+  // the impulse and friction on the skin; the core's velocities set from v0, w0 (those
+  // before the response: a backend failure reruns it all on the CPU)
+  struct RowOutcome {
+    std::vector<RowResult> rows;
+    double share = 1;  // of the impulse that went in
+    int pulling = 0;   // rows whose first multiplier pulled
+  };
+  RowOutcome respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows, const Vec3& v0, const Vec3& w0,
+                            double dt, bool restingSurfaces, Profile& profile);
+  // steps 1-5 on the CPU, from state_ (= start)
+  FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
+  int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+              double tolerance, double* residual, double referenceNorm = 0) const;
+  // y_ = Mt_e^-1 b, projected warm start; the residual relative to max(|b|, referenceNorm)
+  int solveY(const std::vector<Vec3>& b, double referenceNorm, double* residual);
+  // CG from x; startResidual: b - Mt x when the caller has it (taken), else formed here;
+  // it stops at |r| <= tolerance max(|b|, referenceNorm)
+  int conjugateGradients(const std::vector<Vec3>& b, std::vector<Vec3>& x, std::vector<Vec3>* startResidual,
+                         int maxIterations, double tolerance, double* residual, double referenceNorm = 0) const;
+  template <class Block>  // Mat3 or Mat3f blocks for the product A p
+  int conjugateGradients(const std::vector<std::array<Block, kStencilSlots>>& blocks,
+                         const std::vector<Vec3>& b, std::vector<Vec3>& x, std::vector<Vec3>* startResidual,
+                         int maxIterations, double tolerance, double* residual, double referenceNorm) const;
+  void solveMt6(const std::vector<std::array<Vec3, 6>>& b, std::vector<std::array<Vec3, 6>>& x,
+                int maxIterations, double tolerance) const;
+
+  BakedBodyPtr model_;
+  BodyDesc desc_;
+  LayeredSettings settings_;
+  // the skin's mirror (state()): node i of state_.q, qdot is current when the mirror is
+  // (!mirrorStale_) or when it was read at this version of the solver's state
+  // (pulledAt_[i] == skinVersion_); any other read reads the whole skin back first
+  void pullSkin() const;
+  void pullNodes(const std::vector<int>& nodes) const;
+  bool nodeCurrent(int i) const { return !mirrorStale_ || pulledAt_[size_t(i)] == skinVersion_; }
+  const Vec3& qAt(int i) const {
+    if (!nodeCurrent(i)) pullSkin();
+    return state_.q[size_t(i)];
+  }
+  const Vec3& qdotAt(int i) const {
+    if (!nodeCurrent(i)) pullSkin();
+    return state_.qdot[size_t(i)];
+  }
+  // sum m u and sum m qdot of the current skin (SkinSummary::mu, mqdot): the solver's
+  // while the mirror is stale (kept per skin version), else the CPU's
+  SkinSummary skinMoments() const;
+  // the solver changed the skin it holds: the mirror is stale
+  void skinChangedOnSolver() {
+    mirrorStale_ = true;
+    ++skinVersion_;
+  }
+  // the solver failed (why): back to the CPU; a skin state only the solver held is lost
+  // (the skin restarts at rest, said in backendFailure_)
+  void dropSolver(const std::string& why) const;
+
+  mutable LayeredState state_;
+  mutable bool mirrorStale_ = false;
+  mutable bool startStale_ = false;  // start_'s q, qdot: the solver's (not read back)
+  mutable long skinVersion_ = 0;
+  mutable std::vector<long> pulledAt_;
+  mutable SkinSummary moments_;        // the solver's skinMoments() at momentsVersion_
+  mutable long momentsVersion_ = -1;
+  LayeredState good_;          // the last good state (saveGood); its q, qdot unused when
+  bool goodOnSolver_ = false;  // the solver keeps them
+  LayeredStepInfo info_;
+
+  double preparedDt_ = -1;
+  double massNorm_ = 0;    // sqrt(sum m_i^2) over the skin nodes [kg]
+  int preparedVersion_ = 0;
+  mutable LayeredState start_;  // state at the start of the current step (dropSolver may zero its skin)
+  FreeStepResult free_;    // what the collision-free update of this step left
+  mutable std::shared_ptr<FreeMotionSolver> freeSolver_;
+  // the free-motion solver's copy of the skin is the body's current skin state (and,
+  // from its integrate() or load() in this step on, holds start_.q): cleared by every
+  // write on the CPU
+  mutable bool solverHoldsSkin_ = false;
+  CpuSkinResponse cpuResponse_;
+  mutable std::string backendFailure_;
+  // f(SkinResponse&) with the contact response's all-node passes: the free-motion
+  // solver's (its copy loaded when stale), or the CPU's; a backend that fails is
+  // dropped (backendFailure_) and f runs on the CPU
+  template <class F>
+  auto withResponse(Profile& profile, F f);
+  std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e
+  std::vector<std::array<Eigen::Matrix3f, kStencilSlots>> mtFloat_;  // (nnode x 7) the same in float
+  std::vector<Mat3> mtDiagInverse_;                  // (nnode) inverse diagonal blocks (Mh_e^-1)
+  std::vector<std::array<Vec3, 3>> wt_;              // (nnode x 3 cols) Mt_e^-1 [m_i I]
+  std::vector<std::array<Vec3, 3>> wr_;              // (nnode x 3 cols) Mt_e^-1 [-m_i [ub_i]x]
+  std::vector<Vec3> y_;                              // (nnode) warm start of the y solve
+  DiluPreconditioner dilu_;                          // of Mt_e, for CG
+  std::vector<std::vector<Vec3>> history_;           // (<= kWarmStartHistory x nnode) last y solutions, newest first
+  std::vector<std::vector<Vec3>> historyProduct_;    // Mt_e history_[a], for all but the newest
+  bool direct_ = false;                              // this step's method is the direct solver
+  std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
+  SolverMethod preparedMethod_ = SolverMethod::Auto;
+  int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
+  struct SupportedNode {
+    int node;
+    Vec3 normal;   // world
+    double force;  // along normal, > 0 [N]
+    int other;     // the supporting body (world index); -1: a collider
+  };
+  std::vector<SupportedNode> supported_;  // this step's support, by node
+  // the entry of `node` in a list sorted by node, or nullptr
+  static const SupportedNode* findSupported(const std::vector<SupportedNode>& list, int node);
+  std::vector<double> rowImpulse_;        // (nnode) normal impulse of this step's contact rows [N s]
+  std::vector<int> rowOther_;             // (nnode) ... and the other body of the row (-1: a collider)
+  static constexpr int kNoRow = -2;       // rowOther_ of a node without a row in this step
+  std::vector<int> rowNodes_;             // the nodes with a row in this step, once each
+  SupportLoad support_;                   // ... as a load on the free update
+  void computeSupport(const Vec3& g, double dt);  // supported_ from the touching nodes
+  void buildSupportLoad();                // support_ from supported_
+  std::vector<CoreSpring> springs_;
+  DragSpring drag_;
+  Vec3 dragImpulse_ = Vec3::Zero();
+  std::vector<Mat3> dragZ_;   // (nnode) Mt_e^-1 E_node: 3 columns per node (body frame)
+  int dragZNode_ = -1;        // the node and operator version dragZ_ was solved for
+  int dragZVersion_ = -1;
+};
+
+}  // namespace d2t

@@ -1,0 +1,365 @@
+// bake(): body description -> immutable BakedBody (atlas, tets, masses, K_e).
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <sstream>
+
+#include "sim/model/baked_body.h"
+
+#include <Eigen/Eigenvalues>
+#include "sim/model/tet_fem.h"
+
+namespace d2t {
+
+namespace {
+
+[[noreturn]] void fail(const BodyDesc& desc, const std::string& message) {
+  throw InputError("body '" + desc.name + "': " + message);
+}
+
+std::string fmtVec(const Vec3& v) {
+  std::ostringstream s;
+  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
+  return s.str();
+}
+
+// records the first (lowest-index) failing item of a parallel loop
+struct FirstFailure {
+  std::atomic<long> index{-1};
+  void report(long i) {
+    long cur = index.load();
+    while ((cur < 0 || i < cur) && !index.compare_exchange_weak(cur, i)) {
+    }
+  }
+  bool any() const { return index.load() >= 0; }
+};
+
+void progressAt(const BakeProgress& progress, float fraction, const char* stage) {
+  if (progress) progress(fraction, stage);
+}
+
+// ---- skin and core points in the shape's frame --------------------------------
+
+void placeNodes(const BodyDesc& desc, const Atlas& atlas, std::vector<Vec3>& g, std::vector<Vec3>& f) {
+  const int n = atlas.nodeCount();
+  g.resize(n);
+  f.resize(n);
+  const Shape& skin = *desc.shape;
+  const Shape* coreShape = desc.coreShape.get();
+  const double s = desc.coreScale;
+  FirstFailure bad;
+  if (atlas.layout == AtlasLayout::CubeMap) {
+    // g = r(d) d, f = s g or r_core(d) d; the core must be strictly inside
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) {
+      const Vec3& d = atlas.nodeDirection[i];
+      const double rs = skin.radius(d);
+      const double rc = coreShape ? coreShape->radius(d) : s * rs;
+      g[i] = rs * d;
+      f[i] = rc * d;
+      if (!(rs > 0) || !(rc > 0) || !(rc < rs)) bad.report(i);
+    }
+    if (bad.any()) {
+      const int i = static_cast<int>(bad.index);
+      const Vec3& d = atlas.nodeDirection[i];
+      fail(desc, "the core (radius " + std::to_string(f[i].norm()) + " m) is not strictly inside the skin (radius " +
+                     std::to_string(g[i].norm()) + " m) along the direction " + fmtVec(d) +
+                     "; make the core smaller or the skin thicker");
+    }
+  } else {
+    // g = skin(u, v), f = core(u, v) or a + s (g - a), a = the tube's centre circle
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) {
+      const Vec2& uv = atlas.nodeParam[i];
+      g[i] = skin.surfacePoint(uv.x(), uv.y());
+      if (coreShape) {
+        f[i] = coreShape->surfacePoint(uv.x(), uv.y());
+      } else {
+        const Vec3 a = skin.coreAnchor(g[i]);
+        f[i] = a + s * (g[i] - a);
+      }
+      if (!(skin.signedDistance(f[i]) < 0)) bad.report(i);
+    }
+    if (bad.any()) {
+      const int i = static_cast<int>(bad.index);
+      fail(desc, "the core point " + fmtVec(f[i]) + " (under the skin point " + fmtVec(g[i]) +
+                     ") is not strictly inside the skin; make the core smaller or the skin thicker");
+    }
+  }
+}
+
+// ---- prisms -> tetrahedra ----------------------------------------------------------
+
+// Each skin triangle and the core triangle under it form a prism, split into 3
+// tets. With the skin vertices sorted by index, v0 < v1 < v2 (core copies v'):
+//   (v0 v1 v2 v2'), (v0 v1 v1' v2'), (v0 v0' v1' v2')
+// Every quad side (va vb vb' va'), va < vb, is cut along va-vb', a rule that
+// depends only on the two node indices, so neighbouring prisms conform.
+// If (v0 v1 v2) runs counter-clockwise seen from outside (core below), the
+// signed volumes of these three are (-, +, -); vertices 1 and 2 are swapped
+// where needed so that every stored tet is positively oriented.
+void buildTets(const BodyDesc& desc, const std::vector<Vec3i>& tris, const std::vector<Vec3>& g,
+               const std::vector<Vec3>& f, std::vector<Tet>& tets, std::vector<double>& volume) {
+  const int n = static_cast<int>(g.size());
+  const int ntri = static_cast<int>(tris.size());
+  tets.resize(3 * static_cast<size_t>(ntri));
+  volume.resize(tets.size());
+  auto pos = [&](int id) -> const Vec3& { return id < n ? g[id] : f[id - n]; };
+  FirstFailure bad;
+#pragma omp parallel for schedule(static)
+  for (int t = 0; t < ntri; ++t) {
+    const Vec3i& tri = tris[t];
+    int v[3] = {tri[0], tri[1], tri[2]};
+    std::sort(v, v + 3);
+    // sorted order is a rotation of the CCW triangle (+1) or a reflection (-1)
+    const bool rotation = (v[0] == tri[0] && v[1] == tri[1]) || (v[0] == tri[1] && v[1] == tri[2]) ||
+                          (v[0] == tri[2] && v[1] == tri[0]);
+    const int orient = rotation ? 1 : -1;
+    const Tet local[3] = {{v[0], v[1], v[2], v[2] + n},
+                          {v[0], v[1], v[1] + n, v[2] + n},
+                          {v[0], v[0] + n, v[1] + n, v[2] + n}};
+    const int expected[3] = {-orient, orient, -orient};
+    for (int k = 0; k < 3; ++k) {
+      Tet tet = local[k];
+      if (expected[k] < 0) std::swap(tet[1], tet[2]);
+      const Vec3 &x0 = pos(tet[0]), &x1 = pos(tet[1]), &x2 = pos(tet[2]), &x3 = pos(tet[3]);
+      const double vol = tetSignedVolume(x0, x1, x2, x3);
+      // degenerate or inverted: volume tiny against the cube of the longest edge
+      double edge = 0;
+      const Vec3* xs[4] = {&x0, &x1, &x2, &x3};
+      for (int a = 0; a < 4; ++a)
+        for (int b = a + 1; b < 4; ++b) edge = std::max(edge, (*xs[a] - *xs[b]).squaredNorm());
+      edge = std::sqrt(edge);
+      if (!(vol > 1e-8 * edge * edge * edge)) bad.report(3L * t + k);
+      tets[3 * static_cast<size_t>(t) + k] = tet;
+      volume[3 * static_cast<size_t>(t) + k] = vol;
+    }
+  }
+  if (bad.any()) {
+    const long k = bad.index;
+    const Tet& tet = tets[k];
+    fail(desc, "tetrahedron " + std::to_string(k) + " between the skin and the core is degenerate or inverted "
+               "(volume " + std::to_string(volume[k]) + " m^3 near " + fmtVec(pos(tet[0])) +
+               "); the core pokes through or touches the skin there, or the skin folds over");
+  }
+}
+
+// vertex id -> incident tets (compressed rows)
+struct Incidence {
+  std::vector<int> start;  // (nvert + 1)
+  std::vector<int> tet;    // (4 ntet)
+};
+
+Incidence buildIncidence(const std::vector<Tet>& tets, int nvert) {
+  Incidence inc;
+  inc.start.assign(nvert + 1, 0);
+  for (const Tet& t : tets)
+    for (int id : t) ++inc.start[id + 1];
+  for (int i = 0; i < nvert; ++i) inc.start[i + 1] += inc.start[i];
+  inc.tet.resize(inc.start[nvert]);
+  std::vector<int> fill(inc.start.begin(), inc.start.end() - 1);
+  for (int k = 0; k < static_cast<int>(tets.size()); ++k)
+    for (int id : tets[k]) inc.tet[fill[id]++] = k;
+  return inc;
+}
+
+}  // namespace
+
+BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
+  // ---- check the description ----------------------------------------------------
+  if (!desc.shape) fail(desc, "has no shape");
+  const ShapeTopology topo = desc.shape->topology();
+  if (topo == ShapeTopology::Solid)
+    fail(desc, "the shape '" + desc.shape->type() +
+                   "' is neither star-shaped about its centre nor a torus, so the D2T atlas cannot "
+                   "represent it; use a star-shaped or torus shape, or make it a rigid collider");
+  if (desc.coreShape && desc.coreShape->topology() != topo)
+    fail(desc, "the core shape '" + desc.coreShape->type() + "' must have the same topology as the skin (" +
+                   (topo == ShapeTopology::Star ? "star-shaped" : "torus") + ")");
+  if (!desc.coreShape && !(desc.coreScale > 0 && desc.coreScale < 1))
+    fail(desc, "core scale must be in (0, 1), got " + std::to_string(desc.coreScale));
+  const int res = desc.atlasResolution;
+  if (topo == ShapeTopology::Star && cubeMapPatchSize(res) < 3)
+    fail(desc, "atlas resolution " + std::to_string(res) + " is too small for a cube map (at least 15)");
+  if (topo == ShapeTopology::Torus && res < 5)
+    fail(desc, "atlas resolution " + std::to_string(res) + " is too small for a torus atlas (at least 5)");
+
+  auto body = std::make_shared<BakedBody>();
+  body->name = desc.name;
+
+  // ---- atlas, skin and core points (shape frame) ---------------------------------
+  progressAt(progress, 0.0f, "atlas");
+  body->atlas = topo == ShapeTopology::Star ? buildCubeMapAtlas(res) : buildTorusAtlas(res);
+  const Atlas& atlas = body->atlas;
+  const int n = atlas.nodeCount();
+  progressAt(progress, 0.15f, "surfaces");
+  std::vector<Vec3> g, f;
+  placeNodes(desc, atlas, g, f);
+
+  // ---- material map: skin nodes and core points ------------------------------------
+  body->material.resize(n);
+  std::vector<NodeMaterial> coreMaterial(n);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) {
+    const Material ms = desc.materialAt(g[i]), mc = desc.materialAt(f[i]);
+    body->material[i] = {ms.young, ms.poisson, ms.density};
+    coreMaterial[i] = {mc.young, mc.poisson, mc.density};
+  }
+
+  // ---- tetrahedra --------------------------------------------------------------------
+  progressAt(progress, 0.3f, "tetrahedra");
+  buildTets(desc, atlas.triangles, g, f, body->tets, body->tetVolume);
+  const int ntet = body->tetCount();
+  auto pos = [&](int id) -> const Vec3& { return id < n ? g[id] : f[id - n]; };
+  auto mat = [&](int id) -> const NodeMaterial& { return id < n ? body->material[id] : coreMaterial[id - n]; };
+  body->tetYoung.resize(ntet);
+  body->tetPoisson.resize(ntet);
+  body->tetDensity.resize(ntet);
+  // per-tet material: mean of the 4 vertices
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < ntet; ++k) {
+    double e = 0, nu = 0, rho = 0;
+    for (int id : body->tets[k]) {
+      e += mat(id).young;
+      nu += mat(id).poisson;
+      rho += mat(id).density;
+    }
+    body->tetYoung[k] = e / 4;
+    body->tetPoisson[k] = nu / 4;
+    body->tetDensity[k] = rho / 4;
+  }
+  const Incidence inc = buildIncidence(body->tets, 2 * n);
+
+  // ---- lumped masses: rho V / 4 to each vertex; core vertices belong to the rigid core ----
+  progressAt(progress, 0.45f, "masses");
+  body->nodeMass.assign(n, 0.0);
+  body->coreVertexMass.assign(n, 0.0);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) {
+    double ms = 0, mc = 0;
+    for (int e = inc.start[i]; e < inc.start[i + 1]; ++e) ms += body->tetDensity[inc.tet[e]] * body->tetVolume[inc.tet[e]];
+    for (int e = inc.start[n + i]; e < inc.start[n + i + 1]; ++e)
+      mc += body->tetDensity[inc.tet[e]] * body->tetVolume[inc.tet[e]];
+    body->nodeMass[i] = ms / 4;
+    body->coreVertexMass[i] = mc / 4;
+  }
+
+  // ---- stiffness: gather each node's block row from its incident tets --------------------
+  // K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I)  (tet_fem.h); only
+  // skin-skin blocks are kept (core vertices are fixed in the body frame).
+  progressAt(progress, 0.55f, "stiffness");
+  body->stiffness.resize(n);
+  std::vector<char> incomplete(n, 0);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) {
+    std::array<Mat3, kStencilSlots>& row = body->stiffness[i];
+    for (Mat3& b : row) b.setZero();
+    const Stencil& st = atlas.stencil[i];
+    for (int e = inc.start[i]; e < inc.start[i + 1]; ++e) {
+      const int k = inc.tet[e];
+      const Tet& tet = body->tets[k];
+      const TetGeometry geom = tetGeometry({pos(tet[0]), pos(tet[1]), pos(tet[2]), pos(tet[3])});
+      const Lame lame = lameFromYoung(body->tetYoung[k], body->tetPoisson[k]);
+      const int a = static_cast<int>(std::find(tet.begin(), tet.end(), i) - tet.begin());
+      for (int b = 0; b < 4; ++b) {
+        const int j = tet[b];
+        if (j >= n) continue;  // core vertex: fixed
+        int slot = -1;
+        for (int s = 0; s < kStencilSlots && slot < 0; ++s)
+          if (st[s] == j) slot = s;
+        if (slot < 0) {
+          incomplete[i] = 1;
+          continue;
+        }
+        row[slot] += tetStiffnessBlock(geom, lame, a, b);
+      }
+    }
+  }
+  body->incompleteNeighbourhoods = static_cast<int>(std::count(incomplete.begin(), incomplete.end(), 1));
+
+  // ---- rigid core: solid inside the core surface + lumped core-vertex masses ---------------
+  // The solid is integrated as tets fanned from the shape's origin to the core
+  // triangles (signed, so it holds for any closed core surface); density is the
+  // material at each fan tet's centroid (exact for a star-shaped core).
+  progressAt(progress, 0.8f, "core");
+  double mc = 0, vc = 0;
+  Vec3 sc = Vec3::Zero();  // first moment about the shape origin [kg m]
+  Mat3 cc = Mat3::Zero();  // second moment about the shape origin [kg m^2]
+  const Vec3 o = Vec3::Zero();
+  for (const Vec3i& tri : atlas.triangles) {
+    const Vec3 &x1 = f[tri[0]], &x2 = f[tri[1]], &x3 = f[tri[2]];
+    const double vol = tetSignedVolume(o, x1, x2, x3);
+    const double rho = desc.materialAt((x1 + x2 + x3) / 4).density;
+    vc += vol;
+    mc += rho * vol;
+    sc += rho * vol * (x1 + x2 + x3) / 4;
+    cc += rho * tetSecondMoment(o, x1, x2, x3, vol);
+  }
+  if (!(vc > 0)) fail(desc, "the core surface encloses no volume (" + std::to_string(vc) + " m^3)");
+  for (int i = 0; i < n; ++i) {
+    const double m = body->coreVertexMass[i];
+    mc += m;
+    sc += m * f[i];
+    cc += m * f[i] * f[i].transpose();
+  }
+  // Lumping rho V / 4 onto the vertices keeps each tet's mass and first moment
+  // but not its second moment (with one element through the thickness the
+  // inertia comes out ~3% high at core scale 0.6). The rigid core carries the
+  // difference, so the body's rest inertia is the exact one of the solid.
+  {
+    Mat3 dc = Mat3::Zero();
+    for (size_t k = 0; k < body->tets.size(); ++k) {
+      const Tet& t = body->tets[k];
+      const double rho = body->tetDensity[k], v = body->tetVolume[k];
+      const Vec3 x[4] = {pos(t[0]), pos(t[1]), pos(t[2]), pos(t[3])};
+      Mat3 lumped = Mat3::Zero();
+      for (const Vec3& xa : x) lumped += xa * xa.transpose();
+      dc += rho * tetSecondMoment(x[0], x[1], x[2], x[3], v) - rho * v / 4 * lumped;
+    }
+    const Vec3 c0 = sc / mc;
+    const Mat3 corrected = inertiaFromSecondMoment(cc + dc - mc * c0 * c0.transpose());
+    // keep the correction only while the core's inertia stays positive definite
+    if (Eigen::SelfAdjointEigenSolver<Mat3>(corrected).eigenvalues().minCoeff() > 0) {
+      cc += dc;
+      body->lumpingCorrection = dc;
+    }
+  }
+  // body frame origin = centre of mass of the rigid part
+  const Vec3 com = sc / mc;
+  body->comOffset = com;
+  body->coreMass = mc;
+  body->coreVolume = vc;
+  // parallel axis: int (x-c)(x-c)^T = C - m c c^T
+  body->coreInertia = inertiaFromSecondMoment(cc - mc * com * com.transpose());
+
+  // ---- move to the body frame -----------------------------------------------------------------
+  body->restSkin.resize(n);
+  body->core.resize(n);
+  for (int i = 0; i < n; ++i) {
+    body->restSkin[i] = g[i] - com;
+    body->core[i] = f[i] - com;
+  }
+
+  // ---- totals: core + skin nodes as point masses ------------------------------------------------
+  progressAt(progress, 0.95f, "totals");
+  double skinVolume = 0;
+  for (double v : body->tetVolume) skinVolume += v;
+  body->skinVolume = skinVolume;
+  double m = mc;
+  Vec3 s = Vec3::Zero();
+  Mat3 c = cc - mc * com * com.transpose();  // core second moment about the body origin
+  for (int i = 0; i < n; ++i) {
+    const Vec3& u = body->restSkin[i];
+    m += body->nodeMass[i];
+    s += body->nodeMass[i] * u;
+    c += body->nodeMass[i] * u * u.transpose();
+  }
+  body->totalMass = m;
+  body->totalCom = s / m;
+  body->totalInertia = inertiaFromSecondMoment(c - m * body->totalCom * body->totalCom.transpose());
+  progressAt(progress, 1.0f, "done");
+  body->skinBvh = SkinBvh(body->restSkin, body->atlas.triangles);
+  return body;
+}
+
+}  // namespace d2t

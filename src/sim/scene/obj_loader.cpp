@@ -1,0 +1,266 @@
+#include "sim/scene/obj_loader.h"
+
+#include <tiny_obj_loader.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <regex>
+#include <sstream>
+#include <unordered_map>
+
+#include "sim/base/json_reader.h"
+
+namespace d2t {
+
+namespace {
+
+std::string fmtVec(const Vec3& v) {
+  std::ostringstream s;
+  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
+  return s.str();
+}
+
+/// A syntax pass over the `v` and `f` lines, which tinyobjloader reads
+/// leniently (it takes "v 1 abc 2" for (1, 0, 2)). Returns the vertex
+/// positions in double precision, in file order.
+std::vector<Vec3> scanObj(const std::string& path, std::istream& in) {
+  std::vector<Vec3> vertices;
+  // (line, largest positive vertex index) of the face with the largest index
+  int worstLine = 0;
+  long worstIndex = 0;
+  std::string line;
+  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
+    std::istringstream tokens(line);
+    std::string key;
+    if (!(tokens >> key)) continue;
+    auto fail = [&](const std::string& what) {
+      throw InputError(path + ":" + std::to_string(lineNo) + ": parse error: " + what);
+    };
+    if (key == "v") {
+      Vec3 p;
+      std::string tok;
+      for (int k = 0; k < 3; ++k) {
+        if (!(tokens >> tok)) fail("expected 3 numbers after 'v', got \"" + line + "\"");
+        char* end = nullptr;
+        p[k] = std::strtod(tok.c_str(), &end);
+        if (end == tok.c_str() || *end != '\0' || !std::isfinite(p[k]))
+          fail("expected a number, got \"" + tok + "\" in \"" + line + "\"");
+      }
+      vertices.push_back(p);
+    } else if (key == "f") {
+      std::string tok;
+      int corners = 0;
+      while (tokens >> tok) {
+        // i, i/j, i//k or i/j/k: the vertex index is the part before the first '/'
+        const std::string head = tok.substr(0, tok.find('/'));
+        char* end = nullptr;
+        const long idx = std::strtol(head.c_str(), &end, 10);
+        if (head.empty() || *end != '\0' || idx == 0)
+          fail("expected a non-zero vertex index, got \"" + tok + "\" in \"" + line + "\"");
+        if (idx < 0 && -idx > static_cast<long>(vertices.size()))
+          throw InputError(path + ":" + std::to_string(lineNo) + ": vertex index out of range: " +
+                           std::to_string(idx) + " with " + std::to_string(vertices.size()) +
+                           " vertices defined before it");
+        if (idx > worstIndex) {
+          worstIndex = idx;
+          worstLine = lineNo;
+        }
+        ++corners;
+      }
+      if (corners < 3) fail("a face needs at least 3 vertices, got \"" + line + "\"");
+    }
+  }
+  if (worstIndex > static_cast<long>(vertices.size()))
+    throw InputError(path + ":" + std::to_string(worstLine) + ": vertex index out of range: " +
+                     std::to_string(worstIndex) + " (the file has " +
+                     std::to_string(vertices.size()) + " vertices)");
+  return vertices;
+}
+
+/// "PATH:LINE: parse error: MESSAGE" from a tinyobjloader message that names a line.
+std::string tinyObjMessage(const std::string& path, const std::string& text) {
+  std::string msg = text;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  const auto nl = msg.find('\n');
+  if (nl != std::string::npos) msg = msg.substr(0, nl);
+  std::smatch m;
+  if (std::regex_search(msg, m, std::regex("line:? ([0-9]+)")))
+    return path + ":" + m[1].str() + ": parse error: " + msg;
+  return path + ": parse error: " + msg;
+}
+
+uint64_t edgeKey(int a, int b) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+}
+
+/// Empty when closed, else "N boundary edges" and/or "M edges shared by more than two triangles".
+std::string closedProblems(const TriMesh& mesh) {
+  std::unordered_map<uint64_t, int> count;
+  for (const Vec3i& t : mesh.triangles)
+    for (int k = 0; k < 3; ++k) ++count[edgeKey(t[k], t[(k + 1) % 3])];
+  int boundary = 0, overused = 0;
+  for (const auto& [key, n] : count) {
+    const int a = static_cast<int>(key >> 32), b = static_cast<int>(key & 0xffffffffu);
+    auto rev = count.find(edgeKey(b, a));
+    const int m = rev == count.end() ? 0 : rev->second;
+    if (n > 1 || m > 1) ++overused;  // counted once per direction; halved below
+    else if (m == 0) ++boundary;
+  }
+  std::string out;
+  if (boundary > 0) out = std::to_string(boundary) + " boundary edges";
+  if (overused > 0)
+    out += (out.empty() ? "" : ", ") + std::to_string((overused + 1) / 2) +
+           " edges shared by more than two triangles or by two in the same direction";
+  return out;
+}
+
+}  // namespace
+
+void writeObj(const TriMesh& mesh, const std::string& path, const std::string& comment) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(path + ": cannot write");
+  f << "# " << comment << "\n" << std::setprecision(9);
+  for (const Vec3& p : mesh.positions) f << "v " << p.x() << " " << p.y() << " " << p.z() << "\n";
+  for (const Vec3i& t : mesh.triangles) f << "f " << t[0] + 1 << " " << t[1] + 1 << " " << t[2] + 1 << "\n";
+  if (!f) throw std::runtime_error(path + ": write failed");
+}
+
+TriMesh loadObj(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open file");
+  const std::vector<Vec3> scanned = scanObj(path, in);
+
+  tinyobj::ObjReaderConfig config;
+  config.triangulate = true;
+  config.vertex_color = false;
+  tinyobj::ObjReader reader;
+  if (!reader.ParseFromFile(path, config))
+    throw InputError(tinyObjMessage(path, reader.Error().empty() ? "unreadable file" : reader.Error()));
+
+  // positions: the double-precision values of the syntax pass (tinyobjloader keeps floats)
+  const std::vector<tinyobj::real_t>& v = reader.GetAttrib().vertices;
+  const int nv = static_cast<int>(v.size() / 3);
+  TriMesh mesh;
+  if (static_cast<int>(scanned.size()) == nv) {
+    mesh.positions = scanned;
+  } else {
+    for (int i = 0; i < nv; ++i) mesh.positions.emplace_back(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+  }
+  for (const tinyobj::shape_t& s : reader.GetShapes()) {
+    size_t offset = 0;
+    for (const unsigned char n : s.mesh.num_face_vertices) {
+      if (n == 3) {
+        Vec3i t;
+        for (int k = 0; k < 3; ++k) {
+          t[k] = s.mesh.indices[offset + k].vertex_index;
+          if (t[k] < 0 || t[k] >= nv)
+            throw InputError(path + ": vertex index out of range: " + std::to_string(t[k] + 1) +
+                             " (the file has " + std::to_string(nv) + " vertices)");
+        }
+        mesh.triangles.push_back(t);
+      }
+      offset += n;
+    }
+  }
+  if (mesh.triangles.empty()) throw InputError(path + ": no triangles");
+
+  // drop unused vertices, then weld coincident ones (exporters often split
+  // vertices at texture seams; topology needs them shared)
+  {
+    std::vector<int> remap(mesh.positions.size(), -1);
+    std::vector<Vec3> used;
+    for (Vec3i& t : mesh.triangles)
+      for (int k = 0; k < 3; ++k) {
+        if (remap[t[k]] < 0) {
+          remap[t[k]] = static_cast<int>(used.size());
+          used.push_back(mesh.positions[t[k]]);
+        }
+        t[k] = remap[t[k]];
+      }
+    mesh.positions = std::move(used);
+  }
+  const Aabb box = mesh.bounds();
+  const double diag = (box.hi - box.lo).norm();
+  mesh.weld(1e-9 * diag);
+  if (mesh.triangles.empty()) throw InputError(path + ": no triangles (all degenerate)");
+
+  const std::string open = closedProblems(mesh);
+  if (!open.empty()) throw InputError(path + ": mesh is not closed: " + open);
+
+  // orientation: a closed, consistently oriented mesh encloses +V or -V
+  const double volume = mesh.volume();
+  if (!(std::abs(volume) > 1e-9 * diag * diag * diag))
+    throw InputError(path + ": degenerate: zero volume (" + std::to_string(volume) + " m^3)");
+  if (volume < 0)
+    for (Vec3i& t : mesh.triangles) std::swap(t[1], t[2]);
+  return mesh;
+}
+
+bool isStarShaped(const TriMesh& mesh, const Vec3& centre, std::string* why) {
+  auto fail = [&](const std::string& text) {
+    if (why) *why = text;
+    return false;
+  };
+  if (mesh.triangles.empty()) return fail("the mesh has no triangles");
+  const Aabb box = mesh.bounds();
+  const double diag = (box.hi - box.lo).norm();
+
+  // winding number about the centre: sum of the triangles' signed solid angles
+  // (Van Oosterom & Strackee 1983) over 4 pi
+  double solidAngle = 0;
+  for (const Vec3i& t : mesh.triangles) {
+    const Vec3 a = mesh.positions[t[0]] - centre, b = mesh.positions[t[1]] - centre,
+               c = mesh.positions[t[2]] - centre;
+    const double la = a.norm(), lb = b.norm(), lc = c.norm();
+    const double num = a.dot(b.cross(c));
+    const double den = la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la;
+    solidAngle += 2 * std::atan2(num, den);
+  }
+  const double winding = solidAngle / (4 * kPi);
+  if (winding < 0.5) return fail("the centre " + fmtVec(centre) + " is outside the mesh");
+  if (winding > 1.5)
+    return fail("the mesh encloses the centre " + std::to_string(std::lround(winding)) +
+                " times (nested or overlapping shells)");
+
+  // every triangle faces away from the centre: its plane has the centre behind it
+  int bad = 0, firstBad = -1;
+  double firstHeight = 0;
+  for (int i = 0; i < static_cast<int>(mesh.triangles.size()); ++i) {
+    const Vec3i& t = mesh.triangles[i];
+    const Vec3& a = mesh.positions[t[0]];
+    const Vec3 n = (mesh.positions[t[1]] - a).cross(mesh.positions[t[2]] - a);
+    const double len = n.norm();
+    if (len <= 1e-14 * diag * diag) continue;  // zero area: no ray crosses it
+    const double height = n.dot(a - centre) / len;
+    if (height <= 1e-9 * diag) {
+      if (bad++ == 0) {
+        firstBad = i;
+        firstHeight = height;
+      }
+    }
+  }
+  if (bad > 0) {
+    const Vec3i& t = mesh.triangles[firstBad];
+    const Vec3 mid = (mesh.positions[t[0]] + mesh.positions[t[1]] + mesh.positions[t[2]]) / 3.0;
+    std::ostringstream s;
+    s << bad << " of " << mesh.triangles.size()
+      << " triangles face the centre or are seen edge-on from it, e.g. triangle " << firstBad
+      << " at " << fmtVec(mid) << ", whose outward normal n gives n . (triangle - centre) = "
+      << firstHeight << " m (must be > 0)";
+    return fail(s.str());
+  }
+  if (why) why->clear();
+  return true;
+}
+
+std::string notStarShapedMessage(const std::string& path, const std::string& why) {
+  return path +
+         ": mesh is not star-shaped about its centre (a ray from the centre crosses the surface "
+         "more than once), so the cube-map atlas cannot represent it" +
+         (why.empty() ? std::string() : ": " + why);
+}
+
+}  // namespace d2t

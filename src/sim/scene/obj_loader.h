@@ -1,0 +1,44 @@
+#pragma once
+// OBJ meshes as shapes: loading with checks, the star-shape test the cube-map
+// atlas needs, and the mesh shape itself (ray-cast radius, BVH distance).
+#include <string>
+
+#include "sim/base/math.h"
+#include "sim/scene/shape.h"
+#include "sim/scene/tri_mesh.h"
+
+namespace d2t {
+
+/// Loads a closed triangle mesh from an OBJ file: polygons are triangulated,
+/// coincident vertices welded, unused vertices dropped, and all triangles
+/// flipped when the enclosed volume is negative, so the result is outward.
+/// Throws InputError naming the file (and the line, for syntax errors):
+/// "PATH: cannot open file", "PATH:LINE: parse error: ...",
+/// "PATH:LINE: vertex index out of range ...", "PATH: no triangles",
+/// "PATH: mesh is not closed: N boundary edges", "PATH: degenerate: zero volume".
+TriMesh loadObj(const std::string& path);
+
+/// Writes a triangle mesh as an OBJ file (`v x y z` and `f a b c`, 1-based, counter-
+/// clockwise from outside), `comment` on its first line: loadObj reads it back to 9
+/// significant digits. Throws std::runtime_error naming the path when it cannot write.
+void writeObj(const TriMesh& mesh, const std::string& path, const std::string& comment);
+
+/// True when every ray from `centre` crosses the closed, outward mesh exactly
+/// once. Test: the winding number of the mesh about the centre is 1 (the centre
+/// is inside, enclosed once) and every non-degenerate triangle faces away from
+/// the centre (n . (a - centre) > 0): then each crossing of a ray from the
+/// centre is an exit, and since the winding number falls from 1 to 0 along the
+/// ray, there is exactly one. Otherwise `why` (if not null) says what failed.
+bool isStarShaped(const TriMesh& mesh, const Vec3& centre, std::string* why);
+
+/// The error for a mesh the cube-map atlas cannot represent, naming the file
+/// and, when `why` is not empty, the reason found by isStarShaped.
+std::string notStarShapedMessage(const std::string& path, const std::string& why);
+
+/// A shape from a closed, outward mesh given in the shape frame: topology Star
+/// when the mesh is star-shaped about the origin, else Solid (then
+/// notDeformableReason() is notStarShapedMessage). `path` names the source in
+/// messages; type() is "obj". mesh() returns the mesh itself.
+ShapePtr makeMeshShape(TriMesh mesh, const std::string& path);
+
+}  // namespace d2t

@@ -1,0 +1,230 @@
+#include "sim/scene/scene.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace d2t {
+
+namespace {
+
+Material readMaterial(JsonReader& r) {
+  Material m;
+  m.young = r.number("young", m.young, 0, 1e12, /*loOpen=*/true);
+  m.poisson = r.number("poisson", m.poisson, 0, 0.5, false, /*hiOpen=*/true);
+  m.density = r.number("density", m.density, 0, 1e6, true);
+  if (r.has("damping")) {
+    const Vec2 d = r.vec2("damping", Vec2(m.alpha, m.beta));
+    if (d[0] < 0 || d[1] < 0)
+      r.fail("damping", "expected [alpha >= 0, beta >= 0] (Rayleigh), got [" +
+                            std::to_string(d[0]) + ", " + std::to_string(d[1]) + "]");
+    m.alpha = d[0];
+    m.beta = d[1];
+  }
+  m.friction = r.number("friction", m.friction, 0, 10);
+  m.restitution = r.number("restitution", m.restitution, 0, 1);
+  m.rollingResistance = r.number("rolling_resistance", m.rollingResistance, 0, 1);
+  return m;
+}
+
+}  // namespace
+
+Material checkedMaterial(const Material& m, const std::string& where) {
+  const nlohmann::json j = {{"young", m.young},       {"poisson", m.poisson},
+                            {"density", m.density},   {"damping", {m.alpha, m.beta}},
+                            {"friction", m.friction}, {"restitution", m.restitution},
+                            {"rolling_resistance", m.rollingResistance}};
+  JsonReader r(j, where, "/material");
+  return readMaterial(r);
+}
+
+namespace {
+
+MaterialRegion readRegion(JsonReader r, const Material& base) {
+  MaterialRegion g;
+  g.young = base.young;
+  g.poisson = base.poisson;
+  g.density = base.density;
+  JsonReader hs(r.node(), r.file());
+  if (!r.optionalObject("half_space", &hs)) r.fail("half_space", "required field is missing");
+  const Vec3 n = hs.vec3("normal", Vec3::UnitX());
+  if (n.norm() < 1e-12) hs.fail("normal", "must be a non-zero vector");
+  g.normal = n.normalized();
+  g.offset = hs.number("offset", 0, -1e6, 1e6);
+  hs.finish();
+  g.young = r.number("young", g.young, 0, 1e12, true);
+  g.poisson = r.number("poisson", g.poisson, 0, 0.5, false, true);
+  g.density = r.number("density", g.density, 0, 1e6, true);
+  r.finish();
+  return g;
+}
+
+CoreSpringDesc readSpring(JsonReader r) {
+  CoreSpringDesc k;
+  if (!r.has("point")) r.fail("point", "required field is missing (the attachment point on the core [m])");
+  k.point = r.vec3("point", k.point);
+  k.frame = r.string("frame", "shape", {"shape", "body"}) == "body" ? SpringFrame::Body : SpringFrame::Shape;
+  k.hasAnchor = r.has("anchor");
+  k.anchor = r.vec3("anchor", k.anchor);
+  k.stiffness = r.requiredNumber("stiffness", 0, 1e12, /*loOpen=*/true);
+  k.damping = r.number("damping", 0, 0, 1e12);
+  k.restLength = r.number("rest_length", 0, 0, 1e6);
+  if (k.restLength > 0 && !k.hasAnchor)
+    r.fail("rest_length", "a spring with a rest length needs an explicit \"anchor\" (without one the "
+                          "anchor is the point itself, at distance 0, where the spring has no direction)");
+  r.finish();
+  return k;
+}
+
+BodyDesc readBody(JsonReader r, int index) {
+  BodyDesc b;
+  b.name = r.string("name", "body" + std::to_string(index));
+  b.shape = parseShape(r.object("shape"));
+  if (b.shape->topology() == ShapeTopology::Solid) {
+    const std::string why = b.shape->notDeformableReason();
+    r.fail("shape", "a deformable body needs a shape that is star-shaped about its centre or a "
+                    "torus (the D2T atlas cannot represent it); got a '" + b.shape->type() +
+                    "' that is neither (use it as a collider instead)" +
+                    (why.empty() ? std::string() : ": " + why));
+  }
+  JsonReader core(r.node(), r.file());
+  if (r.optionalObject("core", &core)) {
+    const bool hasScale = core.has("scale"), hasShape = core.has("shape");
+    if (hasScale && hasShape) core.failHere("give either \"scale\" or \"shape\", not both");
+    b.coreScale = core.number("scale", b.coreScale, 0.05, 0.98);
+    if (hasShape) {
+      b.coreShape = parseShape(core.object("shape"));
+      if (b.coreShape->topology() != b.shape->topology())
+        core.fail("shape", "the core must have the same topology as the skin shape");
+    }
+    core.finish();
+  }
+  JsonReader atlas(r.node(), r.file());
+  if (r.optionalObject("atlas", &atlas)) {
+    b.atlasResolution = atlas.integer("resolution", b.atlasResolution, 1, 1 << 30);
+    const int n = b.atlasResolution;
+    if (n < 16 || n > 1024 || (n & (n - 1)) != 0)
+      atlas.fail("resolution", "must be a power of two in [16, 1024], got " + std::to_string(n));
+    atlas.finish();
+  }
+  JsonReader mat(r.node(), r.file());
+  if (r.optionalObject("material", &mat)) {
+    std::vector<JsonReader> regions = mat.objectArray("regions", false);
+    b.material = readMaterial(mat);
+    for (auto& g : regions) b.regions.push_back(readRegion(g, b.material));
+    mat.finish();
+  }
+  b.position = r.vec3("position", b.position);
+  b.orientation = r.quat("orientation", b.orientation);
+  b.velocity = r.vec3("velocity", b.velocity);
+  b.angularVelocity = r.vec3("angular_velocity", b.angularVelocity);
+  for (auto& k : r.objectArray("springs", false)) b.springs.push_back(readSpring(k));
+  r.finish();
+  return b;
+}
+
+ColliderDesc readCollider(JsonReader r, int index) {
+  ColliderDesc c;
+  c.name = r.string("name", "collider" + std::to_string(index));
+  const std::string type = r.requiredString("type", {"plane", "heightfield", "mesh"});
+  if (type == "plane") {
+    c.type = ColliderType::Plane;
+    const Vec3 n = r.vec3("normal", c.normal);
+    if (n.norm() < 1e-12) r.fail("normal", "must be a non-zero vector, got [0, 0, 0]");
+    c.normal = n.normalized();
+    c.offset = r.number("offset", 0, -1e6, 1e6);
+  } else if (type == "heightfield") {
+    c.type = ColliderType::HeightField;
+    c.size = r.number("size", c.size, 0, 1e4, true);
+    c.amplitude = r.number("amplitude", c.amplitude, 0, 1e3);
+    c.wavelength = r.number("wavelength", c.wavelength, 0, 1e4, true);
+    c.resolution = r.integer("resolution", c.resolution, 2, 4096);
+  } else {
+    c.type = ColliderType::Mesh;
+    c.shape = parseShape(r.object("shape"));
+  }
+  if (type != "plane") {
+    c.position = r.vec3("position", c.position);
+    c.orientation = r.quat("orientation", c.orientation);
+  }
+  c.draggable = r.boolean("draggable", false);
+  c.friction = r.number("friction", c.friction, 0, 10);
+  std::vector<JsonReader> keys = r.objectArray("keyframes", false);
+  double last = -1;
+  for (auto& k : keys) {
+    Keyframe f;
+    f.time = k.requiredNumber("time", 0, 1e6);
+    if (f.time <= last) k.fail("time", "keyframe times must increase, got " + std::to_string(f.time) +
+                                           " after " + std::to_string(last));
+    last = f.time;
+    f.position = k.vec3("position", c.position);
+    f.orientation = k.quat("orientation", c.orientation);
+    k.finish();
+    c.keyframes.push_back(f);
+  }
+  if (!c.keyframes.empty() && type == "plane")
+    r.fail("keyframes", "a plane collider cannot be animated; use a mesh collider");
+  r.finish();
+  return c;
+}
+
+}  // namespace
+
+// BodyDesc::materialAt lives with the bake (body_desc.cpp).
+
+Scene parseScene(const nlohmann::json& root, const std::string& file) {
+  Scene s;
+  s.file = file;
+  JsonReader r(root, file);
+  if (!root.is_object()) r.failHere("a scene must be a JSON object, got " + describeJson(root));
+  s.description = r.string("description", "");
+  JsonReader sim(root, file);
+  if (r.optionalObject("simulation", &sim)) {
+    SimulationSettings& t = s.simulation;
+    t.dt = sim.number("dt", t.dt, 1e-6, 0.1);
+    t.gravity = sim.vec3("gravity", t.gravity);
+    t.backend = sim.string("backend", t.backend, {"cpu", "gpu"});
+    t.oneSidedContact = sim.boolean("one_sided_contact", t.oneSidedContact);
+    t.contactSupport = sim.boolean("contact_support", t.contactSupport);
+    JsonReader solver(root, file);
+    if (sim.optionalObject("solver", &solver)) {
+      t.solver.method = solver.string("method", t.solver.method, {"auto", "cg", "direct"});
+      t.solver.iterations = solver.integer("iterations", t.solver.iterations, 1, 10000);
+      t.solver.tolerance = solver.number("tolerance", t.solver.tolerance, 0, 1, true, true);
+      solver.finish();
+    }
+    sim.finish();
+  }
+  std::vector<JsonReader> bodies = r.objectArray("bodies", false);
+  for (size_t i = 0; i < bodies.size(); ++i) s.bodies.push_back(readBody(bodies[i], int(i)));
+  std::vector<JsonReader> colliders = r.objectArray("colliders", false);
+  for (size_t i = 0; i < colliders.size(); ++i)
+    s.colliders.push_back(readCollider(colliders[i], int(i)));
+  JsonReader cam(root, file);
+  if (r.optionalObject("camera", &cam)) {
+    s.camera.eye = cam.vec3("eye", s.camera.eye);
+    s.camera.target = cam.vec3("target", s.camera.target);
+    s.camera.fovY = cam.number("fov", s.camera.fovY, 1, 170);
+    if ((s.camera.eye - s.camera.target).norm() < 1e-9)
+      cam.fail("eye", "must differ from target");
+    cam.finish();
+  }
+  r.finish();
+  // names are how panels, metrics and tests refer to things: keep them unique
+  std::vector<std::string> names;
+  for (const auto& b : s.bodies) names.push_back(b.name);
+  for (const auto& c : s.colliders) names.push_back(c.name);
+  for (size_t i = 0; i < names.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (names[i] == names[j])
+        throw InputError(file + ": duplicate name \"" + names[i] +
+                         "\" (bodies and colliders need unique names)");
+  return s;
+}
+
+Scene loadScene(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError(path + ": scene file not found");
+  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, expected a scene .json file");
+  return parseScene(readJsonFile(path), path);
+}
+
+}  // namespace d2t

@@ -1,0 +1,147 @@
+#pragma once
+// Scene description: what a scene file says, validated, before anything is
+// baked or simulated. Y is up, SI units, quaternions [w, x, y, z].
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/base/math.h"
+#include "sim/scene/shape.h"
+
+namespace d2t {
+
+/// Skin material. Stiffness and density may vary over the body (regions).
+struct Material {
+  double young = 5e4;        ///< Young's modulus of the skin layer [Pa]
+  double poisson = 0.3;      ///< Poisson ratio [-], in [0, 0.5)
+  double density = 1000;     ///< mass density of skin and core [kg/m^3]
+  double alpha = 0.1;        ///< Rayleigh mass damping D = alpha M + beta K [1/s]
+  double beta = 0.01;        ///< Rayleigh stiffness damping [s]
+  double friction = 0.5;     ///< Coulomb friction coefficient [-]
+  double restitution = 0.2;  ///< coefficient of restitution [-], in [0, 1]
+  /// Rolling resistance coefficient C_rr [-]: against colliders, a couple of at most
+  /// C_rr N r resists rolling (N the normal force, r the rolling radius), as the
+  /// hysteresis of a real rubber skin does (0.01-0.02 for a tyre on concrete).
+  double rollingResistance = 0.01;
+};
+
+/// A part of the body (in the body frame, at rest) with its own young/poisson/density:
+/// the points x with normal . x > offset. Later regions override earlier ones.
+struct MaterialRegion {
+  Vec3 normal = Vec3::UnitX();  ///< unit normal of the half-space boundary (body frame)
+  double offset = 0;            ///< [m]
+  double young = 5e4;           ///< [Pa]
+  double poisson = 0.3;         ///< [-]
+  double density = 1000;        ///< [kg/m^3]
+  bool contains(const Vec3& x) const { return normal.dot(x) > offset; }
+};
+
+/// Frame in which a core spring's attachment point is given.
+enum class SpringFrame {
+  Shape,  ///< the shape's frame, like the body's position (origin: the shape's origin)
+  Body,   ///< the body frame (origin: the core's centre of mass, docs/design.md sec. 2)
+};
+
+/// A spring from a point rigidly attached to the body's core to a fixed world
+/// anchor (a head held at the neck, issue 7). Integrated implicitly in the
+/// condensed core solve (LayeredBody::solveCore), so stiff springs are stable.
+/// Force on the core point p: f = -k (|d| - L) d / |d| - c pdot, d = p - anchor.
+struct CoreSpringDesc {
+  Vec3 point = Vec3::Zero();       ///< attachment point [m], in `frame`, fixed to the core
+  SpringFrame frame = SpringFrame::Shape;
+  bool hasAnchor = false;          ///< false: the anchor is the point's world position at the initial pose
+  Vec3 anchor = Vec3::Zero();      ///< world anchor [m] (when hasAnchor)
+  double stiffness = 0;            ///< k [N/m], > 0
+  double damping = 0;              ///< c [N s/m], >= 0 (acts on the point's full velocity)
+  double restLength = 0;           ///< L [m], >= 0
+};
+
+/// One deformable layered body.
+struct BodyDesc {
+  std::string name;
+  ShapePtr shape;              ///< rest skin surface g
+  double coreScale = 0.6;      ///< core = shape scaled toward its centre (when coreShape is null)
+  ShapePtr coreShape;          ///< explicit core surface f (optional)
+  int atlasResolution = 64;    ///< N of the N x N atlas (power of two)
+  Material material;
+  std::vector<MaterialRegion> regions;  ///< heterogeneous material (optional)
+  Vec3 position = Vec3::Zero();          ///< world position of the shape's origin [m]
+  Quat orientation = Quat::Identity();
+  Vec3 velocity = Vec3::Zero();          ///< world linear velocity [m/s]
+  Vec3 angularVelocity = Vec3::Zero();   ///< world angular velocity [rad/s]
+  std::vector<CoreSpringDesc> springs;   ///< core-to-world springs (optional)
+
+  /// Material at a rest point x (body frame), regions applied.
+  Material materialAt(const Vec3& x) const;
+};
+
+/// One keyframe of a scripted collider motion.
+struct Keyframe {
+  double time = 0;                       ///< [s]
+  Vec3 position = Vec3::Zero();          ///< [m]
+  Quat orientation = Quat::Identity();
+};
+
+enum class ColliderType { Plane, HeightField, Mesh };
+
+/// Static, kinematic (scripted / dragged) rigid surfaces.
+struct ColliderDesc {
+  std::string name;
+  ColliderType type = ColliderType::Plane;
+  // plane: points x with normal . x = offset; the solid side is normal . x < offset
+  Vec3 normal = Vec3::UnitY();
+  double offset = 0;            ///< [m]
+  // heightfield: y = height(x, z) over a square of side `size` centred at `position`
+  double size = 10;             ///< [m]
+  double amplitude = 0.1;       ///< ridge height [m]
+  double wavelength = 1.0;      ///< ridge spacing [m]
+  int resolution = 128;         ///< grid cells per side
+  // mesh
+  ShapePtr shape;
+  Vec3 position = Vec3::Zero();
+  Quat orientation = Quat::Identity();
+  bool draggable = false;
+  std::vector<Keyframe> keyframes;  ///< scripted motion (piecewise linear, held at the ends)
+  double friction = 0.5;            ///< [-]
+};
+
+struct SolverSettings {
+  std::string method = "auto";  ///< auto | cg | direct (sparse LDL^T)
+  int iterations = 50;          ///< maximum CG iterations per solve
+  double tolerance = 1e-6;      ///< relative residual
+};
+
+struct SimulationSettings {
+  double dt = 0.005;                       ///< time step [s]
+  Vec3 gravity = Vec3(0, -9.81, 0);        ///< [m/s^2]
+  std::string backend = "cpu";             ///< cpu | gpu
+  SolverSettings solver;
+  bool oneSidedContact = true;             ///< lambda >= 0 (no pulling)
+  bool contactSupport = true;              ///< colliders support resting skin in the free update (LayeredSettings)
+};
+
+struct CameraDesc {
+  Vec3 eye = Vec3(2.5, 1.8, 3.5);
+  Vec3 target = Vec3(0, 0.4, 0);
+  double fovY = 45;  ///< vertical field of view [deg]
+};
+
+struct Scene {
+  std::string file;          ///< path it was loaded from ("" when built in code)
+  std::string description;
+  SimulationSettings simulation;
+  std::vector<BodyDesc> bodies;
+  std::vector<ColliderDesc> colliders;
+  CameraDesc camera;
+};
+
+/// The same checks as a scene's "material" object (InputError "WHERE: /material/FIELD: expected ...").
+Material checkedMaterial(const Material& m, const std::string& where);
+
+/// Loads and validates a scene file. Throws InputError
+/// "FILE: /json/path: expected ..., got ..." on any problem.
+Scene loadScene(const std::string& path);
+/// Same from already-parsed JSON (`file` names it in messages, resolves relative paths).
+Scene parseScene(const nlohmann::json& root, const std::string& file);
+
+}  // namespace d2t

@@ -1,0 +1,228 @@
+#pragma once
+// The simulated world: layered bodies, colliders, time, and one fixed-dt step.
+// Each body runs the D2T step of Fig. 3.5 (LayeredBody); the world supplies
+// collision detection against the colliders and catches numerical blow-ups.
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/model/baked_body.h"
+#include "sim/contact/body_contact.h"
+#include "sim/contact/collider.h"
+#include "sim/body/layered_body.h"
+#include "sim/base/profile.h"
+#include "sim/scene/scene.h"
+
+namespace d2t {
+
+/// Nodes closer than this to a collider are reported as (speculative) contacts,
+/// with a negative depth when outside [m].
+constexpr double kContactMargin = 0.01;
+
+/// A body that blows up again within this many steps of its last reset is reset to
+/// the scene's initial state rather than to its last good state (World::step).
+constexpr long kResetRepeatSteps = 10;
+
+/// World-frame summary of a body's motion (for panels, metrics, tests).
+struct BodyState {
+  Vec3 position = Vec3::Zero();          ///< centre of mass of core + skin [m]
+  Quat orientation = Quat::Identity();   ///< core orientation (body to world)
+  Vec3 velocity = Vec3::Zero();          ///< velocity of the centre of mass [m/s]
+  Vec3 angularVelocity = Vec3::Zero();   ///< core angular velocity, world frame [rad/s]
+};
+
+/// Energies of one body [J].
+struct Energy {
+  double kinetic = 0;
+  double gravitational = 0;  ///< relative to height 0: -sum m g . x
+  double elastic = 0;        ///< 1/2 q^T K q
+  double spring = 0;         ///< core springs and the drag spring: sum 1/2 k (|d| - L)^2
+  double total() const { return kinetic + gravitational + elastic + spring; }
+};
+
+/// What the run has seen of one body (for --metrics and the panels).
+struct BodyStats {
+  double minHeight = 1e300;            ///< lowest world y of any skin node over the run [m]
+  double maxPenetration = 0;           ///< deepest penetration into any collider over the run [m]
+  double finalMaxPenetration = 0;      ///< deepest penetration at the last step [m]
+  double maxPenetrationDetected = 0;   ///< deepest penetration found by collision detection
+                                       ///< before the response and correction, over the run [m]
+  int resets = 0;                      ///< numerical blow-ups caught
+  int contacts = 0;                    ///< colliding nodes in the last step
+  int cgIterations = 0;                ///< CG iterations of the last step
+  double cgResidual = 0;               ///< relative residual of the last CG solve
+  double energy = 0;                   ///< total energy after the last step (Energy::total) [J]
+  std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
+};
+
+struct Body {
+  Body(const BodyDesc& d, BakedBodyPtr m);
+  BodyDesc desc;
+  BakedBodyPtr model;      ///< the baked D2T model (atlas, mesh, masses, K_e)
+  LayeredBody layered;     ///< core + skin state and the step
+  long lastResetStep = -1;  ///< world step of the last blow-up (-1: none yet)
+  ConvexProxy proxy;       ///< stage 1 proxy for contacts with other bodies
+  BodyState state;         ///< world summary, refreshed after every step
+  BodyStats stats;
+  double energyFloor = 1e300;     ///< lowest total energy seen since the last outside work [J]
+  double energyTolerance = 0;     ///< energy growth taken as a blow-up beyond the floor [J]
+
+  int nodes() const { return model->nodeCount(); }
+  int tets() const { return model->tetCount(); }
+  double mass() const { return model->totalMass; }
+  /// World positions of the skin nodes (nnode).
+  std::vector<Vec3> skinPositions() const;
+  /// state from the skin's summary at the current state (LayeredBody::summarize).
+  void refreshState(const SkinSummary& skin);
+  void refreshState() { refreshState(layered.skinSummary()); }
+};
+
+class World {
+ public:
+  explicit World(const Scene& scene);
+
+  /// Advances by one time step of dt [s] (Fig. 3.5: World::step reads as its list of stages).
+  void step(double dt);
+  /// ... of the scene's `settings().dt`, the panels' and the command line's.
+  void step() { step(settings().dt); }
+  /// Back to the scene's initial state (time 0, stats cleared).
+  void reset();
+
+  const Scene& scene() const { return scene_; }
+  SimulationSettings& settings() { return scene_.simulation; }
+  const SimulationSettings& settings() const { return scene_.simulation; }
+  double time() const { return time_; }
+  long steps() const { return steps_; }
+  std::vector<Body>& bodies() { return bodies_; }
+  const std::vector<Body>& bodies() const { return bodies_; }
+  std::vector<Collider>& colliders() { return colliders_; }
+  const std::vector<Collider>& colliders() const { return colliders_; }
+  /// Stage timings of the last step.
+  const Profile& profile() const { return profile_; }
+  Energy energy(const Body& b) const { return energy(b, b.layered.skinSummary()); }
+  /// ... from the summary of its current skin state.
+  Energy energy(const Body& b, const SkinSummary& skin) const;
+  /// Warnings since the last call (numerical resets, ...), oldest first.
+  std::vector<std::string> takeWarnings();
+  /// Call after changing a body's state from outside (a kick, a drag, a panel):
+  /// the energy bound of the blow-up check restarts from the new energy.
+  void rebaseEnergy() {
+    for (Body& b : bodies_) b.energyFloor = 1e300;
+    groupFloors_.clear();
+  }
+  /// ... of one body only (and of the groups of bodies in contact that hold it).
+  void rebaseEnergy(size_t body) {
+    bodies_.at(body).energyFloor = 1e300;
+    std::erase_if(groupFloors_, [body](const auto& g) {
+      return std::find(g.first.begin(), g.first.end(), body) != g.first.end();
+    });
+  }
+  /// Changes a body's material while it runs: K_e and the masses are re-assembled
+  /// from the same shape and atlas (regions keep their ratios of Young's modulus and
+  /// density to the body's). The skin keeps its world positions and velocities.
+  /// Returns the re-assembly time [ms]. Throws InputError for an invalid material.
+  double setMaterial(size_t body, const Material& material);
+  /// Pulls skin node `node` of body `body` toward the world point `target` with an
+  /// implicit spring (LayeredBody::beginDrag). stiffness <= 0 picks the default:
+  /// k = m (2 pi kDragFrequency)^2 for the rigidified body, at most the node's own
+  /// skin stiffness (the mean diagonal of its 3x3 block of K_e), so that a pull moves
+  /// the body rather than tearing one node out of a soft skin. damping < 0: that many
+  /// times critical damping (-1: critical). One drag at a time: a new one ends the
+  /// last. Throws std::out_of_range for a bad body or node.
+  void beginSkinDrag(size_t body, int node, const Vec3& target, double stiffness = 0, double damping = -1);
+  void moveSkinDrag(const Vec3& target);
+  void endSkinDrag();
+  /// The body being dragged, -1: none.
+  int skinDragBody() const { return skinDrag_; }
+  /// Natural frequency of a body on the default drag spring [Hz].
+  static constexpr double kDragFrequency = 1.5;
+  /// Keep a per-step trajectory in the stats (off by default: it grows with the run).
+  void recordTrajectory(bool on) { recordTrajectory_ = on; }
+
+  /// Contacts of a body's skin nodes with the planes and height fields, queried
+  /// exactly, at its current state (deepest collider per node; nodes within
+  /// kContactMargin outside included). Mesh colliders are not among them. On the CPU
+  /// (the reference of the GPU solver's detection pass, which findAllContacts uses for
+  /// bodies on the GPU backend).
+  void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const {
+    findContacts(body, body.maxDisplacement(), out);
+  }
+  /// Contacts of every body at the bodies' current states: planes and height fields
+  /// (findContacts), then the two-stage detection against the other bodies and the
+  /// mesh colliders; one contact per node, the deepest.
+  /// `again`: the detection of step 14 (timed as one stage) instead of steps 6-8.
+  std::vector<std::vector<NodeContact>> findAllContacts(bool again = false);
+  /// Stage 2 (between bodies, and between a body and a mesh collider) runs on
+  /// `finder` (null: the CPU reference). A finder that throws is dropped with a
+  /// warning and the CPU takes over.
+  void setPairFinder(std::shared_ptr<PairContactFinder> finder) { pairFinder_ = std::move(finder); }
+  /// Contacts with planes and height fields found by the bodies' free-motion solvers
+  /// (the GPU's detection pass) where they hold the body's state (default), or all on
+  /// the CPU. A solver that throws is dropped from detection with a warning.
+  void setSolverDetection(bool on) { solverDetection_ = on; }
+  bool solverDetection() const { return solverDetection_; }
+  bool hasPairFinder() const { return bool(pairFinder_); }
+  /// Whether the scene can have pairs for the two-stage detection: two bodies, or a
+  /// body and a mesh collider.
+  bool hasPairs() const {
+    bool pairs = bodies_.size() > 1;
+    for (const Collider& c : colliders_) pairs = pairs || (!bodies_.empty() && c.detectedInStages());
+    return pairs;
+  }
+  /// What the two-stage detection (between bodies, and with mesh colliders) did in the
+  /// last pass of the last step.
+  const PairStats& pairStats() const { return pairStats_; }
+  /// The contacts the last step responded to, per body (found at the predicted state,
+  /// those with depth > 0): for drawing. Empty before the first step.
+  const std::vector<std::vector<NodeContact>>& lastContacts() const { return lastContacts_; }
+
+ private:
+  /// findContacts for a body whose largest skin displacement is `grow` [m].
+  void findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const;
+  /// The planes and height fields (the colliders queried per node, not in two stages).
+  std::vector<const Collider*> queriedColliders() const;
+  /// findContacts on the body's free-motion solver; false: the CPU must find them.
+  bool detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out);
+  // the stages of step(), in order
+  void moveColliders(double dt);
+  void beginBodies(double dt);
+  void integrateFree(double dt);
+  std::vector<std::vector<size_t>> contactGroups(const std::vector<std::vector<NodeContact>>& contacts) const;
+  void respondAll(std::vector<std::vector<NodeContact>>& contacts, double dt);
+  void correctAll(const std::vector<std::vector<NodeContact>>& contacts, double dt);
+  std::vector<SkinSummary> checkHealth(const std::vector<std::vector<size_t>>& groups, double dt);
+  void updateStats(const std::vector<SkinSummary>& skins);
+  void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts, double dt);
+  std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
+  void balancePairSupport();
+  void balancePairImpulses(const std::vector<std::vector<NodeContact>>& contacts, double dt);
+  bool healthy(const Body& b, const SkinSummary& skin) const;
+  /// The total energy of a group of bodies in contact (or of one body) has not grown
+  /// beyond the lowest seen (+ their tolerances) while no outside work was done on
+  /// them (no moving collider, no drag). Groups' floors for the next step go to `floors`.
+  bool energyBounded(const std::vector<size_t>& group, bool outsideWork,
+                     std::map<std::vector<size_t>, double>* floors);
+
+  Scene scene_;
+  std::vector<Body> bodies_;
+  std::vector<Collider> colliders_;
+  Profile profile_;
+  std::map<std::vector<size_t>, double> groupFloors_;  // energy floors of groups of bodies in contact [J]
+  double time_ = 0;
+  long steps_ = 0;
+  bool recordTrajectory_ = false;
+  std::vector<std::string> warnings_;
+  PairStats pairStats_;
+  std::shared_ptr<PairContactFinder> pairFinder_;
+  bool solverDetection_ = true;
+  std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
+  std::vector<std::vector<NodeContact>> lastContacts_;  // (nbody) what the last response used
+  int skinDrag_ = -1;  // body whose skin the mouse pulls
+};
+
+}  // namespace d2t
