@@ -1,5 +1,21 @@
 #include "sim/body/layered_body.h"
 
+// LayeredBody, the CPU reference of one body's step (layered_body.h). Sections:
+//   lifetime             resetToDesc, resolveSprings, replaceModel
+//   kinematics           node positions and velocities, maxDisplacement
+//   the skin's mirror    pullSkin / pullNodes (reads from a backend that holds the skin),
+//                        saveGood / restoreGood, the moments and the summary
+//   sparse products      the 7-slot stencil: multiplyK, multiplyMt; CG with DILU (solveMt,
+//                        conjugateGradients), the projected warm start (solveY), solveMt6,
+//                        prepare (Mt_e, its factor, the cached coupling columns)
+//   the step (Fig. 3.5)  rigid impulses, M_c; springs (solveCore, eq. 3.8 with springs);
+//                        the drag spring; step / startStep / integrateStep; the contact
+//                        support; integrateFree (steps 1-5)
+//   CPU reference        CpuSkinResponse: the response's passes over nodes and rows
+//   the response         withResponse (backend or CPU), respond (6-13), respondThrough
+//                        (9-13: rows, SMW rounds, impulse, energy guard, friction, apply),
+//                        correct (15)
+
 #include <omp.h>
 
 #include <Eigen/Dense>

@@ -8,6 +8,12 @@
 // Generalised coordinates: core position c (world) and orientation R, skin
 // displacements q_i (body frame). Velocities v = [cdot (world); omega (body);
 // qdot (body)]. Node i: u_i = ub_i + q_i (body frame), x_i = c + R u_i.
+//
+// Sections: the state (TouchingNode, CoreState, LayeredState); contacts and rows
+// (NodeContact, ContactRow, RowResult, RowSums, ImpulseSums, CondensedSums); the skin's
+// summary; the backend interfaces (SkinResponse and its CPU reference CpuSkinResponse,
+// FreeMotionSolver); the solver's constants and settings (SolverMethod, the support's
+// relaxation, LayeredSettings, LayeredStepInfo); LayeredBody.
 #include <Eigen/CholmodSupport>
 
 #include <functional>

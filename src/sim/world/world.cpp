@@ -1,5 +1,15 @@
 #include "sim/world/world.h"
 
+// The world: bodies and colliders stepped together (World::step is the list of the
+// stages of Fig. 3.5). Sections, in file order:
+//   Body, World lifetime, materials, reset, energy, the skin drag, health checks
+//   detection      findContacts (planes, height fields per node), findAllContacts (6-8, 14:
+//                  proxies, stage 2 per pair, one contact per node)
+//   pair coupling  pairImpacts (restitution between bodies), balancePairSupport,
+//                  balancePairImpulses (Newton's third law), respondAll (9-13 in sweeps)
+//   the step       World::step and its stages: moveColliders, beginBodies, integrateFree,
+//                  contactGroups, correctAll, checkHealth, updateStats
+
 #include <omp.h>
 
 #include <algorithm>
