@@ -1,10 +1,10 @@
-#include "app/window/window_loop.h"
-
 // The window: GLFW + ImGui frame loop over a Session. Sections, in file order:
 //   screenshots and recording    saveScreenshot, toggleFrameRecording, toggleBenchRecording
 //   keys and mouse               onKey, onScroll, handleMouse (drag colliders, pull skin, orbit)
 //   panels                       scene, simulation, bodies, statistics, atlas viewer, view, help
 //   runWindowLoop                the frame loop (each step commented)
+
+#include "app/window/window_loop.h"
 
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>

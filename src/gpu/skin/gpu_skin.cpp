@@ -1,11 +1,11 @@
-#include "gpu/skin/gpu_skin.h"
-
 // GpuSkin: the GPU solver (gpu_skin.h lists its passes). Sections, in file order:
 //   textures   texel upload, capability checks, the node-triangle texture
 //   setup      the constructor (programs, textures), operators synced from the CPU
 //   passes     timers; integrate (steps 1-5); stencil, forces, CG; the response's passes
 //              (condense, rows, rounds, impulse, energy, friction, apply, correct); the
 //              summary and max |q|; detection of planes and height fields; gather; drawing
+
+#include "gpu/skin/gpu_skin.h"
 
 #include <Eigen/Dense>
 #include <algorithm>

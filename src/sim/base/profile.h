@@ -79,7 +79,12 @@ class Profile {
   }
   /// Adds every clock of `other`.
   void merge(const Profile& other) {
-    for (const Entry& e : other.entries()) e.gpu ? addGpu(e.stage, e.ms) : add(e.stage, e.ms);
+    for (size_t k = 0; k < size_t(kStageCount); ++k) {
+      cpu_[k] += other.cpu_[k];
+      gpu_[k] += other.gpu_[k];
+      ranCpu_[k] = ranCpu_[k] || other.ranCpu_[k];
+      ranGpu_[k] = ranGpu_[k] || other.ranGpu_[k];
+    }
   }
   double ms(Stage s) const { return cpu_[size_t(s)]; }
   double gpuMs(Stage s) const { return gpu_[size_t(s)]; }

@@ -1,5 +1,3 @@
-#include "sim/body/layered_body.h"
-
 // LayeredBody, the CPU reference of one body's step (layered_body.h). Sections:
 //   lifetime             resetToDesc, resolveSprings, replaceModel
 //   kinematics           node positions and velocities, maxDisplacement
@@ -15,6 +13,8 @@
 //   the response         withResponse (backend or CPU), respond (6-13), respondThrough
 //                        (9-13: rows, SMW rounds, impulse, energy guard, friction, apply),
 //                        correct (15)
+
+#include "sim/body/layered_body.h"
 
 #include <omp.h>
 

@@ -1,16 +1,13 @@
-#include "sim/world/world.h"
-
 // The world: bodies and colliders stepped together (World::step is the list of the
 // stages of Fig. 3.5). Sections, in file order:
 //   Body, World lifetime, materials, reset, energy, the skin drag, health checks
-//   detection      findContacts (planes, height fields per node), findAllContacts (6-8, 14:
-//                  proxies, stage 2 per pair, one contact per node)
+//   (detection, steps 6-8 and 14, is in detection.cpp)
 //   pair coupling  pairImpacts (restitution between bodies), balancePairSupport,
 //                  balancePairImpulses (Newton's third law), respondAll (9-13 in sweeps)
 //   the step       World::step and its stages: moveColliders, beginBodies, integrateFree,
 //                  contactGroups, correctAll, checkHealth, updateStats
 
-#include <omp.h>
+#include "sim/world/world.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,7 +15,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <optional>
 #include <set>
 #include <sstream>
 
@@ -177,219 +173,6 @@ bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork,
   if (it != groupFloors_.end() && !outsideWork && e > it->second + tolerance) return false;
   (*floors)[group] = floor;
   return true;
-}
-
-namespace {
-
-// The contact of a skin node with a plane or height field.
-NodeContact colliderContact(const Material& mat, const Collider& c, int node, double depth, const Vec3& normal,
-                            const Vec3& velocity) {
-  NodeContact k;
-  k.node = node;
-  k.normal = normal;
-  k.depth = depth;
-  k.surfaceVelocity = velocity;
-  k.friction = std::sqrt(mat.friction * c.desc().friction);
-  k.restitution = mat.restitution;
-  k.stiffnessShare = 1.0;  // a rigid collider takes none of the correction
-  return k;
-}
-
-}  // namespace
-
-std::vector<const Collider*> World::queriedColliders() const {
-  std::vector<const Collider*> near;  // (mesh colliders go through the two stages: findAllContacts)
-  for (const Collider& c : colliders_)
-    if (!c.detectedInStages()) near.push_back(&c);
-  return near;
-}
-
-bool World::detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out) {
-  if (!solverDetection_ || !body.skinResident()) return false;
-  const std::vector<const Collider*> near = queriedColliders();
-  std::vector<ColliderHit> hits;
-  try {
-    if (!body.freeMotionSolverShared()->detectColliders(body, near, kContactMargin, &hits, profile_)) return false;
-  } catch (const std::exception& e) {
-    warnings_.push_back(std::string("the GPU collision detection failed (") + e.what() +
-                        "); contacts with planes and height fields are found on the CPU from now on");
-    solverDetection_ = false;
-    return false;
-  }
-  for (const ColliderHit& h : hits)
-    out->push_back(colliderContact(body.desc().material, *near[size_t(h.collider)], h.node, h.depth, h.normal,
-                                   h.velocity));
-  return true;
-}
-
-void World::findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const {
-  const int n = body.nodeCount();
-  const Material& mat = body.desc().material;
-  const std::vector<const Collider*> near = queriedColliders();
-  if (near.empty()) return;
-  // only the nodes that can come within the margin of a collider's bounding
-  // half-space are queried: those of the skin triangles reaching below it, through
-  // the skin's hierarchy (grown by the largest displacement), so a body resting on
-  // the ground queries its bottom patch, not its whole skin. A node let through the
-  // hierarchy costs about ten times a node's query, so where more than a tenth of the
-  // skin can reach a collider every node is queried instead
-  // (docs/decisions/0019-plane-detection-through-skin-hierarchy.md).
-  constexpr double kEveryNodeAbove = 0.1;
-  const LayeredState& s = body.state();
-  const Mat3 R = s.orientation.toRotationMatrix();
-  const SkinBvh& bvh = body.model().skinBvh;
-  std::vector<int> triangles;
-  bool everyNode = false;
-  for (const Collider* c : near) {
-    Vec3 up;
-    double top;
-    c->boundingHalfSpace(&up, &top);
-    // -up . x > -(top + margin), x = c + R u
-    const Vec3 dir = -(R.transpose() * up);
-    const double h = up.dot(s.position) - top - kContactMargin;
-    if (bvh.extentBeyond(dir, h, grow) > kEveryNodeAbove) {
-      everyNode = true;
-      break;
-    }
-    bvh.trianglesBeyond(dir, h, grow, &triangles);
-  }
-  std::vector<int> nodes;
-  if (everyNode) {
-    nodes.resize(size_t(n));
-    std::iota(nodes.begin(), nodes.end(), 0);
-  } else {
-    std::vector<char> candidate(size_t(n), 0);
-    for (int t : triangles)
-      for (int k = 0; k < 3; ++k) candidate[size_t(body.model().atlas.triangles[size_t(t)][k])] = 1;
-    for (int i = 0; i < n; ++i)
-      if (candidate[size_t(i)]) nodes.push_back(i);
-  }
-  const int m = int(nodes.size());
-  // each thread collects the contacts of its range of nodes, in node order (a contact
-  // list per node would write the whole skin's worth of NodeContact twice a step)
-  const int threads = m > 8192 ? std::max(1, omp_get_max_threads()) : 1;
-  std::vector<std::vector<NodeContact>> parts(static_cast<size_t>(threads));
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    const int t = omp_get_thread_num(), count = omp_get_num_threads();
-    std::vector<NodeContact>& part = parts[size_t(t)];
-    for (int j = int(int64_t(m) * t / count); j < int(int64_t(m) * (t + 1) / count); ++j) {
-      const int i = nodes[size_t(j)];
-      const Vec3 x = body.nodePosition(i);
-      double deepest = -kContactMargin;
-      bool hit = false;
-      NodeContact k;
-      for (const Collider* c : near) {
-        const SurfaceHit h = c->query(x);
-        // penetrating, or within the margin (the body keeps the ones that carry a force)
-        if (h.distance >= kContactMargin || (hit && -h.distance <= deepest)) continue;
-        deepest = -h.distance;
-        hit = true;
-        k = colliderContact(mat, *c, i, -h.distance, h.normal, h.velocity);
-      }
-      if (hit) part.push_back(k);
-    }
-  }
-  for (const std::vector<NodeContact>& part : parts) out->insert(out->end(), part.begin(), part.end());
-}
-
-std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
-  const size_t nb = bodies_.size();
-  std::vector<std::vector<NodeContact>> out(nb);
-  // 6 proxies, 7 pairs, 8 nodes; all of it step 14 when detecting again
-  const Stage proxies = again ? Stage::Redetect : Stage::Proxies;
-  const Stage pairStage = again ? Stage::Redetect : Stage::Pairs;
-  const Stage nodes = again ? Stage::Redetect : Stage::Nodes;
-  std::optional<StageTimer> timer;
-  // stage 1 over the bodies and the mesh colliders (placed after them: a pair's b
-  // >= nb is a collider)
-  // (a body's proxy is grown by its largest displacement: a summary pass on a GPU solver;
-  // only where there can be a pair, or the CPU detects)
-  std::vector<PlacedProxy> placed(nb);
-  std::vector<char> isPlaced(nb, 0);
-  auto placedBody = [&](size_t i) -> const PlacedProxy& {
-    if (!isPlaced[i]) placed[i] = placeProxy(bodies_[i].layered, bodies_[i].proxy);
-    isPlaced[i] = 1;
-    return placed[i];
-  };
-  // planes and height fields (on the body's GPU solver, from its resident state, where it
-  // has one)
-  for (size_t i = 0; i < nb; ++i) {
-    timer.emplace(profile_, nodes);
-    if (detectOnSolver(bodies_[i].layered, &out[i])) continue;
-    timer.emplace(profile_, proxies);
-    const double grow = placedBody(i).grow;
-    timer.emplace(profile_, nodes);
-    findContacts(bodies_[i].layered, grow, &out[i]);
-  }
-  timer.reset();
-  std::vector<const Collider*> meshes;
-  for (const Collider& c : colliders_)
-    if (c.detectedInStages()) meshes.push_back(&c);
-  if (nb + meshes.size() < 2) {  // (no pair)
-    pairStats_ = PairStats{};
-    return out;
-  }
-  timer.emplace(profile_, proxies);
-  for (size_t i = 0; i < nb; ++i) placedBody(i);
-  for (const Collider* c : meshes) placed.push_back(placeProxy(*c));
-  PairStats stats;
-  const std::vector<ProxyContact> pairs = findProxyContacts(placed, kContactMargin, &stats);
-  timer.emplace(profile_, pairStage);
-  std::vector<std::vector<NodeContact>> fromBodies(nb);  // stage 2's contacts, per body
-  for (const ProxyContact& p : pairs) {
-    std::vector<NodeContact> ca, cb;
-    const LayeredBody& la = bodies_[size_t(p.a)].layered;
-    const bool collider = size_t(p.b) >= nb;
-    // stage 2 of one pair, on the GPU finder or the CPU reference
-    auto stage2 = [&](PairContactFinder* gpu) {
-      if (collider) {
-        const Collider& c = *meshes[size_t(p.b) - nb];
-        return gpu ? gpu->find(la, c, p, &ca) : findColliderContacts(la, c, p, &ca);
-      }
-      const LayeredBody& lb = bodies_[size_t(p.b)].layered;
-      return gpu ? gpu->find(la, lb, p, &ca, &cb) : findSkinContacts(la, lb, p, &ca, &cb);
-    };
-    bool done = false;
-    if (pairFinder_) {
-      try {
-        stats.contactNodes += stage2(pairFinder_.get());
-        done = true;
-      } catch (const std::exception& e) {
-        warnings_.push_back(std::string("the GPU contact camera failed (") + e.what() +
-                            "); contacts between bodies and with mesh colliders are found on the CPU from now on");
-        pairFinder_ = nullptr;
-        ca.clear();
-        cb.clear();
-      }
-    }
-    if (!done) stats.contactNodes += stage2(nullptr);
-    if (!collider) {
-      for (NodeContact& c : ca) c.other = p.b;
-      for (NodeContact& c : cb) c.other = p.a;
-      fromBodies[size_t(p.b)].insert(fromBodies[size_t(p.b)].end(), cb.begin(), cb.end());
-    }
-    fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());
-  }
-  pairStats_ = stats;  // (the correction pass overwrites the response pass's figures)
-  timer.emplace(profile_, nodes);
-  // one contact per node: the deepest
-  for (size_t i = 0; i < nb; ++i) {
-    if (fromBodies[i].empty()) continue;
-    std::vector<int> slot(size_t(bodies_[i].nodes()), -1);
-    std::vector<NodeContact>& mine = out[i];
-    for (size_t k = 0; k < mine.size(); ++k) slot[size_t(mine[k].node)] = int(k);
-    for (const NodeContact& c : fromBodies[i]) {
-      int& k = slot[size_t(c.node)];
-      if (k < 0) {
-        k = int(mine.size());
-        mine.push_back(c);
-      } else if (c.depth > mine[size_t(k)].depth) {
-        mine[size_t(k)] = c;
-      }
-    }
-  }
-  return out;
 }
 
 namespace {
