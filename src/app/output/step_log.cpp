@@ -16,24 +16,38 @@ double median(std::vector<double> v) {
 }
 
 void StepLog::record(const Profile& p, double stepMs, const StepSummary& summary) {
-  std::vector<double> row(names_.size(), 0.0);
+  Row row{};
+  bool newColumn = false;
   for (const Profile::Entry& e : p.entries()) {
-    const std::string name = e.name();
-    auto it = std::find(names_.begin(), names_.end(), name);
-    if (it == names_.end()) {
-      names_.push_back(name);
-      row.push_back(e.ms);
-    } else {
-      row[size_t(it - names_.begin())] = e.ms;
+    const size_t k = size_t(e.stage) + (e.gpu ? size_t(kStageCount) : 0);
+    row[k] = e.ms;
+    newColumn = newColumn || !ran_[k];
+    ran_[k] = true;
+  }
+  if (newColumn) {  // (the columns stay in the step's order, whenever a stage first runs)
+    names_.clear();
+    columns_.clear();
+    for (size_t k = 0; k < kColumns; ++k) {
+      if (!ran_[k]) continue;
+      const Stage s = Stage(k % size_t(kStageCount));
+      names_.push_back(k < size_t(kStageCount) ? stageName(s) : std::string("gpu_") + stageName(s));
+      columns_.push_back(k);
     }
   }
   steps_.push_back(stepMs);
-  stages_.push_back(std::move(row));
+  stages_.push_back(row);
   summaries_.push_back(summary);
+}
+
+size_t StepLog::column(const std::string& name) const {
+  auto it = std::find(names_.begin(), names_.end(), name);
+  return it == names_.end() ? kColumns : columns_[size_t(it - names_.begin())];
 }
 
 void StepLog::clear() {
   names_.clear();
+  columns_.clear();
+  ran_.fill(false);
   steps_.clear();
   stages_.clear();
   summaries_.clear();
@@ -42,11 +56,10 @@ void StepLog::clear() {
 double StepLog::medianStep() const { return median(steps_); }
 
 double StepLog::medianStage(const std::string& name) const {
-  auto it = std::find(names_.begin(), names_.end(), name);
-  if (it == names_.end()) return 0;
-  const size_t k = size_t(it - names_.begin());
+  const size_t k = column(name);
+  if (k == kColumns) return 0;
   std::vector<double> v;
-  for (const auto& row : stages_) v.push_back(k < row.size() ? row[k] : 0.0);
+  for (const Row& row : stages_) v.push_back(row[k]);
   return median(v);
 }
 
@@ -59,11 +72,10 @@ std::vector<float> StepLog::recentSteps(size_t n) const {
 
 std::vector<float> StepLog::recentStage(const std::string& name, size_t n) const {
   std::vector<float> out;
-  auto it = std::find(names_.begin(), names_.end(), name);
-  if (it == names_.end()) return out;
-  const size_t k = size_t(it - names_.begin());
+  const size_t k = column(name);
+  if (k == kColumns) return out;
   for (size_t i = stages_.size() > n ? stages_.size() - n : 0; i < stages_.size(); ++i)
-    out.push_back(k < stages_[i].size() ? float(stages_[i][k]) : 0.0f);
+    out.push_back(float(stages_[i][k]));
   return out;
 }
 
@@ -82,7 +94,7 @@ void StepLog::writeCsv(const std::string& path, double dt, size_t first) const {
   f << ",contacts,cg_iterations,cg_residual\n";
   for (size_t i = first; i < steps_.size(); ++i) {
     f << i + 1 << "," << double(i + 1) * dt << "," << steps_[i];
-    for (size_t k = 0; k < names_.size(); ++k) f << "," << (k < stages_[i].size() ? stages_[i][k] : 0.0);
+    for (size_t k : columns_) f << "," << stages_[i][k];
     f << "," << summaries_[i].contacts << "," << summaries_[i].cgIterationsTotal << ","
       << summaries_[i].cgResidual << "\n";
   }

@@ -24,7 +24,8 @@ class StepLog {
   void record(const Profile& p, double stepMs, const StepSummary& summary = {});
   void clear();
   size_t size() const { return steps_.size(); }
-  /// Stage names in first-seen order (the CSV columns after "step").
+  /// The names of the stages' clocks that ran in any recorded step, in step order, the
+  /// CPU's then the GPU's ("forces", ..., "gpu_forces", ...): the CSV columns after "step".
   const std::vector<std::string>& stages() const { return names_; }
   /// Median over the recorded steps of the whole step / of one stage [ms].
   double medianStep() const;
@@ -42,9 +43,16 @@ class StepLog {
   void writeCsv(const std::string& path, double dt, size_t first = 0) const;
 
  private:
-  std::vector<std::string> names_;
+  // a clock of the profile: stage k's CPU clock is column k, its GPU clock kStageCount + k
+  static constexpr size_t kColumns = 2 * size_t(kStageCount);
+  using Row = std::array<double, kColumns>;
+  /// The column of a clock's name (names_), or kColumns when none ran by that name.
+  size_t column(const std::string& name) const;
+  std::vector<std::string> names_;           // the columns that ran, in column order
+  std::vector<size_t> columns_;              // ... and their column numbers
+  std::array<bool, kColumns> ran_{};
   std::vector<double> steps_;
-  std::vector<std::vector<double>> stages_;  // (nstep x nstage), 0 where a stage did not run
+  std::vector<Row> stages_;                  // (nstep x kColumns), 0 where a clock did not run
   std::vector<StepSummary> summaries_;       // (nstep)
 };
 
