@@ -47,4 +47,5 @@ cmake --build build -j"${D2T_BENCH_JOBS:-1}" "${targets[@]}"
 
 # timings need spinning OpenMP threads (test.sh's PASSIVE halves the CPU speed)
 unset OMP_WAIT_POLICY
+export D2T_BENCH_COMMAND=bench/run_suite.sh
 exec python3 bench/suite.py --build build "$@"

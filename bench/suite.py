@@ -575,7 +575,8 @@ def main():
             compiler = v[0] if v else ""
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    cmdline = "bench/run_suite.sh " + " ".join(sys.argv[1:])
+    # the wrapper that called this (run_suite.sh, gpu_check.sh) names itself; else this script
+    cmdline = (env("D2T_BENCH_COMMAND") or "bench/suite.py") + " " + " ".join(sys.argv[1:])
     L = []
     L.append(f"# d2tsim benchmark: {a.machine}\n")
     L.append(f"Generated {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} by `{cmdline.strip()}` "
@@ -614,6 +615,24 @@ def main():
         L.append(md_table(["scene", "atlas", "step"] + names,
                           [[c["scene"], f"{c['res']}^2", fmt(c["ms"])] + [fmt(c["stages"].get(n, 0.0)) for n in names]
                            for c in cs]))
+    gpu_runs = [c for c in configs if c["backend"] == "gpu" and c["backend_ran"] == "gpu"]
+    if gpu_runs:
+        L.append("\n### Where a GPU step goes\n")
+        L.append("GPU = the sum of the step's GL timer queries (`gpu_*`: the time the passes took on the GPU); "
+                 "the rest of the step is the CPU's work and its waits (draw calls, readbacks, detection on the "
+                 "CPU). The solve's time per CG iteration shows a fixed cost per pass when it does not grow with "
+                 "the atlas.\n")
+        rows_ = []
+        for c in gpu_runs:
+            g = {n[4:]: v for n, v in c["stages"].items() if n.startswith("gpu_")}
+            total = sum(g.values())
+            top = sorted(g.items(), key=lambda kv: -kv[1])[:3]
+            per_it = (f"{g.get('solve', 0.0) * 1e3 / c['cg']:.0f}" if c["cg"] > 0 else "direct")
+            rows_.append([c["scene"], f"{c['res']}^2", fmt(c["ms"]), fmt(total),
+                          f"{100 * total / c['ms']:.0f}%" if c["ms"] > 0 else "", f"{c['cg']:.1f}", per_it,
+                          ", ".join(f"{n} {fmt(v)}" for n, v in top)])
+        L.append(md_table(["scene", "atlas", "step ms", "GPU ms", "GPU share", "CG it", "us / CG iteration",
+                           "largest passes [ms]"], rows_))
     if points:
         a_, b_, r2 = fit
         L.append("\n## Scaling\n")
