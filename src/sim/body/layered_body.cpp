@@ -7,7 +7,7 @@
 //                        conjugateGradients), the projected warm start (solveY), solveMt6,
 //                        prepare (Mt_e, its factor, the cached coupling columns)
 //   the step (Fig. 3.5)  rigid impulses, M_c; springs (solveCore, eq. 3.8 with springs);
-//                        the drag spring; step / startStep / integrateStep; the contact
+//                        the drag spring; startStep / integrateStep (World::step calls them); the contact
 //                        support; integrateFree (steps 1-5)
 //   CPU reference        CpuSkinResponse: the response's passes over nodes and rows
 //   the response         withResponse (backend or CPU), respond (6-13), respondThrough
@@ -915,31 +915,6 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
     s.position += dt * dcdot;
   }
   dragImpulse_ = lambda;
-}
-
-void LayeredBody::step(double dt, const Vec3& g, const ContactFinder& findContacts, Profile& profile) {
-  beginStep(dt, g, profile);
-  std::vector<NodeContact> contacts;
-  auto detect = [&](Stage stage) {
-    contacts.clear();
-    if (!findContacts) return;
-    StageTimer t(profile, stage);
-    findContacts(*this, &contacts);
-  };
-  detect(Stage::Nodes);
-  respond(contacts, dt, g, profile);  // (without contacts too: it takes back the last support)
-  {
-    StageTimer t(profile, Stage::Friction);
-    std::vector<PatchFriction> patch{colliderPatch(*this, contacts)};
-    solvePatchFriction(patch, 1, 0, dt);
-  }
-  detect(Stage::Redetect);
-  correct(contacts, dt, profile);
-}
-
-void LayeredBody::beginStep(double dt, const Vec3& g, Profile& profile) {
-  startStep(dt, g, profile);
-  integrateStep(dt, g, profile);
 }
 
 void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {

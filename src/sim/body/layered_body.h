@@ -16,7 +16,6 @@
 // relaxation, LayeredSettings, LayeredStepInfo); LayeredBody.
 #include <Eigen/CholmodSupport>
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,10 +68,6 @@ struct NodeContact {
   Vec3 frictionImpulse = Vec3::Zero();  ///< eq. 14's tangential impulse on this node in the step [N s]
   bool release = false;             ///< a supported node that left the collider: its support is taken back
 };
-
-/// Collision detection callback: contacts of the body's skin at its current state,
-/// penetrating nodes and those within a small margin outside (depth < 0).
-using ContactFinder = std::function<void(const class LayeredBody&, std::vector<NodeContact>*)>;
 
 /// A core spring as the step uses it: CoreSpringDesc with its anchor resolved.
 struct CoreSpring {
@@ -425,13 +420,7 @@ class LayeredBody {
   LayeredSettings& settings() { return settings_; }
   const LayeredSettings& settings() const { return settings_; }
 
-  /// One step of Fig. 3.5 (steps 1-15) with time step dt [s], gravity g [m/s^2]
-  /// and collision detection by `contacts` (may be empty: free flight).
-  void step(double dt, const Vec3& gravity, const ContactFinder& contacts, Profile& profile);
-
-  // ---- the same step in phases, for a world that interleaves them across bodies --------
-  /// Steps 1-5: startStep, then integrateStep.
-  void beginStep(double dt, const Vec3& gravity, Profile& profile);
+  // ---- the step in phases, which World::step interleaves across bodies (Fig. 3.5) ------
   /// Keeps the start state and plans this step's contact support (supportLoad).
   void startStep(double dt, const Vec3& gravity, Profile& profile);
   /// Steps 1-5 after startStep: the collision-free update (CPU or the free-motion

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 
+#include "sim/one_body.h"
 #include "sim/test_shapes.h"
 #include "gl_test.h"
 #include "gpu/contact/contact_camera.h"
@@ -72,37 +73,39 @@ Scene ballOnGround(double y, const Vec3& v = Vec3::Zero()) {
   return sc;
 }
 
-// contacts with the plane y = 0, static, the body's friction and restitution
-ContactFinder groundContacts() {
-  return [](const LayeredBody& b, std::vector<NodeContact>* out) {
-    for (int i = 0; i < b.nodeCount(); ++i) {
-      const double y = b.nodePosition(i).y();
-      if (y >= kContactMargin) continue;  // penetrating, or within the margin (as the World)
-      NodeContact c;
-      c.node = i;
-      c.normal = Vec3::UnitY();
-      c.depth = -y;
-      c.friction = b.desc().material.friction;
-      c.restitution = b.desc().material.restitution;
-      out->push_back(c);
-    }
-  };
-}
+// the ground y = 0 with the body's own friction
+ColliderDesc ground(const BodyDesc& d) { return test::planeCollider(Vec3::UnitY(), 0, d.material); }
 
+// The same body on both backends: two Worlds of that body (and the ground, when
+// asked), the second's on the GPU solver. Both detect on the CPU (from the state
+// read back): the comparisons are of the solver's passes; the detection pass has its
+// own tests.
 struct Pair {
-  // the same body on both backends
-  explicit Pair(const BodyDesc& d) : model(bake(d)), cpu(model, d), gpu(model, d) {
-    skin = std::make_shared<GpuSkin>(model);
+  explicit Pair(const BodyDesc& d, bool onGround = false)
+      : cpuWorld(d, onGround ? std::optional(ground(d)) : std::nullopt),
+        gpuWorld(d, onGround ? std::optional(ground(d)) : std::nullopt),
+        cpu(cpuWorld.body),
+        gpu(gpuWorld.body),
+        model(gpuWorld.world.bodies()[0].model),
+        skin(std::make_shared<GpuSkin>(model)) {
     gpu.setFreeMotionSolver(skin);
+    gpuWorld.world.setSolverDetection(false);
   }
+  test::OneBody cpuWorld, gpuWorld;
+  LayeredBody &cpu, &gpu;
   BakedBodyPtr model;
-  LayeredBody cpu, gpu;
   std::shared_ptr<GpuSkin> skin;
-  Profile profile;
-  void step(double dt, const Vec3& g, const ContactFinder& f = {}) {
-    profile.clear();
-    cpu.step(dt, g, f, profile);
-    gpu.step(dt, g, f, profile);
+  void step(double dt, const Vec3& g) {
+    cpuWorld.step(dt, g);
+    gpuWorld.step(dt, g);
+  }
+  /// The GPU world's stage profile of the last step.
+  const Profile& profile() const { return gpuWorld.world.profile(); }
+  /// Both worlds' simulation settings, changed alike.
+  template <class F>
+  void settings(F change) {
+    change(cpuWorld.world.settings());
+    change(gpuWorld.world.settings());
   }
 };
 
@@ -231,9 +234,7 @@ TEST_F(GpuSkinTest, FreeStepMatchesTheCpu) {
   d.material.alpha = 0.1;
   d.material.beta = 0.002;
   Pair p(d);
-  p.cpu.settings().method = p.gpu.settings().method = SolverMethod::CG;
-  p.cpu.settings().cgTolerance = p.gpu.settings().cgTolerance = 1e-7;
-  p.cpu.settings().cgIterations = p.gpu.settings().cgIterations = 400;
+  p.settings([](SimulationSettings& s) { s.solver = {.method = "cg", .iterations = 400, .tolerance = 1e-7}; });
   const int n = p.cpu.nodeCount();
   for (LayeredBody* b : {&p.cpu, &p.gpu}) {
     LayeredState& s = b->editState();
@@ -651,10 +652,9 @@ TEST_F(GpuSkinTest, SolverLostWithTheSkinOnItGoesOnOnTheCpuFromRest) {
   ASSERT_TRUE(w.takeWarnings().empty());
   ASSERT_GT(b.stats.contacts, 0);
   // another body's state into the solver
-  LayeredBody other(b.model, sc.bodies[0]);
-  Profile profile;
-  other.step(w.settings().dt, w.settings().gravity, {}, profile);
-  skin->load(other, other.state(), other.state().q);
+  test::OneBody other(sc.bodies[0]);
+  other.step(w.settings().dt, w.settings().gravity);
+  skin->load(other.body, other.body.state(), other.body.state().q);
   w.step();
   const std::vector<std::string> warnings = w.takeWarnings();
   ASSERT_EQ(warnings.size(), 1u);
@@ -796,8 +796,9 @@ TEST_F(GpuSkinTest, SummaryPassMatchesTheCpu) {
 // random skin state, against Collider::query on the CPU (the deepest collider of each
 // node within the margin, as World::findContacts).
 TEST_F(GpuSkinTest, DetectionPassMatchesColliderQueries) {
-  const BakedBodyPtr m = bake(test::ball(kR, 48, 1e5));
-  LayeredBody body(m, test::ball(kR, 48, 1e5));
+  test::OneBody w(test::ball(kR, 48, 1e5));
+  LayeredBody& body = w.body;
+  const BakedBodyPtr m = w.world.bodies()[0].model;
   ColliderDesc planeDesc;
   planeDesc.normal = Vec3(0.25, 1, -0.1).normalized();
   planeDesc.offset = 0.02;
@@ -809,7 +810,7 @@ TEST_F(GpuSkinTest, DetectionPassMatchesColliderQueries) {
   ASSERT_GT(field.angularVelocity().norm(), 0.1);
   const std::vector<const Collider*> colliders{&plane, &field};
   Profile profile;
-  body.step(0.005, kG, {}, profile);  // (prepares the operators the GPU solver uploads)
+  w.step(0.005, kG);  // (prepares the operators the GPU solver uploads)
   LayeredState& s = body.editState();
   s.q = randomField(body.nodeCount(), 3e-3, 21);
   s.position = Vec3(0.05, kR - 0.06, 0.02);
@@ -880,22 +881,22 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
     BodyDesc d = test::ball(kR, 32, 1e5);
     d.position = Vec3(0, kR + 0.1, 0);
     d.angularVelocity = Vec3(0, 0, 1);
-    Pair p(d);
-    for (LayeredBody* b : {&p.cpu, &p.gpu}) {
-      b->settings().method = SolverMethod::CG;
-      b->settings().contactSupport = support;
-    }
+    Pair p(d, true);
+    p.settings([&](SimulationSettings& s) {
+      s.solver.method = "cg";
+      s.contactSupport = support;
+    });
     double maxPos = 0, maxQ = 0, maxV = 0;
     int supported = 0;
     std::set<Stage> timed;  // the stages the GPU's timer queries timed
     for (int k = 0; k < 200; ++k) {
-      p.step(0.005, kG, groundContacts());
+      p.step(0.005, kG);
       const LayeredState &c = p.cpu.state(), &g = p.gpu.state();
       maxPos = std::max(maxPos, (g.position - c.position).norm());
       maxV = std::max(maxV, (g.velocity - c.velocity).norm());
       for (int i = 0; i < p.cpu.nodeCount(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
       supported += !p.gpu.supportLoad().nodes.empty();
-      for (const Profile::Entry& e : p.profile.entries())
+      for (const Profile::Entry& e : p.profile().entries())
         if (e.gpu) timed.insert(e.stage);
     }
     std::printf("ball drop%s, 200 steps GPU vs CPU: core position %.2e m, core velocity %.2e m/s, skin %.2e m "
@@ -1014,8 +1015,7 @@ TEST_F(GpuSkinTest, FreeFallFollowsTheDiscreteClosedForm) {
   const double dt = 0.01;
   double worst = 0, skin = 0;
   for (int n = 1; n <= 100; ++n) {
-    p.profile.clear();
-    p.gpu.step(dt, kG, {}, p.profile);
+    p.gpuWorld.step(dt, kG);
     const Vec3 expect = x0 + n * dt * v0 + kG * dt * dt * n * (n + 1) / 2;
     worst = std::max(worst, (p.gpu.centerOfMass() - expect).norm() / expect.norm());
     for (const Vec3& q : p.gpu.state().q) skin = std::max(skin, q.norm());
@@ -1037,14 +1037,13 @@ double maxNodeSpeed(const LayeredBody& b) {
 TEST_F(GpuSkinTest, SoftBallComesToRestOnTheGround) {
   BodyDesc d = test::ball(kR, 32, 1e5);
   d.position = Vec3(0, kR + 0.2, 0);
-  const BakedBodyPtr m = bake(d);
-  LayeredBody body(m, d);
-  body.setFreeMotionSolver(std::make_shared<GpuSkin>(m));
-  Profile profile;
+  test::OneBody w(d, ground(d));
+  LayeredBody& body = w.body;
+  body.setFreeMotionSolver(std::make_shared<GpuSkin>(w.world.bodies()[0].model));
+  w.world.setSolverDetection(false);  // (as the CPU test: the detection pass has its own)
   double restAt = -1, lowest = 0;
   for (int n = 1; n <= 1000; ++n) {
-    profile.clear();
-    body.step(0.005, kG, groundContacts(), profile);
+    w.step(0.005, kG);
     const double speed = maxNodeSpeed(body);
     if (speed < 1e-3 && restAt < 0) restAt = n * 0.005;
     if (speed >= 1e-3) restAt = -1;
@@ -1063,10 +1062,10 @@ TEST_F(GpuSkinTest, StiffBallBouncesToEpsilonSquared) {
   BodyDesc d = test::ball(kR, 32, 1e7);
   d.material.restitution = eps;
   d.position = Vec3(0, kR + drop, 0);
-  const BakedBodyPtr m = bake(d);
-  LayeredBody body(m, d);
-  body.setFreeMotionSolver(std::make_shared<GpuSkin>(m));
-  Profile profile;
+  test::OneBody w(d, ground(d));
+  LayeredBody& body = w.body;
+  body.setFreeMotionSolver(std::make_shared<GpuSkin>(w.world.bodies()[0].model));
+  w.world.setSolverDetection(false);
   auto bottom = [&] {
     double low = 1e300;
     for (int i = 0; i < body.nodeCount(); ++i) low = std::min(low, body.nodePosition(i).y());
@@ -1076,8 +1075,7 @@ TEST_F(GpuSkinTest, StiffBallBouncesToEpsilonSquared) {
   bool touched = false, rising = false;
   double apex = -1;
   for (int n = 1; n <= 1500 && apex < 0; ++n) {
-    profile.clear();
-    body.step(0.001, kG, groundContacts(), profile);
+    w.step(0.001, kG);
     if (body.lastStep().contacts > 0) touched = true;
     if (touched && body.state().velocity.y() > 0) rising = true;
     if (rising && body.state().velocity.y() <= 0) apex = bottom();

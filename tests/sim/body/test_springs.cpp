@@ -13,6 +13,7 @@
 
 #include "sim/body/layered_body.h"
 #include "sim/world/world.h"
+#include "one_body.h"
 #include "test_shapes.h"
 
 namespace d2t {
@@ -21,15 +22,7 @@ namespace {
 constexpr double kR = 0.5;
 const Vec3 kG(0, -9.81, 0);
 
-struct Sim {
-  explicit Sim(const BodyDesc& d) : body(bake(d), d) {}
-  LayeredBody body;
-  Profile profile;
-  void step(double dt, const Vec3& g) {
-    profile.clear();
-    body.step(dt, g, {}, profile);
-  }
-};
+using Sim = test::OneBody;  // a World of one body
 
 // a ball at `at` hanging on one spring at its centre, anchored at the centre's start
 BodyDesc hangingBall(int res, double young, double k, double c, const Vec3& at = Vec3(0, 2, 0)) {
