@@ -172,6 +172,32 @@ void LayeredBody::dropSolver(const std::string& why) const {
   solverHoldsSkin_ = false;
 }
 
+LayeredBody::Snapshot LayeredBody::snapshot() const {
+  return {model_->fingerprint, preparedDt_, preparedMethod_, state(), supported_, y_, history_, historyProduct_,
+          previousContacts_, drag_};
+}
+
+void LayeredBody::restore(const Snapshot& snap) {
+  if (snap.model != model_->fingerprint)
+    throw std::invalid_argument("LayeredBody::restore: body '" + desc_.name +
+                                "': the snapshot was taken with another model (its material changed since)");
+  if (snap.dt > 0 && (snap.dt != preparedDt_ || snap.method != preparedMethod_)) {
+    // the operators the warm starts below belong to (prepare() would drop them)
+    const SolverMethod method = settings_.method;
+    settings_.method = snap.method;
+    prepare(snap.dt);
+    settings_.method = method;
+  }
+  editState() = snap.state;  // (the solver's copy of the skin is stale from here)
+  supported_ = snap.supported;
+  buildSupportLoad();
+  y_ = snap.y;
+  history_ = snap.history;
+  historyProduct_ = snap.historyProduct;
+  previousContacts_ = snap.previousContacts;
+  drag_ = snap.drag;
+}
+
 void LayeredBody::saveGood() {
   if (skinResident()) {
     try {
@@ -983,7 +1009,7 @@ void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
   info_.cgResidual = free_.cgResidual;
 }
 
-const LayeredBody::SupportedNode* LayeredBody::findSupported(const std::vector<SupportedNode>& list, int node) {
+const SupportedNode* LayeredBody::findSupported(const std::vector<SupportedNode>& list, int node) {
   const auto it = std::lower_bound(list.begin(), list.end(), node,
                                    [](const SupportedNode& p, int n) { return p.node < n; });
   return it != list.end() && it->node == node ? &*it : nullptr;

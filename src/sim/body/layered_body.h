@@ -69,6 +69,15 @@ struct NodeContact {
   bool release = false;             ///< a supported node that left the collider: its support is taken back
 };
 
+/// A node's contact support in a step (LayeredBody::supportLoad): the force a collider
+/// or another body gives it in the free update, relaxed from the last step's.
+struct SupportedNode {
+  int node = -1;
+  Vec3 normal = Vec3::UnitY();  ///< world unit normal of the supporting surface
+  double force = 0;             ///< along normal, > 0 [N]
+  int other = -1;               ///< the supporting body (world index); -1: a collider
+};
+
 /// A core spring as the step uses it: CoreSpringDesc with its anchor resolved.
 struct CoreSpring {
   Vec3 point = Vec3::Zero();   ///< attachment point in the SHAPE frame [m] (fixed to the core)
@@ -404,6 +413,26 @@ class LayeredBody {
     solverHoldsSkin_ = false;
     return state_;
   }
+  /// Everything of this body that its next step reads: the state, and what the
+  /// solver carries from one step to the next (the support's forces, which the next
+  /// step relaxes from; the warm starts of the y solve; the restitution episode; the
+  /// drag). restore(snapshot()) makes the next steps bit for bit the same.
+  struct Snapshot {
+    uint64_t model = 0;  ///< the fingerprint of the model it was taken with (restore() needs it)
+    double dt = -1;      ///< the time step its operators were prepared for (-1: none yet)
+    SolverMethod method = SolverMethod::Auto;  ///< ... and the solver method
+    LayeredState state;
+    std::vector<SupportedNode> supported;
+    std::vector<Vec3> y;
+    std::vector<std::vector<Vec3>> history, historyProduct;
+    int previousContacts = 0;
+    DragSpring drag;
+  };
+  Snapshot snapshot() const;
+  /// Back to a snapshot of this body (on the free-motion solver, the skin is loaded
+  /// again at the next step). Throws std::invalid_argument for a snapshot taken with
+  /// another model (a material changed since).
+  void restore(const Snapshot& snapshot);
   /// Keeps the current state as the last good one (the World's blow-up check): on the
   /// free-motion solver where it holds the skin (no transfer).
   void saveGood();
@@ -697,12 +726,6 @@ class LayeredBody {
   std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
   SolverMethod preparedMethod_ = SolverMethod::Auto;
   int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
-  struct SupportedNode {
-    int node;
-    Vec3 normal;   // world
-    double force;  // along normal, > 0 [N]
-    int other;     // the supporting body (world index); -1: a collider
-  };
   std::vector<SupportedNode> supported_;  // this step's support, by node
   // the entry of `node` in a list sorted by node, or nullptr
   static const SupportedNode* findSupported(const std::vector<SupportedNode>& list, int node);

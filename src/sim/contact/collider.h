@@ -40,6 +40,24 @@ class Collider {
   /// Back to the scene's pose; the script runs again.
   void reset();
 
+  /// Where it is and how it moves, with its drag flags (WorldState).
+  struct Motion {
+    Vec3 position = Vec3::Zero();
+    Quat orientation = Quat::Identity();
+    Vec3 velocity = Vec3::Zero();
+    Vec3 angularVelocity = Vec3::Zero();
+    bool dragging = false, released = false;
+  };
+  Motion motion() const { return {position_, orientation_, velocity_, angularVelocity_, dragging_, released_}; }
+  void setMotion(const Motion& m) {
+    position_ = m.position;
+    orientation_ = m.orientation;
+    velocity_ = m.velocity;
+    angularVelocity_ = m.angularVelocity;
+    dragging_ = m.dragging;
+    released_ = m.released;
+  }
+
   const Vec3& position() const { return position_; }
   const Quat& orientation() const { return orientation_; }
   const Vec3& velocity() const { return velocity_; }

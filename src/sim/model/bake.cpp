@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/model/baked_body.h"
+#include "sim/base/hash.h"
 
 #include <Eigen/Eigenvalues>
 #include "sim/model/tet_fem.h"
@@ -164,6 +165,17 @@ Incidence buildIncidence(const std::vector<Tet>& tets, int nvert) {
 }
 
 }  // namespace
+
+// the bits of the rest skin, the masses and the K_e blocks
+static uint64_t fingerprint(const BakedBody& b) {
+  Fnv1a h;
+  for (const Vec3& u : b.restSkin) h.numbers(u.data(), 3);
+  h.numbers(b.nodeMass.data(), b.nodeMass.size());
+  h.numbers(&b.coreMass, 1);
+  for (const auto& row : b.stiffness)
+    for (const Mat3& k : row) h.numbers(k.data(), 9);
+  return h.value();
+}
 
 BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   // ---- check the description ----------------------------------------------------
@@ -359,6 +371,7 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   body->totalInertia = inertiaFromSecondMoment(c - m * body->totalCom * body->totalCom.transpose());
   progressAt(progress, 1.0f, "done");
   body->skinBvh = SkinBvh(body->restSkin, body->atlas.triangles);
+  body->fingerprint = fingerprint(*body);
   return body;
 }
 

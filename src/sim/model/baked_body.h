@@ -14,6 +14,7 @@
 //
 // Material regions (BodyDesc::regions) are evaluated at rest points in the
 // shape's frame (before the com shift, which depends on the densities).
+#include <cstdint>
 #include <Eigen/SparseCore>
 
 #include <array>
@@ -91,6 +92,11 @@ struct BakedBody {
   /// The skin's triangles in a bounding-volume hierarchy over the rest skin (stage 2
   /// of the detection between bodies reaches the contact patch through it).
   SkinBvh skinBvh;
+
+  /// A 64-bit hash of the rest skin, the node masses and K_e (bake() sets it): two
+  /// bakes of the same description share it, a changed material changes it (a state
+  /// of the skin belongs to one).
+  uint64_t fingerprint = 0;
 
   int nodeCount() const { return static_cast<int>(restSkin.size()); }
   int tetCount() const { return static_cast<int>(tets.size()); }

@@ -17,6 +17,8 @@
 #include "sim/body/layered_body.h"
 #include "sim/base/profile.h"
 #include "sim/scene/scene.h"
+#include "sim/world/body_stats.h"
+#include "sim/world/world_state.h"
 
 namespace d2t {
 
@@ -27,38 +29,6 @@ constexpr double kContactMargin = 0.01;
 /// A body that blows up again within this many steps of its last reset is reset to
 /// the scene's initial state rather than to its last good state (World::step).
 constexpr long kResetRepeatSteps = 10;
-
-/// World-frame summary of a body's motion (for panels, metrics, tests).
-struct BodyState {
-  Vec3 position = Vec3::Zero();          ///< centre of mass of core + skin [m]
-  Quat orientation = Quat::Identity();   ///< core orientation (body to world)
-  Vec3 velocity = Vec3::Zero();          ///< velocity of the centre of mass [m/s]
-  Vec3 angularVelocity = Vec3::Zero();   ///< core angular velocity, world frame [rad/s]
-};
-
-/// Energies of one body [J].
-struct Energy {
-  double kinetic = 0;
-  double gravitational = 0;  ///< relative to height 0: -sum m g . x
-  double elastic = 0;        ///< 1/2 q^T K q
-  double spring = 0;         ///< core springs and the drag spring: sum 1/2 k (|d| - L)^2
-  double total() const { return kinetic + gravitational + elastic + spring; }
-};
-
-/// What the run has seen of one body (for --metrics and the panels).
-struct BodyStats {
-  double minHeight = 1e300;            ///< lowest world y of any skin node over the run [m]
-  double maxPenetration = 0;           ///< deepest penetration into any collider over the run [m]
-  double finalMaxPenetration = 0;      ///< deepest penetration at the last step [m]
-  double maxPenetrationDetected = 0;   ///< deepest penetration found by collision detection
-                                       ///< before the response and correction, over the run [m]
-  int resets = 0;                      ///< numerical blow-ups caught
-  int contacts = 0;                    ///< colliding nodes in the last step
-  int cgIterations = 0;                ///< CG iterations of the last step
-  double cgResidual = 0;               ///< relative residual of the last CG solve
-  double energy = 0;                   ///< total energy after the last step (Energy::total) [J]
-  std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
-};
 
 struct Body {
   Body(const BodyDesc& d, BakedBodyPtr m);
@@ -92,6 +62,13 @@ class World {
   void step() { step(settings().dt); }
   /// Back to the scene's initial state (time 0, stats cleared).
   void reset();
+  /// The state at this instant: all that the next step reads (world_state.h).
+  WorldState capture() const;
+  /// Back to a captured state of this world: the steps from there repeat bit for bit
+  /// those that followed the capture (with the same settings and input). The bodies'
+  /// trajectories are cut back to the state's time. Throws std::invalid_argument for a
+  /// state of another world (other bodies or colliders, or a material changed since).
+  void restore(const WorldState& state);
 
   const Scene& scene() const { return scene_; }
   SimulationSettings& settings() { return scene_.simulation; }

@@ -1,0 +1,27 @@
+#pragma once
+// 64-bit FNV-1a: the fingerprints of baked models and of world states.
+#include <cstddef>
+#include <cstdint>
+
+namespace d2t {
+
+class Fnv1a {
+ public:
+  void bytes(const void* p, size_t n) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h_ = (h_ ^ c[i]) * 1099511628211ull;
+  }
+  /// Doubles by their bits, -0 as +0 (the same value).
+  void numbers(const double* x, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      const double v = x[i] == 0 ? 0.0 : x[i];
+      bytes(&v, sizeof v);
+    }
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  uint64_t h_ = 14695981039346656037ull;
+};
+
+}  // namespace d2t

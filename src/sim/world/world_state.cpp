@@ -1,0 +1,88 @@
+// World::capture / World::restore and the hash of a WorldState (world_state.h).
+#include "sim/world/world_state.h"
+
+#include <stdexcept>
+
+#include "sim/base/hash.h"
+#include "sim/world/world.h"
+
+namespace d2t {
+
+WorldState World::capture() const {
+  WorldState s;
+  s.time = time_;
+  s.steps = steps_;
+  for (const Collider& c : colliders_) s.colliders.push_back(c.motion());
+  for (const Body& b : bodies_) {
+    BodySnapshot e{b.layered.snapshot(), b.stats, b.lastResetStep, b.energyFloor};
+    e.stats.trajectory.clear();  // (restore cuts the body's own back instead)
+    s.bodies.push_back(std::move(e));
+  }
+  s.groupFloors = groupFloors_;
+  s.pairsInContact = pairsInContact_;
+  s.lastContacts = lastContacts_;
+  s.skinDrag = skinDrag_;
+  return s;
+}
+
+void World::restore(const WorldState& s) {
+  if (s.bodies.size() != bodies_.size() || s.colliders.size() != colliders_.size())
+    throw std::invalid_argument("World::restore: the state has " + std::to_string(s.bodies.size()) + " bodies and " +
+                                std::to_string(s.colliders.size()) + " colliders, this world " +
+                                std::to_string(bodies_.size()) + " and " + std::to_string(colliders_.size()));
+  for (size_t i = 0; i < bodies_.size(); ++i)
+    if (s.bodies[i].layered.model != bodies_[i].model->fingerprint)
+      throw std::invalid_argument("World::restore: body '" + bodies_[i].desc.name +
+                                  "' has another model than in the state (its material changed since)");
+  time_ = s.time;
+  steps_ = s.steps;
+  for (size_t i = 0; i < colliders_.size(); ++i) colliders_[i].setMotion(s.colliders[i]);
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    Body& b = bodies_[i];
+    const BodySnapshot& e = s.bodies[i];
+    b.layered.restore(e.layered);
+    b.layered.saveGood();  // (the blow-up check's good state is this one, not one from later)
+    std::vector<std::array<double, 4>> trajectory = std::move(b.stats.trajectory);
+    std::erase_if(trajectory, [&](const std::array<double, 4>& row) { return row[0] > s.time; });
+    b.stats = e.stats;
+    b.stats.trajectory = std::move(trajectory);
+    b.lastResetStep = e.lastResetStep;
+    b.energyFloor = e.energyFloor;
+    b.refreshState();
+  }
+  groupFloors_ = s.groupFloors;
+  pairsInContact_ = s.pairsInContact;
+  lastContacts_ = s.lastContacts;
+  skinDrag_ = s.skinDrag;
+}
+
+namespace {
+
+void add(Fnv1a& h, const Vec3& v) { h.numbers(v.data(), 3); }
+void add(Fnv1a& h, const Quat& q) { h.numbers(q.coeffs().data(), 4); }
+
+}  // namespace
+
+uint64_t stateHash(const WorldState& s) {
+  Fnv1a h;
+  h.numbers(&s.time, 1);
+  h.bytes(&s.steps, sizeof s.steps);
+  for (const Collider::Motion& c : s.colliders) {
+    add(h, c.position);
+    add(h, c.orientation);
+    add(h, c.velocity);
+    add(h, c.angularVelocity);
+  }
+  for (const BodySnapshot& b : s.bodies) {
+    const LayeredState& l = b.layered.state;
+    add(h, l.position);
+    add(h, l.orientation);
+    add(h, l.velocity);
+    add(h, l.angularVelocity);
+    for (const Vec3& q : l.q) add(h, q);
+    for (const Vec3& v : l.qdot) add(h, v);
+  }
+  return h.value();
+}
+
+}  // namespace d2t

@@ -1,0 +1,118 @@
+// World::capture / World::restore / stateHash: going back to a captured state repeats
+// the steps that followed it bit for bit; the hash tells two states apart by one bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "sim/world/world.h"
+#include "test_shapes.h"
+
+namespace d2t {
+namespace {
+
+// A soft ball dropped on another on the ground, a third rolling beside them: contacts
+// with the ground and between bodies, the support carried from step to step, patch
+// friction, the CG solver's warm starts.
+Scene stackScene() {
+  Scene s;
+  s.simulation.dt = 0.005;
+  s.simulation.solver.method = "cg";
+  BodyDesc low = test::ball(0.5, 32, 1e5);
+  low.name = "low";
+  low.position = Vec3(0, 0.52, 0);
+  BodyDesc high = test::ball(0.4, 32, 5e4);
+  high.name = "high";
+  high.position = Vec3(0.1, 1.5, 0);
+  BodyDesc roller = test::ball(0.3, 32, 2e5);
+  roller.name = "roller";
+  roller.position = Vec3(-1.5, 0.32, 0);
+  roller.velocity = Vec3(1, 0, 0.2);
+  roller.angularVelocity = Vec3(0, 0, -3);
+  s.bodies = {low, high, roller};
+  s.colliders.push_back(ColliderDesc{});  // the ground
+  return s;
+}
+
+uint64_t hashOf(const World& w) { return stateHash(w.capture()); }
+
+}  // namespace
+
+TEST(WorldState, RestoreRepeatsTheStepsThatFollowedTheCaptureBitForBit) {
+  World w(stackScene());
+  w.recordTrajectory(true);
+  for (int k = 0; k < 120; ++k) w.step();  // the high ball lands on the low one at ~0.35 s
+  const WorldState at = w.capture();
+  const uint64_t h0 = stateHash(at);
+  std::vector<uint64_t> first;
+  int contacts = 0, pairs = 0;
+  for (int k = 0; k < 80; ++k) {
+    w.step();
+    first.push_back(hashOf(w));
+    for (const Body& b : w.bodies()) contacts += b.stats.contacts;
+    for (const auto& c : w.lastContacts()[1]) pairs += c.other >= 0;
+  }
+  ASSERT_GT(contacts, 0);
+  ASSERT_GT(pairs, 0) << "the high ball never touched the low one: the test does not cover pairs";
+  const size_t rows = w.bodies()[0].stats.trajectory.size();
+  w.restore(at);
+  EXPECT_EQ(hashOf(w), h0);
+  EXPECT_EQ(w.time(), at.time);
+  EXPECT_EQ(w.bodies()[0].stats.trajectory.size(), rows - 80);  // cut back to the state's time
+  for (int k = 0; k < 80; ++k) {
+    w.step();
+    ASSERT_EQ(hashOf(w), first[size_t(k)]) << "step " << k + 1 << " after the restore";
+  }
+  EXPECT_TRUE(w.takeWarnings().empty());
+  std::printf("world state: 80 steps after a restore hash as the 80 after the capture (%d contacts, %d pair "
+              "contacts of the high ball)\n", contacts, pairs);
+}
+
+TEST(WorldState, AnotherWorldRestoredFromTheStateRunsTheSameSteps) {
+  World a(stackScene()), b(stackScene());
+  for (int k = 0; k < 100; ++k) a.step();
+  b.restore(a.capture());
+  for (int k = 0; k < 50; ++k) {
+    a.step();
+    b.step();
+    ASSERT_EQ(hashOf(a), hashOf(b)) << k;
+  }
+}
+
+TEST(WorldState, OneBitOfOneNodeChangesTheHash) {
+  World w(stackScene());
+  for (int k = 0; k < 10; ++k) w.step();
+  WorldState s = w.capture();
+  const uint64_t h = stateHash(s);
+  Vec3& q = s.bodies[2].layered.state.q[17];
+  q.y() = std::nextafter(q.y(), 1.0);
+  EXPECT_NE(stateHash(s), h);
+  s = w.capture();
+  s.time = std::nextafter(s.time, 1.0);
+  EXPECT_NE(stateHash(s), h);
+  EXPECT_EQ(stateHash(w.capture()), h);  // (capturing changes nothing)
+}
+
+TEST(WorldState, AStateOfAnotherWorldIsRefusedWithTheReason) {
+  World w(stackScene());
+  Scene other = stackScene();
+  other.bodies.pop_back();
+  World v(other);
+  try {
+    w.restore(v.capture());
+    FAIL() << "restored a state of two bodies into a world of three";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("2 bodies"), std::string::npos) << e.what();
+  }
+  const WorldState before = w.capture();
+  w.setMaterial(0, Material{});  // a new model: the old snapshot's skin is of another K_e
+  try {
+    w.restore(before);
+    FAIL() << "restored a state taken with another model";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'low'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace d2t
