@@ -61,11 +61,13 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 mkdir -p build && cp "$here/bin/d2tsim" "$here/bin/test_gpu" build/
 lib="$here/lib"
-ldconfig -p 2>/dev/null | grep -q 'libEGL.so.1 ' || lib="$lib:$here/glvnd"
-# NVIDIA's EGL vendor library where the driver is mounted rather than installed
-for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do [ -d "$d" ] && lib="$lib:$d"; done
+if ! ldconfig -p 2>/dev/null | grep -q 'libEGL.so.1 '; then lib="$lib:$here/glvnd"; fi
+# NVIDIA's EGL vendor library, wherever the driver put it (mounted or installed)
+for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+  if ls "$d"/libEGL_nvidia.so* >/dev/null 2>&1; then lib="$lib:$d"; fi
+done
 vj=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -f "$vj" ] && export __EGL_VENDOR_LIBRARY_FILENAMES="$vj"
+if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -f "$vj" ]; then export __EGL_VENDOR_LIBRARY_FILENAMES="$vj"; fi
 export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 exec bench/gpu_check.sh --no-build "$@"
 EOF

@@ -576,7 +576,8 @@ def main():
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     # the wrapper that called this (run_suite.sh, gpu_check.sh) names itself; else this script
-    cmdline = (env("D2T_BENCH_COMMAND") or "bench/suite.py") + " " + " ".join(sys.argv[1:])
+    cmdline = ((env("D2T_BENCH_COMMAND") + ", which ran ") if env("D2T_BENCH_COMMAND") else "") + \
+        "bench/suite.py " + " ".join(sys.argv[1:])
     L = []
     L.append(f"# d2tsim benchmark: {a.machine}\n")
     L.append(f"Generated {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} by `{cmdline.strip()}` "
