@@ -2,7 +2,7 @@
 // Step 3 (reduction terms): the parts of M_ce y and M_ce Y that depend on the
 // skin state. With u = ub + q and the cached columns W_t = Mt^-1 [m I],
 // W_r = Mt^-1 [-m [ub]x], y = y' + W_t R^T g, Y_t = W_t R^T,
-// Y_r = W_r - m Mh^-1 [q x e_k] (src/sim/body/layered_body.cpp), the constant
+// Y_r = W_r - m Mh^-1 [q x e_k] (src/sim/body/implicit_solve.cpp, free_update.cpp), the constant
 // parts (sums over ub, W_t, W_r) are summed once on the CPU in double; here:
 //   pass A (uPart = 0): m y', m u x y', m q x W_t[j] (j = 0..2), m q x W_r[k] (k = 0..2)
 //   pass B (uPart = 1): m^2 h_k, m^2 u x h_k with h_k = Mh^-1 (q x e_k), k = 0..2

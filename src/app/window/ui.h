@@ -1,0 +1,125 @@
+#pragma once
+// What the window's frame loop, its input handlers and the panels share: the Ui state,
+// and the functions each part calls of the others.
+#include <GL/glew.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/options.h"
+#include "app/output/recorder.h"
+#include "app/panels/atlas_view.h"
+#include "app/render/renderer.h"
+#include "app/session.h"
+#include "app/settings.h"
+#include "app/window/picking.h"
+#include "gpu/contact/contact_camera.h"
+
+namespace d2t {
+
+/// What a left-button press started.
+enum class MouseMode { None, Orbit, Pan, DragCollider, DragSkin };
+
+/// Everything the frame loop and the panels share.
+struct Ui {
+  Ui(Session& s, const Options& o, AppSettings& st) : session(s), options(o), settings(st), view(st.view) {}
+  Session& session;
+  const Options& options;
+  AppSettings& settings;         // panels open (read and written by the panels)
+  GLFWwindow* window = nullptr;
+  float scale = 1;               // the window's content scale (HiDPI)
+  bool scaleChanged = false;     // the window moved to a monitor with another scale
+  Camera camera;
+  ViewOptions& view;             // = settings.view
+  std::unique_ptr<Renderer> renderer;
+  RenderTarget target;
+  bool showPanels = true;        // Tab hides every panel
+  float columnBottom = 0;        // lowest edge of the left column's panels this frame (placeInColumn)
+  bool screenshotRequested = false;
+  // mouse: what the press did, the drag in progress, the last pick
+  MouseMode mouse = MouseMode::None;
+  bool leftWasDown = false;
+  std::optional<ColliderDrag> drag;
+  Pick picked;                   // the last body or collider clicked (kind None: nothing)
+  bool pickChanged = false;      // the Bodies panel opens the picked body once
+  // recording
+  FrameRecorder recorder;
+  std::optional<size_t> benchFrom;  // first logged step of the bench being recorded
+  std::string status;            // last message shown in the status line
+  std::string loadError;         // last scene-load error (shown in the picker)
+  double lastX = 0, lastY = 0;
+  double fps = 0;
+  // texture viewer: the picture on screen, what it was made from, and the contact
+  // camera's D textures (atlasChannel == atlasChannels().size() selects D)
+  GLuint atlasTexture = 0;
+  int atlasBody = 0, atlasChannel = 0, atlasPair = 0;
+  TexturePicture atlasPicture;
+  int atlasShownBody = -1, atlasShownChannel = -1, atlasShownPair = -1;
+  const BakedBody* atlasShownModel = nullptr;
+  long atlasShownStep = -1;
+  std::vector<ContactCamera::Snapshot> snapshots;  // the latest D per pair in contact
+  long snapshotStep = -1;                          // world step when they were taken
+  // the last material change of each body (Bodies panel): what it cost
+  struct MaterialChange {
+    double assembleMs = 0;     // World::setMaterial: K_e and the masses re-assembled
+    double gpuMs = -1;         // the GPU solver's textures rebuilt (-1: on the CPU)
+    size_t logSize = 0;        // steps logged before it: the next one pays the refactoring
+    double nextStepMs = -1;    // that step's time (-1: not run yet)
+    double typicalStepMs = -1; // the median step before the change
+  };
+  std::map<size_t, MaterialChange> materialChanges;
+  std::map<size_t, std::optional<Material>> materialEdits;  // materialSliders' held values
+  bool snapshotsChanged = false;
+
+  bool showsContactTexture() const {
+    return showPanels && settings.panels.atlas && atlasChannel == int(atlasChannels().size());
+  }
+
+  void resetCamera() {
+    const CameraDesc& c = session.world->scene().camera;
+    camera = Camera(c.eye, c.target, c.fovY);
+  }
+  void loadScene(const std::string& path) {
+    try {
+      session.load(path, nullptr);
+      renderer->setWorld(*session.world);
+      resetCamera();
+      drag.reset();
+      picked = Pick{};
+      mouse = MouseMode::None;
+      benchFrom.reset();
+      materialChanges.clear();
+      materialEdits.clear();
+      loadError.clear();
+      status = "loaded " + path;
+    } catch (const std::exception& e) {
+      loadError = e.what();  // the running scene stays
+    }
+  }
+};
+
+/// Panel placement in unscaled pixels, times the content scale.
+inline ImVec2 px(const Ui& ui, float x, float y) { return ImVec2(x * ui.scale, y * ui.scale); }
+
+// ---- window_output.cpp: screenshots, recordings, the overlay's lines -------------------
+void saveScreenshot(Ui& ui, const std::string& path);
+/// --screenshot in a window: the whole window, panels included.
+void saveWindowShot(const std::string& path, int w, int h);
+void toggleFrameRecording(Ui& ui, FrameRecorder::Format format);
+void toggleBenchRecording(Ui& ui);
+/// Lines of text centred at the bottom of the window, each on a dark band.
+void overlayLines(const std::vector<std::pair<std::string, ImU32>>& lines, float scale);
+
+// ---- window_input.cpp: keys and mouse ----------------------------------------------------
+void onKey(GLFWwindow* w, int key, int scancode, int action, int mods);
+void onScroll(GLFWwindow* w, double dx, double dy);
+/// Drags colliders, pulls skin, orbits and pans, from this frame's mouse state.
+void handleMouse(Ui& ui);
+
+}  // namespace d2t

@@ -1,0 +1,485 @@
+// GpuSkin's contact response in fragment passes (steps 9-13 and 15: condense, rows, the
+// SMW rounds, impulse, energy guard, friction, apply, correct), the state loaded and read
+// back, the last good state kept on the GPU, and the summary pass.
+
+#include "gpu/skin/gpu_skin.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+
+#include "gpu/gl/render_target.h"
+#include "gpu/skin/texels.h"
+
+namespace d2t {
+
+using namespace gpu_detail;
+
+// ---- the contact response's passes -------------------------------------------------------------
+
+void GpuSkin::load(const LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
+  syncOperators(body);
+  uploadNodes(q_, startQ);
+  uploadNodes(qNew_, s.q);
+  uploadNodes(qdotNew_, s.qdot);
+  ++stateUploads_;
+  holder_ = &body;
+  momentsAre_ = Moments::Unknown;
+}
+
+void GpuSkin::readSkin(const LayeredBody& body, LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  s.q = downloadNodes(qNew_);
+  s.qdot = downloadNodes(qdotNew_);
+  ++stateDownloads_;
+}
+
+SkinSummary GpuSkin::moments(const LayeredBody& body) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  if (momentsAre_ == Moments::InTextures) {
+    moments_ = SkinSummary{};
+    moments_.mu = restSt_ + readSum(momentSums_[0]);
+    moments_.mqdot = readSum(momentSums_[1]);
+  } else if (momentsAre_ == Moments::Unknown) {
+    const LayeredState unused;  // (the pass reads the textures)
+    moments_ = summarize(body, unused, Vec3::UnitY());
+    momentShift_.setZero();
+  }
+  momentsAre_ = Moments::Known;
+  SkinSummary r = moments_;
+  r.mu += momentShift_;
+  return r;
+}
+
+void GpuSkin::readNodes(const LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  if (nodes.empty()) return;
+  const Atlas& a = model_->atlas;
+  if (!gatherVao_) {
+    gatherQ_ = newField();
+    gatherQdot_ = newField();
+    glGenVertexArrays(1, &gatherVao_);
+    glGenBuffers(1, &gatherBuffer_);
+    glBindVertexArray(gatherVao_);
+    glBindBuffer(GL_ARRAY_BUFFER, gatherBuffer_);
+    glEnableVertexAttribArray(0);
+    glVertexAttribIPointer(0, 2, GL_INT, 0, nullptr);
+    glBindVertexArray(0);
+  }
+  std::vector<GLint> sources;
+  sources.reserve(2 * nodes.size());
+  for (int i : nodes) sources.insert(sources.end(), {a.nodeTexel[size_t(i)] % n_, a.nodeTexel[size_t(i)] / n_});
+  bindTargets({{gatherQ_.id(), -1}, {gatherQdot_.id(), -1}});
+  gather_.use();
+  resetUnits();
+  bind(gather_, "uQ", qNew_);
+  bind(gather_, "uQdot", qdotNew_);
+  glUniform1i(gather_.uniform("uWidth"), n_);
+  streamPoints(gatherVao_, gatherBuffer_, sources.data(), sources.size() * sizeof(GLint), int(nodes.size()));
+  // the rows the points wrote, from both targets
+  std::vector<float> q, qdot;
+  readRows(gatherQ_, gatherQdot_, int((nodes.size() + size_t(n_) - 1) / size_t(n_)), &q, &qdot, "the gather pass");
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    s.q[size_t(nodes[k])] = Vec3(q[4 * k], q[4 * k + 1], q[4 * k + 2]);
+    s.qdot[size_t(nodes[k])] = Vec3(qdot[4 * k], qdot[4 * k + 1], qdot[4 * k + 2]);
+  }
+  gatheredNodes_ += long(nodes.size());
+}
+
+void GpuSkin::readRows(const GlTexture& a, const GlTexture& b, int rows, std::vector<float>* outA,
+                       std::vector<float>* outB, const char* what) {
+  outA->resize(size_t(rows) * size_t(n_) * 4);
+  outB->resize(outA->size());
+  bindTargets({{a.id(), -1}, {b.id(), -1}});
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, outA->data());
+  glReadBuffer(GL_COLOR_ATTACHMENT1);
+  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, outB->data());
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl(what);
+}
+
+void GpuSkin::saveGood(const LayeredBody& body) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  if (!goodQ_.id()) goodQ_ = newField();
+  glCopyImageSubData(qNew_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, goodQ_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, n_, n_, 1);
+  checkGl("keeping the last good state");
+  goodOf_ = &body;
+}
+
+void GpuSkin::restoreGood(const LayeredBody& body) {
+  if (goodOf_ != &body) throw GlError("the GPU solver keeps no good state of this body");
+  glCopyImageSubData(goodQ_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, qNew_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, n_, n_, 1);
+  bindTargets({{qdotNew_.id(), -1}});
+  const GLfloat zero[4] = {0, 0, 0, 0};
+  glClearBufferfv(GL_COLOR, 0, zero);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("restoring the last good state");
+  holder_ = &body;
+  momentsAre_ = Moments::Unknown;
+}
+
+CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  syncOperators(body);
+  const PassTimer timer(*this, Stage::Rows);
+  beginPass(condense_);
+  bind(condense_, "uQ", qNew_);
+  bind(condense_, "uHinv", hinv_);
+  sumTerms(condense_, 6);
+  Mat3 hq, bhq, qhq;
+  std::array<double, 6> sym{};
+  for (int k = 0; k < 3; ++k) {
+    const std::array<float, 4> a = readTexel(sums_[k]), b = readTexel(sums_[3 + k]);
+    hq.row(k) << a[0], a[1], a[2];
+    bhq.row(k) << b[0], b[1], b[2];
+    sym[size_t(k)] = a[3];
+    sym[size_t(3 + k)] = b[3];
+  }
+  qhq << sym[0], sym[1], sym[2], sym[1], sym[3], sym[4], sym[2], sym[4], sym[5];
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  // u = ub + q: H [u]x = H [ub]x + H [q]x, [u]x H [u]x = rest + [ub]x H [q]x + its transpose + [q]x H [q]x
+  CondensedSums c = restCondensed_;
+  c.tr += hq;
+  c.rr += bhq + bhq.transpose() + qhq;
+  return c;
+}
+
+void GpuSkin::drawPoints(const std::vector<ScatterPoint>& points) {
+  if (points.empty()) return;
+  scatter_.use();
+  glUniform1i(scatter_.uniform("uSize"), n_);
+  streamPoints(scatterVao_, scatterBuffer_, points.data(), points.size() * sizeof(ScatterPoint), int(points.size()));
+}
+
+void GpuSkin::streamPoints(GLuint vao, GLuint buffer, const void* data, size_t bytes, int count) {
+  glBindVertexArray(vao);
+  glBindBuffer(GL_ARRAY_BUFFER, buffer);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), data, GL_STREAM_DRAW);
+  glDrawArrays(GL_POINTS, 0, GLsizei(count));
+  glBindVertexArray(0);
+}
+
+void GpuSkin::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+                      bool fixedCore) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  if (rows.size() > size_t(n_) * size_t(n_))
+    throw GlError("more contact rows (" + std::to_string(rows.size()) + ") than the atlas has texels");
+  syncOperators(body);
+  const PassTimer timer(*this, Stage::Rows);
+  if (!rowIn_.id()) {
+    rowIn_ = GlTexture(n_, n_, 4, GL_RGBA32F);
+    for (GlTexture* t : {&rowU_, &rowV_, &rowS_[0], &rowS_[1], &rowR_, &rowDqdot_, &rowFriction_}) *t = newField();
+  }
+  rowCount_ = int(rows.size());
+  rowCur_ = 0;
+  rowLo_.resize(rows.size());
+  rowV0_ = s.velocity;
+  rowW0_ = s.angularVelocity;
+  if (rows.empty()) return;
+  const Atlas& a = model_->atlas;
+  const int h = rowHeight();
+  const size_t layer = size_t(h) * size_t(n_) * 4;
+  std::vector<float> t(4 * layer, 0.0f);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const ContactRow& c = rows[k];
+    float* p = &t[4 * k];
+    const float in[4][4] = {
+        {float(a.nodeTexel[size_t(c.node)]), float(c.previous), float(c.next), c.release ? 1.0f : 0.0f},
+        {float(c.normal.x()), float(c.normal.y()), float(c.normal.z()), float(c.depth)},
+        {float(c.surfaceVelocity.x()), float(c.surfaceVelocity.y()), float(c.surfaceVelocity.z()), float(c.startGap)},
+        {float(c.lo), float(c.friction), 0.0f, 0.0f}};
+    for (size_t l = 0; l < 4; ++l) std::copy(in[l], in[l] + 4, p + l * layer);
+    rowLo_[k] = c.lo;
+  }
+  glBindTexture(GL_TEXTURE_2D_ARRAY, rowIn_.id());
+  glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, n_, h, 4, GL_RGBA, GL_FLOAT, t.data());
+  beginPass(rows_);
+  bind(rows_, "uRowIn", rowIn_);
+  bind(rows_, "uQ", qNew_);
+  bind(rows_, "uQdot", qdotNew_);
+  bind(rows_, "uHinv", hinv_);
+  glUniform1i(rows_.uniform("uSize"), n_);
+  glUniform1i(rows_.uniform("uCount"), rowCount_);
+  rows_.set("uR", s.orientation.toRotationMatrix());
+  rows_.set("uV", s.velocity);
+  rows_.set("uW", s.angularVelocity);
+  glUniform1f(rows_.uniform("uDt"), float(dt));
+  glUniform1i(rows_.uniform("uFixed"), fixedCore ? 1 : 0);
+  draw(rows_, {{rowU_.id(), -1}, {rowV_.id(), -1}, {rowS_[0].id(), -1}}, n_, h);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact rows pass");
+}
+
+RowSums GpuSkin::roundRows(const Vec6* dv, bool oneSided) {
+  RowSums sums;
+  if (rowCount_ == 0) return sums;
+  const PassTimer timer(*this, Stage::Multipliers);
+  const int h = rowHeight();
+  rowsRound_.use();
+  resetUnits();
+  bind(rowsRound_, "uRowIn", rowIn_);
+  bind(rowsRound_, "uU", rowU_);
+  bind(rowsRound_, "uV", rowV_);
+  bind(rowsRound_, "uS", rowS_[rowCur_]);
+  glUniform1i(rowsRound_.uniform("uSize"), n_);
+  glUniform1i(rowsRound_.uniform("uCount"), rowCount_);
+  std::array<float, 6> d{};
+  if (dv)
+    for (int j = 0; j < 6; ++j) d[size_t(j)] = float((*dv)[j]);
+  glUniform1fv(rowsRound_.uniform("uDv[0]"), 6, d.data());
+  glUniform1i(rowsRound_.uniform("uHaveDv"), dv ? 1 : 0);
+  glUniform1i(rowsRound_.uniform("uOneSided"), oneSided ? 1 : 0);
+  rowCur_ = 1 - rowCur_;
+  std::vector<Target> targets{{rowS_[rowCur_].id(), -1}};
+  std::vector<const GlTexture*> in, out;
+  for (int k = 0; k < 7; ++k) {
+    targets.push_back({terms_[k].id(), -1});
+    in.push_back(&terms_[k]);
+    out.push_back(&sums_[k]);
+  }
+  draw(rowsRound_, targets, n_, h);
+  reduce(in, out, 8, h);
+  std::array<float, 28> t{};
+  for (int k = 0; k < 7; ++k) {
+    const std::array<float, 4> v = readTexel(sums_[k]);
+    std::copy(v.begin(), v.end(), t.begin() + 4 * k);
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("a contact rows round");
+  for (int i = 0, e = 0; i < 6; ++i)
+    for (int j = i; j < 6; ++j, ++e) sums.S(i, j) = sums.S(j, i) = t[size_t(e)];
+  for (int i = 0; i < 6; ++i) sums.rhs[i] = t[size_t(21 + i)];
+  sums.below = int(std::lround(t[27]));
+  return sums;
+}
+
+void GpuSkin::scatterRows(const GlTexture& values, const GlTexture& target) {
+  bindTargets({{target.id(), -1}});
+  const GLfloat zero[4] = {0, 0, 0, 0};
+  glClearBufferfv(GL_COLOR, 0, zero);
+  if (rowCount_ == 0) return;
+  rowsScatter_.use();
+  resetUnits();
+  bind(rowsScatter_, "uRowIn", rowIn_);
+  bind(rowsScatter_, "uValue", values);
+  glUniform1i(rowsScatter_.uniform("uSize"), n_);
+  glEnablei(GL_BLEND, 0);
+  glBlendEquationi(0, GL_FUNC_ADD);
+  glBlendFunci(0, GL_ONE, GL_ONE);
+  glBindVertexArray(vao_);
+  glDrawArrays(GL_POINTS, 0, rowCount_);
+  glBindVertexArray(0);
+  glDisablei(GL_BLEND, 0);
+}
+
+ImpulseSums GpuSkin::impulse(const LayeredBody& body, const LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  ImpulseSums sums;
+  const PassTimer timer(*this, Stage::Impulse);
+  if (rowCount_ > 0) {
+    const int h = rowHeight();
+    beginPass(rowsImpulse_);
+    bind(rowsImpulse_, "uRowIn", rowIn_);
+    bind(rowsImpulse_, "uQ", qNew_);
+    bind(rowsImpulse_, "uS", rowS_[rowCur_]);
+    bind(rowsImpulse_, "uHinv", hinv_);
+    glUniform1i(rowsImpulse_.uniform("uSize"), n_);
+    glUniform1i(rowsImpulse_.uniform("uCount"), rowCount_);
+    rowsImpulse_.set("uR", s.orientation.toRotationMatrix());
+    draw(rowsImpulse_, {{rowR_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}, {terms_[2].id(), -1},
+                        {terms_[3].id(), -1}},
+         n_, h);
+    reduce({&terms_[0], &terms_[1], &terms_[2], &terms_[3]}, {&sums_[0], &sums_[1], &sums_[2], &sums_[3]}, 8, h);
+    sums.fc << readSum(sums_[0]), readSum(sums_[1]);
+    sums.mt = readSum(sums_[2]);
+    sums.mr = readSum(sums_[3]);
+  }
+  scatterRows(rowR_, impulseR_);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact rows' impulse pass");
+  return sums;
+}
+
+Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  syncOperators(body);
+  const PassTimer timer(*this, Stage::Impulse);
+  const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
+  beginPass(responseEnergy_);
+  bind(responseEnergy_, "uQ", qNew_);
+  bind(responseEnergy_, "uQdot", qdotNew_);
+  bind(responseEnergy_, "uR", impulseR_);
+  bind(responseEnergy_, "uHinv", hinv_);
+  responseEnergy_.set("uVb", vb);
+  responseEnergy_.set("uW", w);
+  responseEnergy_.set("uDvt", dvt);
+  responseEnergy_.set("uDw", dw);
+  sumTerms(responseEnergy_, 1);
+  const Vec3 k = readSum(sums_[0]);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact response's energy pass");
+  return k;
+}
+
+void GpuSkin::friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                       const Vec3& dw) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  const PassTimer timer(*this, Stage::Friction);
+  if (rowCount_ > 0) {
+    beginPass(rowsFriction_);
+    bind(rowsFriction_, "uRowIn", rowIn_);
+    bind(rowsFriction_, "uQ", qNew_);
+    bind(rowsFriction_, "uQdot", qdotNew_);
+    bind(rowsFriction_, "uS", rowS_[rowCur_]);
+    bind(rowsFriction_, "uImpulse", impulseR_);
+    bind(rowsFriction_, "uHinv", hinv_);
+    glUniform1i(rowsFriction_.uniform("uSize"), n_);
+    glUniform1i(rowsFriction_.uniform("uCount"), rowCount_);
+    rowsFriction_.set("uR", s.orientation.toRotationMatrix());
+    rowsFriction_.set("uV0", rowV0_);
+    rowsFriction_.set("uW0", rowW0_);
+    rowsFriction_.set("uV1", s.velocity);
+    rowsFriction_.set("uW1", s.angularVelocity);
+    rowsFriction_.set("uDvt", dvt);
+    rowsFriction_.set("uDw", dw);
+    glUniform1f(rowsFriction_.uniform("uShare"), float(share));
+    draw(rowsFriction_, {{rowDqdot_.id(), -1}, {rowFriction_.id(), -1}}, n_, rowHeight());
+  }
+  scatterRows(rowDqdot_, impulseExtra_);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact rows' friction pass");
+}
+
+std::vector<RowResult> GpuSkin::rowResults() {
+  std::vector<RowResult> out(static_cast<size_t>(rowCount_));
+  if (rowCount_ == 0) return out;
+  std::vector<float> st, fr;
+  readRows(rowS_[rowCur_], rowFriction_, rowHeight(), &st, &fr, "reading the contact rows back");
+  for (size_t k = 0; k < out.size(); ++k) {
+    const float* a = &st[4 * k];
+    // (a row out of the active set is exactly at its lo: not its float copy)
+    out[k].lambda = a[1] > 0.5f ? double(a[0]) : rowLo_[k];
+    out[k].startGap = a[2];
+    out[k].frictionImpulse = Vec3(fr[4 * k], fr[4 * k + 1], fr[4 * k + 2]);
+  }
+  return out;
+}
+
+void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Vec3& dvt, const Vec3& dw,
+                    double share, double dt, LayeredState&) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  syncOperators(body);
+  const PassTimer timer(*this, Stage::Apply);
+  beginPass(apply_);
+  bind(apply_, "uQ0", q_);
+  bind(apply_, "uQ", qNew_);
+  bind(apply_, "uQdot", qdotNew_);
+  bind(apply_, "uR", impulseR_);
+  bind(apply_, "uExtra", impulseExtra_);
+  bind(apply_, "uHinv", hinv_);
+  apply_.set("uDvt", dvt);
+  apply_.set("uDw", dw);
+  glUniform1f(apply_.uniform("uShare"), float(share));
+  glUniform1f(apply_.uniform("uDt"), float(dt));
+  // (z_, ma_: scratch, swapped in below)
+  draw(apply_, {{z_.id(), -1}, {ma_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}});
+  std::swap(qdotNew_, z_);
+  std::swap(qNew_, ma_);
+  reduce({&terms_[0], &terms_[1]}, {&momentSums_[0], &momentSums_[1]});
+  momentsAre_ = Moments::InTextures;
+  momentShift_.setZero();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the contact response's apply pass");
+  ++appliedImpulses_;
+}
+
+void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  const PassTimer timer(*this, Stage::Correct);
+  // one point per corrected node, added into its texel of qNew_ (its gutter copies are
+  // not read: every pass reads a node's values at its own texel)
+  const Atlas& a = model_->atlas;
+  std::vector<ScatterPoint> points;
+  points.reserve(dq.size());
+  for (const auto& [i, d] : dq) {
+    const int texel = a.nodeTexel[size_t(i)];
+    points.push_back({{texel % n_, texel / n_}, {GLfloat(d.x()), GLfloat(d.y()), GLfloat(d.z()), 0}});
+  }
+  bindTargets({{qNew_.id(), -1}});
+  glEnablei(GL_BLEND, 0);
+  glBlendEquationi(0, GL_FUNC_ADD);
+  glBlendFunci(0, GL_ONE, GL_ONE);
+  drawPoints(points);
+  glDisablei(GL_BLEND, 0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the position correction's scatter");
+  for (const auto& [i, d] : dq) {
+    s.q[size_t(i)] += d;  // the CPU's copy takes the same change
+    momentShift_ += model_->nodeMass[size_t(i)] * d;
+  }
+}
+
+std::vector<std::array<float, 4>> GpuSkin::summaryPass(const LayeredBody& body, const Vec3& up, bool maxQOnly) {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  const PassTimer timer(*this, maxQOnly ? Stage::Proxies : Stage::Check);
+  beginPass(summary_);
+  bind(summary_, "uQ", qNew_);
+  bind(summary_, "uQdot", qdotNew_);
+  bind(summary_, "uThickness", thickness_);
+  bind(summary_, "uK", k_);
+  summary_.set("uUp", up);
+  glUniform1i(summary_.uniform("uMaxQOnly"), maxQOnly);
+  std::vector<Target> targets;
+  std::vector<const GlTexture*> in, out;
+  for (int k = 0; k < (maxQOnly ? 1 : 7); ++k) {
+    targets.push_back({terms_[k].id(), -1});
+    in.push_back(&terms_[k]);
+    out.push_back(&sums_[k]);
+  }
+  draw(summary_, targets);
+  reduce(in, out, maxQOnly ? 0 : 5);
+  std::vector<std::array<float, 4>> v;
+  for (const GlTexture* t : out) v.push_back(readTexel(*t));
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the skin summary pass");
+  return v;
+}
+
+SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, const Vec3& up) {
+  const std::vector<std::array<float, 4>> v = summaryPass(body, up, false);
+  SkinSummary r;
+  r.finite = v[6][0] == 0;
+  const Vec3 mq(v[0][0], v[0][1], v[0][2]);
+  r.mu = restSt_ + mq;
+  r.mqdot2 = v[0][3];
+  r.mqdot = Vec3(v[1][0], v[1][1], v[1][2]);
+  r.elastic = v[1][3];
+  r.muxqdot = Vec3(v[2][0], v[2][1], v[2][2]);
+  Mat3 uu;  // sum m (u u^T - ub ub^T)
+  uu << v[3][0], v[3][3], v[4][0], v[3][3], v[3][1], v[4][1], v[4][0], v[4][1], v[3][2];
+  r.muu = restUu_ + uu;
+  r.maxQ = v[5][0];
+  r.maxStretch = v[5][1];
+  r.maxQdot = v[5][2];
+  r.lowest = -v[5][3];
+  if (!r.finite) {  // (as the CPU's: the sums are meaningless then)
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    r.elastic = r.mqdot2 = nan;
+  }
+  return r;
+}
+
+double GpuSkin::maxDisplacement(const LayeredBody& body, const LayeredState&) {
+  return summaryPass(body, Vec3::UnitY(), true)[0][0];
+}
+
+}  // namespace d2t

@@ -1,0 +1,336 @@
+// GpuSkin's collision-free update (Fig. 3.5 steps 1-5) in fragment passes: the forces
+// pass, conjugate gradients on Mt_e, the GL timer queries of each stage, integrate.
+
+#include "gpu/skin/gpu_skin.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+
+#include "gpu/gl/render_target.h"
+#include "gpu/skin/texels.h"
+
+namespace d2t {
+
+using namespace gpu_detail;
+
+// ---- conjugate gradients on the GPU ------------------------------------------------------------
+
+namespace {
+struct MtScale {
+  double c1, c2;  // Mt_e = c1 M_e + c2 K_e
+};
+MtScale mtScale(const LayeredBody& b) {
+  const double dt = b.preparedDt();
+  return {1 + dt * b.desc().material.alpha, dt * b.desc().material.beta + dt * dt};
+}
+}  // namespace
+
+// out = sk K_e x + sm M_e x + sa addend, and the terms of x . out into terms_[0]
+void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
+                          const GlTexture& out) {
+  beginPass(stencil_);
+  bind(stencil_, "uX", x);
+  bind(stencil_, "uAddend", addend);
+  bind(stencil_, "uK", k_);
+  glUniform1f(stencil_.uniform("uScaleK"), float(sk));
+  glUniform1f(stencil_.uniform("uScaleM"), float(sm));
+  glUniform1f(stencil_.uniform("uScaleAdd"), float(sa));
+  draw(stencil_, {{out.id(), -1}, {terms_[0].id(), -1}});
+}
+
+// Step 1 on q_, qdot_: z_, ma_ and the core sums
+GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support) {
+  beginPass(forces_);
+  bind(forces_, "uQ", q_);
+  bind(forces_, "uQdot", qdot_);
+  bind(forces_, "uSupport", support_);
+  glUniform1i(forces_.uniform("uHasSupport"), support ? 1 : 0);
+  forces_.set("uOmega", w);
+  glUniform1f(forces_.uniform("uAlpha"), float(alpha));
+  glUniform1f(forces_.uniform("uBeta"), float(beta));
+  glUniform1f(forces_.uniform("uDt"), float(dt));
+  std::vector<Target> targets = {{z_.id(), -1}, {ma_.id(), -1}};
+  for (int k = 2; k < 8; ++k) targets.push_back({terms_[k].id(), -1});
+  draw(forces_, targets);
+  reduce({&terms_[2], &terms_[3], &terms_[4], &terms_[5], &terms_[6], &terms_[7]},
+         {&sums_[0], &sums_[1], &sums_[2], &sums_[3], &sums_[4], &sums_[5]});
+  GpuForceSums f;
+  f.mq = readSum(sums_[0]);
+  f.mqdot = readSum(sums_[1]);
+  f.ma = readSum(sums_[2]);
+  f.muxa = readSum(sums_[3]);
+  const Vec3 d = readSum(sums_[4]), o = readSum(sums_[5]);
+  f.uu << d.x(), o.x(), o.y(), o.x(), d.y(), o.z(), o.y(), o.z(), d.z();
+  return f;
+}
+
+int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double referenceNorm) {
+  const MtScale sc = mtScale(*preparedBody_);
+  // r = b - Mt x; z = Mh^-1 r; p = z
+  stencilPass(x_[xCur_], rhs_, -sc.c2, -sc.c1, 1.0, r_[0]);
+  beginPass(cgPrecondition_);
+  bind(cgPrecondition_, "uR", r_[0]);
+  bind(cgPrecondition_, "uB", rhs_);
+  bind(cgPrecondition_, "uHinv", hinv_);
+  draw(cgPrecondition_, {{zc_.id(), -1}, {p_[0].id(), -1}, {terms_[1].id(), -1}});
+  reduce({&terms_[1]}, {&rz_[0]});
+  const std::array<float, 4> start = readTexel(rz_[0]);
+  double bnorm = std::sqrt(std::max(0.0f, start[2]));
+  double rnorm = std::sqrt(std::max(0.0f, start[1]));
+  if (bnorm == 0) {
+    uploadTexels(x_[xCur_], 0, std::vector<float>(size_t(n_) * n_ * 4, 0.0f));
+    if (residual) *residual = 0;
+    return 0;
+  }
+  bnorm = std::max(bnorm, referenceNorm);  // (the scale the residual is measured against)
+  int rc = 0, rCur = 0, pCur = 0, it = 0;
+  while (it < maxIterations && rnorm > tolerance * bnorm) {
+    // ap = Mt p and p.ap
+    stencilPass(p_[pCur], p_[pCur], sc.c2, sc.c1, 0.0, ap_);
+    reduce({&terms_[0]}, {&pap_});
+    // x += alpha p, r -= alpha ap, z = Mh^-1 r, and r.z, r.r
+    beginPass(cgUpdate_);
+    bind(cgUpdate_, "uX", x_[xCur_]);
+    bind(cgUpdate_, "uR", r_[rCur]);
+    bind(cgUpdate_, "uP", p_[pCur]);
+    bind(cgUpdate_, "uAp", ap_);
+    bind(cgUpdate_, "uRz", rz_[rc]);
+    bind(cgUpdate_, "uPap", pap_);
+    bind(cgUpdate_, "uHinv", hinv_);
+    draw(cgUpdate_, {{x_[1 - xCur_].id(), -1}, {r_[1 - rCur].id(), -1}, {zc_.id(), -1}, {terms_[1].id(), -1}});
+    xCur_ = 1 - xCur_;
+    rCur = 1 - rCur;
+    reduce({&terms_[1]}, {&rz_[1 - rc]});
+    ++it;
+    if (it % kResidualCheck == 0 || it == maxIterations) {
+      rnorm = std::sqrt(std::max(0.0f, readTexel(rz_[1 - rc])[1]));
+      if (!(rnorm > tolerance * bnorm) || it == maxIterations) break;
+    }
+    // p = z + beta p
+    beginPass(cgDirection_);
+    bind(cgDirection_, "uZ", zc_);
+    bind(cgDirection_, "uP", p_[pCur]);
+    bind(cgDirection_, "uRzNew", rz_[1 - rc]);
+    bind(cgDirection_, "uRzOld", rz_[rc]);
+    draw(cgDirection_, {{p_[1 - pCur].id(), -1}});
+    pCur = 1 - pCur;
+    rc = 1 - rc;
+  }
+  if (residual) *residual = rnorm / bnorm;
+  return it;
+}
+
+// ---- the step ----------------------------------------------------------------------------------
+
+void GpuSkin::timestamp(Stage stage) {
+  if (queryPool_.empty()) return;
+  if (stamps_.size() + 1 >= queryPool_.size()) collectTimes(true);  // (the ring is full: rare)
+  const GLuint q = queryPool_[nextQuery_];
+  nextQuery_ = (nextQuery_ + 1) % queryPool_.size();
+  glQueryCounter(q, GL_TIMESTAMP);
+  stamps_.emplace_back(stage, q);
+}
+
+void GpuSkin::collectTimes(bool wait) {
+  if (stamps_.size() < 2) return;
+  if (!wait) {  // (the GPU runs its commands in order: the last one done, all are)
+    GLint ready = 0;
+    glGetQueryObjectiv(stamps_.back().second, GL_QUERY_RESULT_AVAILABLE, &ready);
+    if (!ready) return;
+  }
+  std::vector<GLuint64> t(stamps_.size());
+  for (size_t i = 0; i < stamps_.size(); ++i) glGetQueryObjectui64v(stamps_[i].second, GL_QUERY_RESULT, &t[i]);
+  for (size_t i = 0; i + 1 < stamps_.size(); ++i)
+    if (stamps_[i].first != Stage::Count) times_.addGpu(stamps_[i].first, double(t[i + 1] - t[i]) * 1e-6);
+  const std::pair<Stage, GLuint> last = stamps_.back();
+  stamps_.clear();
+  if (last.first != Stage::Count) stamps_.push_back(last);  // an open stage: it ends at the next stamp
+}
+
+GpuSkin::PassTimer::PassTimer(GpuSkin& skin, Stage stage) : skin_(skin), first_(skin.stamps_.size()) {
+  skin_.timestamp(stage);
+}
+
+GpuSkin::PassTimer::~PassTimer() {
+  if (std::uncaught_exceptions()) {  // (a failed pass: its stamps are dropped, not waited on)
+    skin_.stamps_.resize(std::min(first_, skin_.stamps_.size()));
+    return;
+  }
+  skin_.timestamp(Stage::Count);
+  skin_.collectTimes(false);
+}
+
+void GpuSkin::takeTimes(Profile& profile) {
+  collectTimes(true);  // (a stage's last pass: it ends with a readback, or the GPU is near it)
+  profile.merge(times_);
+  times_.clear();
+}
+
+FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, double dt, const Vec3& g,
+                                  Profile& profile) {
+  if (&body.model() != model_.get())  // re-assembled (a material change): K_e and masses are stale here
+    throw GlError("the body's model changed under its GPU solver (make a new GpuSkin for it)");
+  const BakedBody& m = *model_;
+  // the state of the last step's end is still here (nothing wrote it on the CPU since):
+  // it becomes this step's start instead of crossing again
+  const bool resident = body.skinResident();
+  const CoreState start = s;
+  const double mass = m.totalMass;
+  const bool fixed = body.settings().fixedCore;
+  const Material& mat = body.desc().material;
+  FreeStepResult result;
+  stamps_.clear();
+  {
+    StageTimer t(profile, Stage::Transfer);
+    syncOperators(body);
+    if (resident) {
+      std::swap(q_, qNew_);
+      std::swap(qdot_, qdotNew_);
+    } else {
+      uploadNodes(q_, s.q);
+      uploadNodes(qdot_, s.qdot);
+      ++stateUploads_;
+    }
+  }
+  const LayeredBody::SupportLoad& support = body.supportLoad();
+  if (!support.nodes.empty()) {
+    StageTimer t(profile, Stage::Transfer);
+    uploadNodes(support_, support.nodes);
+  }
+  const Mat3 R = s.orientation.toRotationMatrix();
+  const Vec3 gb = R.transpose() * g;
+  const Vec3 w = s.angularVelocity;
+
+  // 1 forces, the core sums, and Ft_e' = -K z - m (alpha qdot + a)
+  Vec3 St, Sa, Sua, momentumStart;
+  Mat3 Muu;
+  {
+    StageTimer t(profile, Stage::Forces);
+    timestamp(Stage::Forces);
+    const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt, !support.nodes.empty());
+    stencilPass(z_, ma_, -1.0, 0.0, -1.0, rhs_);  // Ft_e' = -K z - m (alpha qdot + a)
+    St = restSt_ + f.mq;
+    Sa = f.ma;
+    Sua = f.muxa;
+    const Mat3 uu = restUu_ + f.uu;  // sum m u u^T
+    Muu = uu.trace() * Mat3::Identity() - uu;
+    momentumStart = mass * s.velocity + R * (w.cross(St) + f.mqdot);
+  }
+  Mat6 Mc;
+  Mc.block<3, 3>(0, 0) = mass * Mat3::Identity();
+  Mc.block<3, 3>(0, 3) = -R * skew(St);
+  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
+  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
+  result.coreMass = Mc;
+
+  // 2 Mt_e y' = Ft_e' (warm start: last step's y')
+  {
+    StageTimer t(profile, Stage::Solve);
+    timestamp(Stage::Solve);
+    result.cgIterations = cg(body.settings().cgIterations, body.settings().cgTolerance, &result.cgResidual,
+                             body.solveReferenceNorm(g));
+  }
+
+  // 3 core velocities: the condensed 6x6 system (3.8), sums from the GPU
+  Vec6 dvc = Vec6::Zero();
+  if (!fixed) {
+    StageTimer t(profile, Stage::Core);
+    timestamp(Stage::Core);
+    auto couplingPass = [&](int part) {  // (each reduction rebinds the texture units)
+      beginPass(coupling_);
+      bind(coupling_, "uQ", q_);
+      bind(coupling_, "uY", x_[xCur_]);
+      bind(coupling_, "uWt", wt_);
+      bind(coupling_, "uWr", wr_);
+      bind(coupling_, "uHinv", hinv_);
+      glUniform1i(coupling_.uniform("uPart"), part);
+    };
+    couplingPass(0);
+    sumTerms(coupling_, 8);
+    const Vec3 my = readSum(sums_[0]), uy = readSum(sums_[1]);
+    Mat3 A1, B1, G, H;
+    for (int j = 0; j < 3; ++j) {
+      A1.col(j) = readSum(sums_[2 + j]);
+      B1.col(j) = readSum(sums_[5 + j]);
+    }
+    couplingPass(1);
+    sumTerms(coupling_, 6);
+    for (int k = 0; k < 3; ++k) {
+      G.col(k) = readSum(sums_[k]);
+      H.col(k) = readSum(sums_[3 + k]);
+    }
+    // M_ce Y: translational columns Y_t = W_t R^T, rotational Y_r = W_r - m Mh^-1 [q x e_k]
+    const Mat3 uWt = sumMubWt_ + A1;  // sum m u x W_t[j]
+    Mat6 MceY;
+    MceY.block<3, 3>(0, 0) = R * (sumMWt_ * R.transpose());
+    MceY.block<3, 3>(3, 0) = uWt * R.transpose();
+    MceY.block<3, 3>(0, 3) = R * (sumMWr_ - G);
+    MceY.block<3, 3>(3, 3) = sumMubWr_ + B1 - H;
+    // M_ce y with y = y' + W_t R^T g
+    Vec6 Mcey;
+    Mcey << R * (my + sumMWt_ * gb), uy + uWt * gb;
+    Vec6 Fc;
+    Fc.head<3>() = mass * g - R * Sa + support.force;
+    Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + support.torque;
+    dvc = body.solveCore(Mc - MceY, dt * (Fc - Mcey), dt, &result);  // (3.8) with the core springs
+  }
+
+  // 4-5 skin velocities and positions
+  Vec3 mqdotNew, mqNew;
+  {
+    StageTimer t(profile, Stage::Velocities);
+    timestamp(Stage::Velocities);
+    const Vec3 tr = dt * gb - R.transpose() * dvc.head<3>();
+    const Vec3 rot = dvc.tail<3>();
+    beginPass(velocities_);
+    bind(velocities_, "uQ", q_);
+    bind(velocities_, "uQdot", qdot_);
+    bind(velocities_, "uY", x_[xCur_]);
+    bind(velocities_, "uWt", wt_);
+    bind(velocities_, "uWr", wr_);
+    bind(velocities_, "uHinv", hinv_);
+    velocities_.set("uTranslation", tr);
+    velocities_.set("uRotation", rot);
+    glUniform1f(velocities_.uniform("uDt"), float(dt));
+    draw(velocities_, {{qdotNew_.id(), -1}, {qNew_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}});
+    reduce({&terms_[0], &terms_[1]}, {&sums_[0], &sums_[1]});
+    mqdotNew = readSum(sums_[0]);
+    mqNew = readSum(sums_[1]);
+  }
+  timestamp(Stage::Count);
+  {
+    StageTimer t(profile, Stage::Positions);
+    s.velocity += dvc.head<3>();
+    s.angularVelocity += dvc.tail<3>();
+    s.position = start.position + dt * s.velocity;
+    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+    // linear momentum projection (as on the CPU): internal forces cannot change it
+    if (!fixed) {
+      const Vec3 S = restSt_ + mqNew;
+      const Vec3 momentum = mass * s.velocity + s.orientation * (s.angularVelocity.cross(S) + mqdotNew);
+      const Vec3 dcdot = (momentumStart + dt * (mass * g + support.force) + result.springImpulse - momentum) / mass;
+      s.velocity += dcdot;
+      s.position += dt * dcdot;
+    }
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  checkGl("the GPU solver step");
+  holder_ = &body;
+  moments_ = SkinSummary{};
+  moments_.mu = restSt_ + mqNew;
+  moments_.mqdot = mqdotNew;
+  momentsAre_ = Moments::Known;
+  momentShift_.setZero();
+  takeTimes(profile);
+  return result;
+}
+
+}  // namespace d2t

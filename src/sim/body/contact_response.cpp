@@ -1,0 +1,360 @@
+// LayeredBody's contact response (Fig. 3.5 steps 6-13) and position correction (15):
+// withResponse (the backend's passes, or the CPU's), respond, respondThrough (rows, SMW
+// rounds, impulse, energy guard, friction, apply), correct.
+
+#include <omp.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "sim/body/layered_body.h"
+#include "sim/body/node_loops.h"
+#include "sim/contact/patch_friction.h"
+
+namespace d2t {
+
+using namespace layered_detail;
+
+template <class F>
+auto LayeredBody::withResponse(Profile& profile, F f) {
+  if (freeSolver_ && freeSolver_->response()) {
+    try {
+      if (!skinResident()) {
+        StageTimer t(profile, Stage::Transfer);
+        if (startStale_) throw std::logic_error("the start of the step is on the GPU only");
+        freeSolver_->load(*this, state_, start_.q);
+        solverHoldsSkin_ = true;
+      }
+      struct TakeTimes {  // (also when f returns nothing)
+        SkinResponse& r;
+        Profile& p;
+        ~TakeTimes() { r.takeTimes(p); }
+      } take{*freeSolver_->response(), profile};
+      return f(take.r);
+    } catch (const std::exception& e) {
+      dropSolver(e.what());
+    }
+  }
+  return f(cpuResponse_);
+}
+
+// Steps 6-13 from the collision-free prediction in state_; positions are
+// re-integrated from the start of the step with the post-impact velocities.
+void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const Vec3& g, Profile& profile,
+                          bool firstSweep) {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const double mass = m.totalMass;
+  const bool fixed = settings_.fixedCore;
+  const LayeredState& start = start_;
+  LayeredState& s = state_;
+  // 13 (below) integrates positions from the start of the step; a rigid impact
+  // during the step adds the motion before the time of impact
+  Vec3 impactV = Vec3::Zero(), impactW = Vec3::Zero();
+
+  // 6-8: the contacts found at the predicted state. Finders report nodes within a
+  // margin; penetrating ones collide here, and so do the nodes that colliders or
+  // bodies supported in the free update (whatever their depth now): that support is
+  // the first part of their impulse, and the response may take it back but not pull.
+  // A supported node no longer found against the same surface gets a release row: its
+  // support taken back.
+  std::vector<NodeContact>& cs = contacts;
+  if (firstSweep && !supported_.empty()) {
+    std::vector<char> found(supported_.size(), 0);
+    for (NodeContact& c : cs) {
+      const SupportedNode* hit = findSupported(supported_, c.node);
+      const long k = hit && hit->other == c.other ? hit - supported_.data() : -1;
+      if (k < 0 || found[size_t(k)]) continue;
+      const double along = supported_[size_t(k)].normal.dot(c.normal);
+      if (along <= 0) continue;
+      c.impulse = dt * supported_[size_t(k)].force * along;
+      found[size_t(k)] = 1;
+    }
+    for (size_t k = 0; k < supported_.size(); ++k) {
+      if (found[k]) continue;
+      NodeContact c;
+      c.node = supported_[k].node;
+      c.normal = supported_[k].normal;
+      c.impulse = dt * supported_[k].force;
+      c.friction = 0;
+      c.other = supported_[k].other;
+      c.release = true;
+      cs.push_back(c);
+    }
+  }
+  cs.erase(std::remove_if(cs.begin(), cs.end(),
+                          [](const NodeContact& c) { return c.depth <= 0 && c.impulse <= 0 && !c.release; }),
+           cs.end());
+  bool newEpisode = false;  // contacts with colliders begin this step
+  if (firstSweep) {
+    int colliding = 0, colliderContacts = 0;
+    for (const NodeContact& c : cs) {
+      if (c.release) continue;
+      ++colliding;
+      colliderContacts += c.other < 0;
+      info_.maxPenetration = std::max(info_.maxPenetration, c.depth);
+    }
+    info_.contacts = colliding;
+    newEpisode = previousContacts_ == 0;
+    previousContacts_ = colliderContacts;
+  }
+
+  if (!cs.empty()) {
+    const Mat3 R = rotation(s.orientation);
+    const Mat3 Rt = R.transpose();
+    const int nc = int(cs.size());
+    // Restitution. A node-level restitution target (8) does not work with a
+    // layered skin: spread over the steps in which the skin comes into contact,
+    // it neither reverses a stiff body in time (no bounce: the first steps touch
+    // a node or two) nor stays out of a resting skin's vibration (which it pumps
+    // into bounces). Here the coefficient of restitution is the body's: when a
+    // contact episode begins (no contacts in the previous step) and the
+    // rigidified body (Mirtich's response, sec. 5.3.1) approaches the contact
+    // patch faster than gravity alone explains, one Newton impact law reverses
+    // the patch's normal speed by eps; the node constraints below are then
+    // inelastic and keep the skin out of the collider. The skin's elasticity
+    // still dents, jiggles and carries the weight at rest. (Impacts between two
+    // bodies are the world's: equal and opposite, see World::respondAll.)
+    if (!fixed && newEpisode) {
+      StageTimer t(profile, Stage::Impact);
+      Vec3 p = Vec3::Zero(), nAvg = Vec3::Zero(), vo = Vec3::Zero();
+      double wsum = 0, eps = 0;
+      {  // (the nodes read below, from the solver where it holds the skin: a gather)
+        std::vector<int> read;
+        for (const NodeContact& c : cs)
+          if (c.other < 0 && c.depth > 0) read.push_back(c.node);
+        pullNodes(read);
+      }
+      for (const NodeContact& c : cs) {
+        if (c.other >= 0 || c.depth <= 0) continue;
+        const double wk = c.depth + 1e-9;
+        p += wk * nodePosition(c.node);
+        nAvg += wk * c.normal;
+        vo += wk * c.surfaceVelocity;
+        eps += wk * c.restitution;
+        wsum += wk;
+      }
+      if (wsum > 0 && nAvg.norm() > 1e-12) {
+        p /= wsum;
+        vo /= wsum;
+        eps /= wsum;
+        nAvg.normalize();
+        const Vec3 com = centerOfMass();
+        const Vec3 vCom = linearMomentum() / mass;
+        const Vec3 wWorld = R * s.angularVelocity;
+        const Vec3 rp = p - com;
+        const double vApproach = nAvg.dot(vCom + wWorld.cross(rp) - vo);
+        const double threshold = 2 * g.norm() * dt + 1e-3;
+        if (vApproach < -threshold) {
+          const Mat3 invI = R * m.totalInertia.inverse() * Rt;
+          const Vec3 rn = rp.cross(nAvg);
+          const double j = -(1 + eps) * vApproach / (1 / mass + rn.dot(invI * rn));
+          const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
+          applyRigidImpulse(j * nAvg, p);
+          const Vec3 dcdot = s.velocity - v0, dwBody = s.angularVelocity - w0;
+          // the body reaches the patch at t_i = dt - depth / |v| into the step and only
+          // then turns: x(t + dt) = x + t_i v- + (dt - t_i) v+
+          double deepest = 0;
+          for (const NodeContact& c : cs)
+            if (c.other < 0) deepest = std::max(deepest, c.depth);
+          const double ti = std::clamp(dt - deepest / -vApproach, 0.0, dt);
+          impactV = -ti / dt * dcdot;
+          impactW = -ti / dt * dwBody;
+        }
+      }
+    }
+    // 9-13 through the backend that holds the skin (the rows, the 6x6 solves here)
+    std::vector<ContactRow> rows(static_cast<size_t>(nc));
+    std::unordered_map<int, int> lastRowOf;  // node -> its last row so far
+    bool restingSurfaces = true;
+    std::optional<StageTimer> timer(std::in_place, profile, Stage::Rows);
+    for (int k = 0; k < nc; ++k) {
+      const NodeContact& c = cs[size_t(k)];
+      ContactRow& row = rows[size_t(k)];
+      row.node = c.node;
+      row.normal = c.normal;
+      row.surfaceVelocity = c.surfaceVelocity;
+      row.depth = c.depth;
+      row.startGap = c.startGap;
+      row.lo = -c.impulse;
+      row.friction = c.friction;
+      row.release = c.release;
+      auto [last, first] = lastRowOf.try_emplace(c.node, k);
+      if (!first) {
+        row.previous = last->second;
+        rows[size_t(last->second)].next = k;
+        last->second = k;
+      }
+      restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
+    }
+    const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
+    timer.reset();
+    const RowOutcome out = withResponse(profile, [&](SkinResponse& r) {
+      return respondThrough(r, rows, v0, w0, dt, restingSurfaces, profile);
+    });
+    timer.emplace(profile, Stage::Apply);  // (the results taken back)
+    info_.pulling += out.pulling;
+    for (int k = 0; k < nc; ++k) {
+      NodeContact& c = cs[size_t(k)];
+      const RowResult& res = out.rows[size_t(k)];
+      info_.activeContacts += c.impulse + res.lambda > 0;
+      c.startGap = res.startGap;
+      c.impulse += out.share * res.lambda;
+      c.frictionImpulse += res.frictionImpulse;
+    }
+    if (rowImpulse_.size() != size_t(n)) {
+      rowImpulse_.assign(size_t(n), 0.0);
+      rowOther_.assign(size_t(n), kNoRow);
+      rowNodes_.clear();
+    }
+    for (const NodeContact& c : cs) {
+      if (c.release) continue;
+      if (rowOther_[size_t(c.node)] == kNoRow) rowNodes_.push_back(c.node);
+      rowImpulse_[size_t(c.node)] = c.impulse;
+      rowOther_[size_t(c.node)] = c.other;
+    }
+    cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.release; }), cs.end());
+    if (skinResident()) skinChangedOnSolver();  // (the solver's apply: q, qdot are on the GPU)
+    s.position = start.position + dt * (s.velocity + impactV);
+    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity + impactW, dt);
+  }
+
+}
+
+// 9 the rows (the diagonal term D_k = nb^T Mh_i^-1 nb, the coupling rows U_k (12)) and
+// Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) over all nodes (the whole skin rides on
+// the core).
+// 10 lambda by Sherman-Morrison-Woodbury on an active set: the core's change dv solves
+//    (Mh_cond + sum_active U_k U_k^T / D_k) dv = sum_active U_k b_k / D_k + sum_out U_k lo_k
+//    and the active rows take lambda_k = (b_k - U_k . dv) / D_k; this is (D + U A^-1 U^T)
+//    l = b - U A^-1 U_out^T lo_out with l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b
+//    written for dv. One-sided: a row whose total impulse (what it had: support, earlier
+//    sweeps) would pull leaves the set with its total at zero, lambda = lo; release rows
+//    are out from the start.
+LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows,
+                                                    const Vec3& v0, const Vec3& w0, double dt,
+                                                    bool restingSurfaces, Profile& profile) {
+  const BakedBody& m = *model_;
+  const bool fixed = settings_.fixedCore;
+  LayeredState& s = state_;
+  s.velocity = v0;
+  s.angularVelocity = w0;
+  const Mat3 R = rotation(s.orientation);
+  const Mat3 Rt = R.transpose();
+  Mat6 A = free_.coreMass;
+  RowOutcome out;
+  {
+    StageTimer t(profile, Stage::Rows);
+    if (!fixed) {
+      const CondensedSums P = r.condense(*this, s);
+      A.block<3, 3>(0, 0) -= R * P.tt * Rt;
+      A.block<3, 3>(0, 3) -= -R * P.tr;
+      A.block<3, 3>(3, 0) -= -(R * P.tr).transpose();
+      A.block<3, 3>(3, 3) -= -P.rr;
+    }
+    r.setRows(*this, s, rows, dt, fixed);
+  }
+  {
+    StageTimer t(profile, Stage::Multipliers);
+    RowSums sums = r.roundRows(nullptr, settings_.oneSided);
+    for (int round = 0; round < 20; ++round) {
+      const Vec6 dv = fixed ? Vec6::Zero() : Vec6((A + sums.S).ldlt().solve(sums.rhs));
+      sums = r.roundRows(&dv, settings_.oneSided);
+      if (round == 0) out.pulling = sums.below;
+      if (!settings_.oneSided || sums.below == 0) break;
+    }
+  }
+  // 11 the impulse J^T lambda as a velocity change through steps 3-4, with Mh_e as the
+  //    multipliers were (so the constraints hold exactly):
+  //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
+  std::optional<StageTimer> timer(std::in_place, profile, Stage::Impulse);
+  const ImpulseSums is = r.impulse(*this, s);
+  Vec6 dv = Vec6::Zero();
+  if (!fixed) {
+    Vec6 rhs6;
+    rhs6 << is.fc.head<3>() - R * is.mt, is.fc.tail<3>() - is.mr;
+    dv = A.ldlt().solve(rhs6);
+  }
+  const Vec3 dvt = Rt * dv.head<3>(), dw = dv.tail<3>();
+  // An inelastic contact against a resting surface cannot add kinetic energy, but
+  // the response applied through the block-diagonal Mh_e can (it pushes the core
+  // as if each node hung on its own diagonal spring, on top of the elastic push the
+  // implicit solve already gave it; docs/decisions/0017-response-energy-guard.md).
+  // Where the surfaces are at rest, the impulse is scaled down to
+  // the largest share s in [0, 1] that keeps the kinetic energy from growing;
+  // what it leaves of the penetration goes to the position correction. The energy
+  // along the share t is KE(t) = k0 + ka t + kb t^2 (each velocity is linear in t;
+  // body frame, as kineticEnergy): the core's part here, the skin's from its pass.
+  if (restingSurfaces) {
+    const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
+    const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * dw;
+    const Vec3 skin = r.energy(*this, s, dvt, dw);
+    const double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw)) + skin[0];
+    const double ka = m.coreMass * vb.dot(dvt) + w.dot(icdw) + skin[1];
+    const double kb = 0.5 * (m.coreMass * dvt.squaredNorm() + dw.dot(icdw)) + skin[2];
+    if (ka + kb > k0 * 1e-9 + 1e-12)
+      out.share = kb > 0 && ka < 0 ? std::clamp(-ka / kb, 0.0, 1.0) : 0.0;  // KE back to k0 at t = -ka/kb
+  }
+  s.velocity = v0 + out.share * dv.head<3>();
+  s.angularVelocity = w0 + out.share * dw;
+  // 12 friction (14) on the node's skin velocity, from its tangential velocity after the
+  //    normal impulse (which moves it tangentially too, through the coupling): the
+  //    pre-impact one of (14) can overshoot and feed a resting body energy.
+  timer.emplace(profile, Stage::Friction);
+  r.friction(*this, s, out.share, dvt, dw);
+  out.rows = r.rowResults();
+  timer.emplace(profile, Stage::Apply);
+  // 13 positions from the post-impact velocities: the skin's in the same pass as its
+  //    velocities, from the start of the step
+  r.apply(*this, start_.q, dvt, dw, out.share, dt, s);
+  return out;
+}
+
+// 15 constraint correction with the contacts found after the response: move
+// penetrating nodes out by their share.
+void LayeredBody::correct(const std::vector<NodeContact>& contacts, double dt, Profile& profile) {
+  StageTimer t(profile, Stage::Correct);
+  LayeredState& s = state_;
+  const Mat3 Rt = rotation(s.orientation).transpose();
+  // the nodes that the response held on a collider or a body (a positive impulse puts
+  // them on its surface) are supported in the next step. (Not a test on the depth: a
+  // threshold of microns flips with the GPU's float rounding and with it the node's
+  // support.)
+  s.touching.clear();
+  for (const NodeContact& c : contacts) {
+    const size_t i = size_t(c.node);
+    const double impulse = rowImpulse_.empty() || rowOther_[i] != c.other ? 0.0 : rowImpulse_[i];
+    if (impulse > 0) s.touching.push_back({c.node, c.normal, impulse / dt, c.surfaceVelocity, c.other});
+  }
+  for (int i : rowNodes_) {
+    rowImpulse_[size_t(i)] = 0;
+    rowOther_[size_t(i)] = kNoRow;
+  }
+  rowNodes_.clear();
+  std::vector<std::pair<int, Vec3>> dq;  // (a node may have contacts with several surfaces)
+  for (const NodeContact& c : contacts) {
+    if (c.depth <= 0) continue;
+    dq.emplace_back(c.node, Rt * (c.stiffnessShare * c.depth * c.normal));
+    ++info_.corrected;
+    info_.maxCorrection = std::max(info_.maxCorrection, c.stiffnessShare * c.depth);
+    info_.finalPenetration = std::max(info_.finalPenetration, (1 - c.stiffnessShare) * c.depth);
+  }
+  if (dq.empty()) return;
+  std::stable_sort(dq.begin(), dq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t k = 0;
+  for (size_t j = 1; j < dq.size(); ++j)
+    if (dq[j].first == dq[k].first)
+      dq[k].second += dq[j].second;
+    else
+      dq[++k] = dq[j];
+  dq.resize(k + 1);
+  withResponse(profile, [&](SkinResponse& r) { r.correct(*this, dq, s); });
+  momentsVersion_ = -1;  // (the solver's moments take the correction; the ones kept here do not)
+}
+
+}  // namespace d2t

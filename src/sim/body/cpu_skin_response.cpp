@@ -1,0 +1,314 @@
+// CpuSkinResponse: the CPU reference of the contact response's passes over every node
+// and row (the GPU runs the same passes in shaders/d2t/: docs/architecture.md).
+
+#include <omp.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "sim/body/layered_body.h"
+#include "sim/body/node_loops.h"
+#include "sim/contact/patch_friction.h"
+
+namespace d2t {
+
+using namespace layered_detail;
+
+// ---- the contact response's passes over every node (CPU reference) ------------------------
+
+namespace {
+// Entries of the same node summed, sorted by node.
+std::vector<std::pair<int, Vec3>> mergeByNode(std::vector<std::pair<int, Vec3>> v) {
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t out = 0;
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (out > 0 && v[out - 1].first == v[k].first)
+      v[out - 1].second += v[k].second;
+    else
+      v[out++] = v[k];
+  }
+  v.resize(out);
+  return v;
+}
+
+// dq_i without r_i: -Mh_i^-1 m_i (dvt - u_i x dw)
+Vec3 coreShare(const Mat3& hinv, double mi, const Vec3& ui, const Vec3& dvt, const Vec3& dw) {
+  return -mi * (hinv * (dvt - ui.cross(dw)));
+}
+
+// The entry of node i in a list sorted by node, else 0.
+Vec3 entryOf(const std::vector<std::pair<int, Vec3>>& v, int i) {
+  const auto at = std::lower_bound(v.begin(), v.end(), i, [](const auto& e, int node) { return e.first < node; });
+  return at != v.end() && at->first == i ? at->second : Vec3::Zero();
+}
+}  // namespace
+
+#pragma omp declare reduction(+ : Mat3 : omp_out += omp_in) initializer(omp_priv = Mat3::Zero())
+#pragma omp declare reduction(+ : Vec3 : omp_out += omp_in) initializer(omp_priv = Vec3::Zero())
+
+CondensedSums CpuSkinResponse::condense(const LayeredBody& body, const LayeredState& s) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const int n = m.nodeCount();
+  cached_ = false;
+  Mat3 tt = Mat3::Zero(), tr = Mat3::Zero(), rr = Mat3::Zero();
+#pragma omp parallel for schedule(static) reduction(+ : tt, tr, rr) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    const double m2 = m.nodeMass[i] * m.nodeMass[i];
+    const Mat3 ux = skew(m.restSkin[i] + s.q[i]);
+    const Mat3 hux = m2 * (hinv[i] * ux);
+    tt += m2 * hinv[i];
+    tr += hux;
+    rr += ux * hux;
+  }
+  return {tt, tr, rr};
+}
+
+void CpuSkinResponse::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows,
+                              double dt, bool fixedCore) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const Mat3 R = rotation(s.orientation), Rt = R.transpose();
+  in_ = rows;
+  rows_.assign(rows.size(), Row{});
+  r_.clear();
+  extra_.clear();
+  cached_ = false;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const ContactRow& c = rows[k];
+    Row& row = rows_[k];
+    const int i = c.node;
+    const double mi = m.nodeMass[size_t(i)];
+    const Vec3 ui = m.restSkin[size_t(i)] + s.q[size_t(i)];
+    const Vec3 nb = Rt * c.normal;
+    const Vec3 hn = hinv[size_t(i)] * nb;
+    row.D = nb.dot(hn);
+    // U_k = J_c - nb^T Mh^-1 M_ec(i), M_ec(i) = [m_i R^T, -m_i [u_i]x]: (hn^T m_i R^T)^T =
+    // m_i R hn, -(hn^T [u]x)^T = u x hn
+    Vec6 g6, jc;
+    jc << c.normal, ui.cross(nb);
+    g6 << mi * (R * hn), mi * ui.cross(hn);
+    row.U = fixedCore ? Vec6::Zero() : Vec6(jc - g6);
+    // the pre-impact relative normal velocity; the node constraint (8), (13) is inelastic
+    // here (restitution went into the rigid impact). Contacts are found at the predicted
+    // end of the step; a node that was still a gap away from the surface at its start may
+    // close that gap (speculative contact: target -gap/dt) and lands on the surface
+    // instead of hovering (a stopped node above the surface would carry weight without
+    // the skin compressing). Separating nodes are left alone (one-sided).
+    row.before = s.velocity + R * (s.angularVelocity.cross(ui) + s.qdot[size_t(i)]);
+    const double vn = c.normal.dot(row.before - c.surfaceVelocity);
+    row.startGap = c.startGap < 0 ? std::max(0.0, -c.depth - dt * vn) : c.startGap;
+    row.b = c.release ? 0.0 : -vn - row.startGap / dt;
+    row.active = !c.release;
+    row.lambda = c.release ? c.lo : 0.0;
+  }
+}
+
+RowSums CpuSkinResponse::roundRows(const Vec6* dv, bool oneSided) {
+  RowSums sums;
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    Row& row = rows_[k];
+    if (row.active && dv) {
+      row.lambda = (row.b - row.U.dot(*dv)) / row.D;
+      if (row.lambda < in_[k].lo) {
+        ++sums.below;
+        if (oneSided) {
+          row.active = false;
+          row.lambda = in_[k].lo;
+        }
+      }
+    }
+    if (row.active) {
+      sums.S += row.U * row.U.transpose() / row.D;
+      sums.rhs += row.U * (row.b / row.D);
+    } else {
+      sums.rhs += row.U * row.lambda;
+    }
+  }
+  return sums;
+}
+
+ImpulseSums CpuSkinResponse::impulse(const LayeredBody& body, const LayeredState& s) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const Mat3 Rt = rotation(s.orientation).transpose();
+  ImpulseSums sums;
+  r_.clear();
+  cached_ = false;
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    const Vec3 f = rows_[k].lambda * in_[k].normal;  // world
+    if (f.isZero(0)) continue;
+    const int i = in_[k].node;
+    const Vec3 fb = Rt * f;
+    const Vec3 ui = m.restSkin[size_t(i)] + s.q[size_t(i)];
+    r_.emplace_back(i, fb);
+    sums.fc.head<3>() += f;
+    sums.fc.tail<3>() += ui.cross(fb);
+    const Vec3 hr = hinv[size_t(i)] * fb;
+    sums.mt += m.nodeMass[size_t(i)] * hr;
+    sums.mr += m.nodeMass[size_t(i)] * ui.cross(hr);
+  }
+  r_ = mergeByNode(std::move(r_));
+  return sums;
+}
+
+Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
+  const int n = m.nodeCount();
+  dq_.resize(size_t(n));
+  Vec3 k = Vec3::Zero();
+#pragma omp parallel for schedule(static) reduction(+ : k) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    const Vec3 ui = m.restSkin[i] + s.q[i];
+    const double mi = m.nodeMass[i];
+    const Vec3 vi = vb + w.cross(ui) + s.qdot[i];
+    dq_[i] = coreShare(hinv[i], mi, ui, dvt, dw);
+    const Vec3 di = dvt + dw.cross(ui) + dq_[i];
+    k += Vec3(0.5 * mi * vi.squaredNorm(), mi * vi.dot(di), 0.5 * mi * di.squaredNorm());
+  }
+  // the impulses' own part at their nodes: d_i gains h_i = Mh_i^-1 r_i
+  for (const auto& [i, r] : r_) {
+    const Vec3 ui = m.restSkin[i] + s.q[i], hr = hinv[i] * r;
+    const double mi = m.nodeMass[i];
+    const Vec3 vi = vb + w.cross(ui) + s.qdot[i], di = dvt + dw.cross(ui) + dq_[i];
+    k += Vec3(0, mi * vi.dot(hr), mi * di.dot(hr) + 0.5 * mi * hr.squaredNorm());
+    dq_[i] += hr;
+  }
+  dqDvt_ = dvt;
+  dqDw_ = dw;
+  cached_ = true;
+  return k;
+}
+
+void CpuSkinResponse::friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+                               const Vec3& dw) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const Mat3 R = rotation(s.orientation), Rt = R.transpose();
+  extra_.clear();
+  std::unordered_map<int, Vec3> skinAfter;  // node -> its qdot after the impulse (and friction)
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    const ContactRow& c = in_[k];
+    Row& row = rows_[k];
+    row.frictionImpulse.setZero();
+    if (!(row.lambda > c.lo)) continue;  // (no positive total impulse)
+    const int i = c.node;
+    const Vec3 ui = m.restSkin[size_t(i)] + s.q[size_t(i)];
+    const double mi = m.nodeMass[size_t(i)];
+    auto [at, added] = skinAfter.try_emplace(i);
+    Vec3& qdot = at->second;
+    const Mat3& h = hinv[size_t(i)];
+    if (added) qdot = s.qdot[size_t(i)] + share * (h * entryOf(r_, i) + coreShare(h, mi, ui, dvt, dw));
+    const Vec3 after = s.velocity + R * (s.angularVelocity.cross(ui) + qdot);
+    const Vec3 rel = after - c.surfaceVelocity;
+    const Vec3 xt = rel - c.normal.dot(rel) * c.normal;
+    const double speed = xt.norm();
+    if (speed < 1e-12) continue;
+    const double muHat = std::min(1.0, c.friction * (after - row.before).norm() / speed);
+    const Vec3 dqdot = Rt * (-muHat * xt);
+    qdot += dqdot;
+    extra_.emplace_back(i, dqdot);
+    row.frictionImpulse = -mi * muHat * xt;
+  }
+  extra_ = mergeByNode(std::move(extra_));
+}
+
+std::vector<RowResult> CpuSkinResponse::rowResults() {
+  std::vector<RowResult> out(rows_.size());
+  for (size_t k = 0; k < rows_.size(); ++k)
+    out[k] = {rows_[k].lambda, rows_[k].startGap, rows_[k].frictionImpulse};
+  return out;
+}
+
+void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
+                            const Vec3& dw, double share, double dt, LayeredState& s) {
+  const BakedBody& m = body.model();
+  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const int n = m.nodeCount();
+  if (!cached_ || dvt != dqDvt_ || dw != dqDw_) {  // (else energy() left them)
+    dq_.resize(size_t(n));
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+    for (int i = 0; i < n; ++i) dq_[i] = coreShare(hinv[i], m.nodeMass[i], m.restSkin[i] + s.q[i], dvt, dw);
+    for (const auto& [i, r] : r_) dq_[i] += hinv[i] * r;
+  }
+  cached_ = false;
+  for (const auto& [i, e] : extra_) s.qdot[i] += e;
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    s.qdot[i] += share * dq_[i];
+    s.q[i] = startQ[i] + dt * s.qdot[i];
+  }
+}
+
+void CpuSkinResponse::correct(const LayeredBody&, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
+  for (const auto& [i, d] : dq) s.q[size_t(i)] += d;
+}
+
+// One pass in double; threads sum their own contiguous ranges, combined in order (the
+// same figures for the same thread count). 1/2 q^T K q: the diagonal terms plus twice those
+// above it (K is symmetric: the slots of row i that read node j > i mirror those of row j
+// that read i), without storing K q.
+SkinSummary CpuSkinResponse::summarize(const LayeredBody& body, const LayeredState& s, const Vec3& up) {
+  const BakedBody& m = body.model();
+  const int n = m.nodeCount();
+  const std::vector<Vec3>& q = s.q;
+  SkinSummary none;
+  none.lowest = std::numeric_limits<double>::infinity();
+  std::vector<SkinSummary> part(size_t(std::max(1, omp_get_max_threads())), none);
+#pragma omp parallel if (n > kParallelNodes)
+  {
+    SkinSummary p = none;  // (this thread's, stored below: no shared cache lines in the loop)
+#pragma omp for schedule(static) nowait
+    for (int i = 0; i < n; ++i) {
+      const double mi = m.nodeMass[i];
+      const Vec3& qi = q[i];
+      const Vec3& vi = s.qdot[i];
+      p.finite = p.finite && qi.allFinite() && vi.allFinite();
+      const Vec3 u = m.restSkin[i] + qi;
+      p.mu += mi * u;
+      p.mqdot += mi * vi;
+      p.muxqdot += mi * u.cross(vi);
+      p.muu += mi * u * u.transpose();
+      p.mqdot2 += mi * vi.squaredNorm();
+      const Stencil& st = m.atlas.stencil[i];
+      Vec3 row = Vec3::Zero();
+      for (int k = 0; k < kStencilSlots; ++k) {
+        const int j = st[k];
+        if (j == i) row += 0.5 * (m.stiffness[i][k] * qi);
+        else if (j > i) row += m.stiffness[i][k] * q[j];
+      }
+      p.elastic += qi.dot(row);
+      const double qn = qi.norm();
+      p.maxQ = std::max(p.maxQ, qn);
+      p.maxStretch = std::max(p.maxStretch, qn / std::max(1e-300, (m.restSkin[i] - m.core[i]).norm()));
+      p.maxQdot = std::max(p.maxQdot, vi.norm());
+      p.lowest = std::min(p.lowest, up.dot(u));
+    }
+    part[size_t(omp_get_thread_num())] = p;
+  }
+  SkinSummary r = part[0];
+  for (size_t t = 1; t < part.size(); ++t) {
+    const SkinSummary& p = part[t];
+    r.mu += p.mu;
+    r.mqdot += p.mqdot;
+    r.muxqdot += p.muxqdot;
+    r.muu += p.muu;
+    r.mqdot2 += p.mqdot2;
+    r.elastic += p.elastic;
+    r.maxQ = std::max(r.maxQ, p.maxQ);
+    r.maxStretch = std::max(r.maxStretch, p.maxStretch);
+    r.maxQdot = std::max(r.maxQdot, p.maxQdot);
+    r.lowest = std::min(r.lowest, p.lowest);
+    r.finite = r.finite && p.finite;
+  }
+  return r;
+}
+
+}  // namespace d2t

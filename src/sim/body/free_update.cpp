@@ -1,0 +1,579 @@
+// LayeredBody's collision-free update (Fig. 3.5 steps 1-5): rigid impulses and M_c, the
+// core springs (solveCore, eq. 3.8 with springs), the drag spring, the start of a step,
+// the contact support planned from the last step's contacts, integrateFree.
+
+#include <omp.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "sim/body/layered_body.h"
+#include "sim/body/node_loops.h"
+#include "sim/contact/patch_friction.h"
+
+namespace d2t {
+
+using namespace layered_detail;
+
+// ---- the step (Fig. 3.5) ----------------------------------------------------------------------
+
+void LayeredBody::applyRigidImpulse(const Vec3& impulse, const Vec3& at) {
+  const Mat3 R = rotation(state_.orientation);
+  const Mat3 invI = R * model_->totalInertia.inverse() * R.transpose();
+  changeRigidVelocity(impulse / model_->totalMass, invI * (at - centerOfMass()).cross(impulse));
+}
+
+void LayeredBody::changeRigidVelocity(const Vec3& dvCom, const Vec3& dw, double moveDt) {
+  // the same rigid velocity change in the generalised coordinates: qdot unchanged
+  const Vec3 dv = dvCom + dw.cross(state_.position - centerOfMass());
+  const Vec3 dwBody = rotation(state_.orientation).transpose() * dw;
+  state_.velocity += dv;
+  state_.angularVelocity += dwBody;
+  if (moveDt > 0) {
+    state_.position += moveDt * dv;
+    state_.orientation = integrateBodyRotation(state_.orientation, dwBody, moveDt);
+  }
+}
+
+Mat6 LayeredBody::coreMassMatrix() const {
+  const BakedBody& m = *model_;
+  Vec3 St = Vec3::Zero();
+  Mat3 Muu = Mat3::Zero();
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    const Vec3 u = m.restSkin[i] + state().q[i];
+    St += m.nodeMass[i] * u;
+    const Mat3 ux = skew(u);
+    Muu += m.nodeMass[i] * ux.transpose() * ux;
+  }
+  const Mat3 R = rotation(state_.orientation);
+  Mat6 Mc;
+  Mc.block<3, 3>(0, 0) = m.totalMass * Mat3::Identity();
+  Mc.block<3, 3>(0, 3) = -R * skew(St);
+  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
+  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
+  return Mc;
+}
+
+
+// ---- springs ----------------------------------------------------------------------------------
+
+namespace {
+
+// One core spring at the current state: the point's world offset r from c and its
+// velocity, the force f_s and its stiffness K_s = -df_s/dp (world).
+//   f_s = -k (|d| - L) d^ - c pdot,  d = p - anchor
+//   K_s = k [d^ d^T + max(0, 1 - L/|d|) (I - d^ d^T)]
+// J = [I, -R [rb]x] maps (cdot, omega) to pdot, rb the point in the body frame
+// (the transverse term is dropped where the spring is compressed, |d| < L: it would
+// make the matrix indefinite; L = 0 gives K_s = k I).
+using Mat36 = Eigen::Matrix<double, 3, 6>;
+
+struct SpringAt {
+  Mat36 J = Mat36::Zero();
+  Vec3 pdot = Vec3::Zero();
+  Vec3 force = Vec3::Zero();
+  Mat3 Ks = Mat3::Zero();
+};
+
+SpringAt springAt(const CoreSpring& k, const LayeredState& s, const Mat3& R, const Vec3& comOffset, double dt) {
+  SpringAt a;
+  const Vec3 rb = k.point - comOffset;  // body frame, from c
+  const Vec3& w = s.angularVelocity;
+  a.J.leftCols<3>() = Mat3::Identity();
+  a.J.rightCols<3>() = -R * skew(rb);
+  a.pdot = s.velocity + R * w.cross(rb);
+  // The step turns the core by R exp(dt [w]x), so p(t + dt) = p + dt J v(t + dt) +
+  // dt^2/2 R (w x (w x rb)) + O(dt^3): the centripetal term (explicit, start w) is
+  // added to the spring's stretch. Without it a stiff spring on a spinning core
+  // sees a spurious stretch of dt^2 w^2 |rb| / 2 every step (0.6 mm at 3 rad/s,
+  // dt = 1/60: 20 J in a k = 1e8 spring) and feeds it back as energy.
+  const Vec3 d = s.position + R * (rb + 0.5 * dt * dt * w.cross(w.cross(rb))) - k.anchor;
+  const double len = d.norm();
+  if (len > 1e-12) {
+    const Vec3 e = d / len;
+    const Mat3 ee = e * e.transpose();
+    a.force = -k.stiffness * (len - k.restLength) * e;
+    a.Ks = k.stiffness * (ee + std::max(0.0, 1 - k.restLength / len) * (Mat3::Identity() - ee));
+  } else {
+    a.Ks = k.stiffness * Mat3::Identity();
+  }
+  a.force -= k.damping * a.pdot;
+  return a;
+}
+
+}  // namespace
+
+Vec6 LayeredBody::solveCore(const Mat6& Mcond, const Vec6& rhs, double dt, FreeStepResult* result) const {
+  const LayeredState& s = state_;
+  const Mat3 R = rotation(s.orientation);
+  // Linearised backward Euler of a force f(p, pdot) on a core point, pdot = J v_c:
+  //   f(t + dt) ~ f_s - K_s dt pdot(t + dt) - c (pdot(t + dt) - pdot(t))
+  // (p(t + dt) = p + dt pdot(t + dt)); its generalised impulse dt J^T f(t + dt) moves
+  // the dv_c terms to the left-hand side of (3.8):
+  //   [Mcond + J^T (dt c + dt^2 K_s) J] dv_c = rhs + dt J^T (f_s - dt K_s pdot)
+  Mat6 A = Mcond;
+  Vec6 b = rhs;
+  std::vector<SpringAt> at;
+  at.reserve(springs_.size());
+  for (const CoreSpring& k : springs_) {
+    at.push_back(springAt(k, s, R, model_->comOffset, dt));
+    const SpringAt& a = at.back();
+    const Mat3 H = dt * k.damping * Mat3::Identity() + dt * dt * a.Ks;
+    A += a.J.transpose() * H * a.J;
+    b += dt * a.J.transpose() * (a.force - dt * a.Ks * a.pdot);
+  }
+  const Vec6 dvc = A.partialPivLu().solve(b);
+  // the springs' impulse over the step: dt f(t + dt) with the solved velocities
+  Vec3 impulse = Vec3::Zero();
+  for (size_t j = 0; j < springs_.size(); ++j) {
+    const SpringAt& a = at[j];
+    const Vec3 pdot1 = a.pdot + a.J * dvc;
+    impulse += dt * (a.force - dt * a.Ks * pdot1 - springs_[j].damping * (pdot1 - a.pdot));
+  }
+  if (result) {
+    result->condensedMass = A;
+    result->springImpulse = impulse;
+  }
+  return dvc;
+}
+
+double LayeredBody::springEnergy() const {
+  const Mat3 R = rotation(state_.orientation);
+  double e = 0;
+  for (const CoreSpring& k : springs_) {
+    const double len = (state_.position + R * (k.point - model_->comOffset) - k.anchor).norm();
+    e += 0.5 * k.stiffness * (len - k.restLength) * (len - k.restLength);
+  }
+  if (dragging()) e += 0.5 * drag_.stiffness * (nodePosition(drag_.node) - drag_.target).squaredNorm();
+  return e;
+}
+
+void LayeredBody::beginDrag(int node, const Vec3& target, double stiffness, double damping) {
+  const BakedBody& m = *model_;
+  if (node < 0 || node >= m.nodeCount())
+    throw std::out_of_range("beginDrag: node " + std::to_string(node) + " is not a node of this body (" +
+                            std::to_string(m.nodeCount()) + " nodes)");
+  if (!target.allFinite()) throw std::invalid_argument("beginDrag: the target is not a finite point");
+  if (!(stiffness > 0) || !std::isfinite(stiffness))
+    throw std::invalid_argument("beginDrag: the stiffness must be positive, got " + std::to_string(stiffness));
+  if (!(damping >= 0)) {
+    // critical damping c = 2 sqrt(k m_eff) for the mass the spring moves: the rigidified
+    // body at the node (impulse P at r from the centre of mass changes the point's
+    // velocity by C P, C = I/m - [r]x I^-1 [r]x; m_eff = 3 / trace C), or, with the
+    // core held, the skin (an upper bound of the mass that moves: no ringing)
+    double meff = 0;
+    if (settings_.fixedCore) {
+      for (double mi : m.nodeMass) meff += mi;
+    } else {
+      const Mat3 R = rotation(state_.orientation);
+      const Mat3 invI = R * m.totalInertia.inverse() * R.transpose();
+      const Mat3 rx = skew(nodePosition(node) - centerOfMass());
+      const Mat3 C = Mat3::Identity() / m.totalMass - rx * invI * rx;
+      meff = 3 / C.trace();
+    }
+    damping = 2 * std::sqrt(stiffness * meff);
+  }
+  drag_.node = node;
+  drag_.target = target;
+  drag_.stiffness = stiffness;
+  drag_.damping = damping;
+}
+
+// The drag spring, implicitly. With v* the velocities of the free update (steps 1-5)
+// and L_i the node's velocity map (xdot_i = L_i v), backward Euler with the spring
+// force f = -k (x_i - target) - c xdot_i inside the step gives the impulse
+//   lambda = dt f(t + dt) = -dt k C0 - h L_i v,  v = v* + Mt^-1 L_i^T lambda,
+//   h = dt^2 k + dt c,  C0 = x_i(t) - target
+// so  (I + h G) lambda = -(dt k C0 + h L_i v*),  G = L_i Mt^-1 L_i^T  (3x3, world):
+// the Woodbury form of (Mt + h L_i^T L_i)^-1, i.e. exactly the implicit step with the
+// spring in Mt. G and Mt^-1 L_i^T lambda come from the decoupled solve (3.8)-(3.9):
+//   Z = Mt_e^-1 E_i (3 columns, constant in the body frame: solved once per drag),
+//   G = R Z_ii R^T + U Mcond^-1 U^T,  U = [I, -R [u_i]x] - R Y_i,
+//   dv_c = Mcond^-1 (L_c^T lambda - M_ce Z R^T lambda),  dv_e = Z R^T lambda - Y dv_c
+// (Mcond with the core springs; Y as the free update built it). The mass-lumped
+// block-diagonal Mh_e of the contact response would be cheaper but wrong here: at
+// rest it spreads the spring force over the node's stencil neighbours by Mt_ji
+// Mh_i^-1, which is O(1) where dt^2 K dominates the node mass (a 128^2 head at
+// dt = 5 ms), so the skin would settle to another shape than K q = f.
+void LayeredBody::applyDrag(double dt, Profile& profile) {
+  dragImpulse_.setZero();
+  if (!dragging()) return;
+  StageTimer t(profile, Stage::Drag);
+  if (mirrorStale_) pullSkin();
+  solverHoldsSkin_ = false;  // (it changes the skin here, on the CPU)
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const int i = drag_.node;
+  const bool fixed = settings_.fixedCore;
+  if (dragZNode_ != i || dragZVersion_ != preparedVersion_) {
+    std::vector<std::array<Vec3, 6>> rhs(n), sol;
+    for (auto& r : rhs) r.fill(Vec3::Zero());
+    for (int k = 0; k < 3; ++k) rhs[i][k] = Vec3::Unit(k);
+    // (a point load converges slowly in CG: once per drag, docs/decisions/0023-drag-spring-exact-compliance.md)
+    solveMt6(rhs, sol, 20 * n + 100, 1e-8);
+    dragZ_.resize(n);
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < 3; ++k) dragZ_[j].col(k) = sol[j][k];
+    dragZNode_ = i;
+    dragZVersion_ = preparedVersion_;
+  }
+  const LayeredState& start = start_;
+  LayeredState& s = state_;
+  const Vec3 momentumBefore = linearMomentum();
+  // J at the start of the step, as the free update linearised it
+  const Mat3 R = rotation(start.orientation), Rt = R.transpose();
+  const Vec3 ui = m.restSkin[i] + start.q[i];
+  const Vec3 C0 = start.position + R * ui - drag_.target;
+  const Vec3 xdot = s.velocity + R * (s.angularVelocity.cross(ui) + s.qdot[i]);
+  // Y dv_c at node j (body frame): W_t[j] R^T dv_t + W_r[j] dv_r - m_j Mh_j^-1 (q_j x dv_r)
+  auto Ytimes = [&](int j, const Vec6& dv) {
+    const Vec3 a = Rt * dv.head<3>();
+    const Vec3 w = dv.tail<3>();
+    Vec3 r = Vec3::Zero();
+    for (int k = 0; k < 3; ++k) r += wt_[j][k] * a[k] + wr_[j][k] * w[k];
+    return Vec3(r - m.nodeMass[j] * (mtDiagInverse_[j] * start.q[j].cross(w)));
+  };
+  Mat3 G = R * dragZ_[i] * Rt;
+  Eigen::PartialPivLU<Mat6> Mcond;
+  Eigen::Matrix<double, 3, 6> U;
+  if (!fixed) {
+    Mcond.compute(free_.condensedMass);
+    for (int k = 0; k < 6; ++k) U.col(k) = R * Ytimes(i, Vec6::Unit(k));
+    U.leftCols<3>() = Mat3::Identity() - U.leftCols<3>();
+    U.rightCols<3>() = -R * skew(ui) - U.rightCols<3>();
+    G += U * Mcond.solve(Eigen::Matrix<double, 6, 3>(U.transpose()));
+  }
+  const double h = dt * dt * drag_.stiffness + dt * drag_.damping;
+  const Vec3 lambda = -(Mat3::Identity() + h * G).partialPivLu().solve(dt * drag_.stiffness * C0 + h * xdot);
+  // the velocity change Mt^-1 L_i^T lambda through (3.8)-(3.9)
+  const Vec3 lb = Rt * lambda;
+  Vec6 dvc = Vec6::Zero();
+  if (!fixed) {
+    Vec3 my = Vec3::Zero(), uy = Vec3::Zero();  // M_ce Z lb = [R sum m_j z_j; sum m_j u_j x z_j]
+    for (int j = 0; j < n; ++j) {
+      const Vec3 z = dragZ_[j] * lb;
+      my += m.nodeMass[j] * z;
+      uy += m.nodeMass[j] * (m.restSkin[j] + start.q[j]).cross(z);
+    }
+    Vec6 f;
+    f << lambda - R * my, ui.cross(lb) - uy;
+    dvc = Mcond.solve(f);
+  }
+  for (int j = 0; j < n; ++j) {
+    Vec3 dq = dragZ_[j] * lb;
+    if (!fixed) dq -= Ytimes(j, dvc);
+    s.qdot[j] += dq;
+  }
+  s.velocity += dvc.head<3>();
+  s.angularVelocity += dvc.tail<3>();
+  // positions from the start of the step with the new velocities (as step 5)
+  s.position = start.position + dt * s.velocity;
+  s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+  for (int j = 0; j < n; ++j) s.q[j] = start.q[j] + dt * s.qdot[j];
+  // the linear momentum gains lambda exactly (as step 5 projects it: the map above is
+  // exact for the start state's u_j and R, the momentum is read at the new ones)
+  if (!fixed) {
+    const Vec3 dcdot = (momentumBefore + lambda - linearMomentum()) / m.totalMass;
+    s.velocity += dcdot;
+    s.position += dt * dcdot;
+  }
+  dragImpulse_ = lambda;
+}
+
+void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
+  if (dt != preparedDt_ || settings_.method != preparedMethod_) {
+    StageTimer t(profile, Stage::Prepare);
+    prepare(dt);
+  }
+  info_ = LayeredStepInfo{};
+  if (settings_.fixedCore) {
+    state_.velocity.setZero();
+    state_.angularVelocity.setZero();
+  }
+  // positions at t (step 13 integrates from them); the skin's stays on the solver
+  // unless the drag reads it on the CPU
+  if (mirrorStale_ && dragging()) pullSkin();
+  start_ = state_;
+  startStale_ = mirrorStale_;
+  StageTimer t(profile, Stage::Support);
+  computeSupport(g, dt);
+  buildSupportLoad();
+}
+
+std::vector<LayeredBody::SupportEntry> LayeredBody::supportFrom(int other) const {
+  std::vector<SupportEntry> out;
+  for (const SupportedNode& p : supported_)
+    if (p.other == other) out.push_back({p.node, nodePosition(p.node), p.normal, p.force});
+  return out;
+}
+
+std::vector<int> LayeredBody::supportPartners() const {
+  std::vector<int> out;
+  for (const SupportedNode& p : supported_)
+    if (p.other >= 0) out.push_back(p.other);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void LayeredBody::setSupportFrom(int other, const std::vector<double>& forces) {
+  size_t k = 0;
+  for (SupportedNode& p : supported_)
+    if (p.other == other && k < forces.size()) p.force = forces[k++];
+  supported_.erase(std::remove_if(supported_.begin(), supported_.end(),
+                                  [](const SupportedNode& p) { return !(p.force > 0); }),
+                   supported_.end());
+  buildSupportLoad();
+}
+
+void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
+  bool done = false;
+  if (freeSolver_) {
+    try {
+      free_ = freeSolver_->integrate(*this, state_, dt, g, profile);
+      done = true;
+      solverHoldsSkin_ = true;
+      skinChangedOnSolver();
+    } catch (const std::exception& e) {
+      // the other backend failed (a GL error, say): back to the CPU from the start state
+      dropSolver(e.what());
+      state_ = start_;
+    }
+  }
+  if (!done) free_ = integrateFree(start_, dt, g, profile);
+  applyDrag(dt, profile);
+  info_.cgIterations = free_.cgIterations;
+  info_.cgResidual = free_.cgResidual;
+}
+
+const SupportedNode* LayeredBody::findSupported(const std::vector<SupportedNode>& list, int node) {
+  const auto it = std::lower_bound(list.begin(), list.end(), node,
+                                   [](const SupportedNode& p, int n) { return p.node < n; });
+  return it != list.end() && it->node == node ? &*it : nullptr;
+}
+
+// The force of node i in the body frame, f_i = -K (q + (beta + dt) qdot)_i - m_i (alpha
+// qdot_i + a_i) + m_i R^T g (step 1's terms, the implicit -dt K qdot included: the
+// elastic force at the end of the step); its part along -n, if any, is what the
+// collider must push back at rest.
+void LayeredBody::computeSupport(const Vec3& g, double dt) {
+  std::vector<SupportedNode> last;  // the last step's support, by node
+  last.swap(supported_);
+  const LayeredState& s = state_;
+  if (s.touching.empty() || !settings_.contactSupport) return;
+  const BakedBody& m = *model_;
+  {  // (the nodes read below, from the solver where it holds the skin)
+    std::vector<int> read;
+    for (const TouchingNode& t : s.touching)
+      for (int j : m.atlas.stencil[size_t(t.node)])
+        if (j >= 0) read.push_back(j);
+    pullNodes(read);
+  }
+  const Mat3 R = rotation(s.orientation);
+  const Vec3 gb = R.transpose() * g;
+  const Vec3& w = s.angularVelocity;
+  const double alpha = desc_.material.alpha, beta = desc_.material.beta;
+  const double patchTheta = kSupportPatchRelaxation / std::sqrt(double(s.touching.size()));
+  struct EndOfStep {  // q + (beta + dt) qdot, read node by node by stencilRow
+    const LayeredBody& b;
+    double c;
+    Vec3 operator[](int j) const { return b.qAt(j) + c * b.qdotAt(j); }
+  } z{*this, beta + dt};
+  for (const TouchingNode& t : s.touching) {
+    const int i = t.node;
+    const Vec3 kz = stencilRow(m.atlas.stencil[i], m.stiffness[i], z);
+    const Vec3 u = m.restSkin[i] + qAt(i);
+    const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(qdotAt(i));
+    const Vec3 f = R * (-kz - m.nodeMass[i] * (alpha * qdotAt(i) + a - gb));
+    // (at most what the collider carried in the last step: a node that unloads, at the
+    // back of a rolling patch, is not pushed off the surface to be pulled back by the
+    // response's block-diagonal W; not extrapolated from the last two steps, which
+    // doubles any difference in the force from one step to the next:
+    // docs/decisions/0014-support-capped-not-extrapolated.md)
+    const double target = std::min(-t.normal.dot(f), t.force);
+    // Relaxed towards that target (see kSupportRelaxation and kSupportPatchRelaxation):
+    // the support is a Jacobi iteration on the contact forces, one sweep per step, and
+    // damping it keeps it stable where the skin couples neighbouring contacts strongly.
+    const SupportedNode* prev = findSupported(last, i);
+    const double old = prev && prev->other == t.other ? prev->force : 0.0;
+    const Vec3 nb = R.transpose() * t.normal;
+    const double ratio = nb.dot(mt_[size_t(i)][0] * nb) / ((1 + dt * alpha) * m.nodeMass[i]);
+    const double theta = std::min(1.0, std::max(kSupportRelaxation / std::sqrt(std::max(ratio, 1.0)), patchTheta));
+    const double push = old + (t.other >= 0 ? kPairSupportRelaxation : 1.0) * theta * (target - old);
+    if (!(push > 0) || !std::isfinite(push)) continue;
+    supported_.push_back({i, t.normal, push, t.other});  // (sorted by node below)
+  }
+  std::sort(supported_.begin(), supported_.end(),
+            [](const SupportedNode& a, const SupportedNode& b) { return a.node < b.node; });
+}
+
+void LayeredBody::buildSupportLoad() {
+  support_ = SupportLoad{};
+  if (supported_.empty()) return;
+  const Mat3 Rt = rotation(state_.orientation).transpose();
+  support_.nodes.assign(size_t(nodeCount()), Vec3::Zero());
+  for (const SupportedNode& p : supported_) {
+    const Vec3 fb = Rt * (p.force * p.normal);
+    support_.nodes[size_t(p.node)] = fb;
+    support_.force += p.force * p.normal;
+    support_.torque += (model_->restSkin[size_t(p.node)] + qAt(p.node)).cross(fb);
+  }
+}
+
+// Steps 1-5: the collision-free update from state_ (= start).
+FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, const Vec3& g,
+                                          Profile& profile) {
+  const BakedBody& m = *model_;
+  const int n = m.nodeCount();
+  const double mass = m.totalMass;
+  const double alpha = desc_.material.alpha, beta = desc_.material.beta;
+  LayeredState& s = state_;
+  const bool fixed = settings_.fixedCore;
+  FreeStepResult result;
+
+  const Mat3 R = rotation(s.orientation);
+  const Vec3 gb = R.transpose() * g;  // gravity in the body frame
+  const Vec3& w = s.angularVelocity;
+  std::vector<Vec3> u(n), rhs(n);
+  Vec3 St = Vec3::Zero(), Sa = Vec3::Zero(), Sua = Vec3::Zero(), Sqdot = Vec3::Zero();
+  Mat3 Suu = Mat3::Zero();  // sum m_i u_i u_i^T
+  double Su2 = 0;           // sum m_i |u_i|^2
+
+  // 1 forces (T): Ft_e = F_e - dt K qdot with F_e = Q_e + Qv_e - K q - D qdot.
+  //   The gravity part m_i R^T g is solved exactly through the cached W_t below,
+  //   so rhs holds the rest: -K (q + (beta + dt) qdot) - m_i (alpha qdot_i + a_i),
+  //   a_i = w x (w x u_i) + 2 w x qdot_i  (quadratic velocity vector, B.13).
+  {
+    StageTimer t(profile, Stage::Forces);
+    std::vector<Vec3> z(n), kz;
+    for (int i = 0; i < n; ++i) {
+      u[i] = m.restSkin[i] + s.q[i];
+      z[i] = s.q[i] + (beta + dt) * s.qdot[i];
+    }
+    multiplyK(z, kz);
+    for (int i = 0; i < n; ++i) {
+      const double mi = m.nodeMass[i];
+      const Vec3 a = w.cross(w.cross(u[i])) + 2 * w.cross(s.qdot[i]);
+      rhs[i] = -kz[i] - mi * (alpha * s.qdot[i] + a);
+      if (!support_.nodes.empty()) rhs[i] += support_.nodes[i];
+      St += mi * u[i];
+      Sa += mi * a;
+      Sua += mi * u[i].cross(a);
+      Sqdot += mi * s.qdot[i];
+      Suu.noalias() += (mi * u[i]) * u[i].transpose();
+      Su2 += mi * u[i].squaredNorm();
+    }
+  }
+  // sum m_i [u_i]x^T [u_i]x = sum m_i (|u_i|^2 I - u_i u_i^T)
+  const Mat3 Muu = Su2 * Mat3::Identity() - Suu;
+  // (linearMomentum() at the start of the step, from the sums above)
+  const Vec3 momentumStart = mass * s.velocity + s.orientation * (w.cross(St) + Sqdot);
+
+  // 2 solve (T): Mt_e y = Ft_e and Y = Mt_e^-1 M_ec. y = W_t R^T g + Mt_e^-1 rhs.
+  //   Y_t = W_t R^T exactly (Mt_e is constant in the body frame); Y_r = W_r (rest
+  //   shape) + Mh_e^-1 [-m_i [q_i]x] (the displacement-dependent part, block-diagonal),
+  //   or, with exactCoupling, all six columns by CG every step.
+  std::vector<std::array<Vec3, 6>> Y(n);
+  {
+    StageTimer t(profile, Stage::Solve);
+    result.cgIterations = solveY(rhs, solveReferenceNorm(g), &result.cgResidual);
+    if (!fixed) {
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) {
+          Y[i][k] = wt_[i][0] * R(k, 0) + wt_[i][1] * R(k, 1) + wt_[i][2] * R(k, 2);  // (W_t R^T) col k
+          Y[i][3 + k] = wr_[i][k] - m.nodeMass[i] * (mtDiagInverse_[i] * s.q[i].cross(Vec3::Unit(k)));
+        }
+      }
+      if (settings_.exactCoupling) {
+        std::vector<Vec3> col(n), sol(n);
+        for (int k = 0; k < 6; ++k) {
+          for (int i = 0; i < n; ++i) {
+            col[i] = k < 3 ? Vec3(m.nodeMass[i] * R.row(k).transpose())
+                           : Vec3(-m.nodeMass[i] * u[i].cross(Vec3::Unit(k - 3)));
+            sol[i] = Y[i][k];
+          }
+          solveMt(col, sol, 20 * n + 100, std::min(settings_.cgTolerance, 1e-10), nullptr);
+          for (int i = 0; i < n; ++i) Y[i][k] = sol[i];
+        }
+      }
+    }
+  }
+  // y with the exact gravity part
+  std::vector<Vec3> y(n);
+  for (int i = 0; i < n; ++i) y[i] = y_[i] + (wt_[i][0] * gb[0] + wt_[i][1] * gb[1] + wt_[i][2] * gb[2]);
+
+  // 3 core velocities (s): condensed 6x6 system (3.8)
+  //   Mcond = Mt_c - M_ce Y,  dv_c = Mcond^-1 dt (Ft_c - M_ce y)
+  Mat6 Mc = Mat6::Zero();
+  Mc.block<3, 3>(0, 0) = mass * Mat3::Identity();
+  Mc.block<3, 3>(0, 3) = -R * skew(St);
+  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
+  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
+  Vec6 dvc = Vec6::Zero();
+  Mat6 Mcond = Mc;
+  {
+    StageTimer t(profile, Stage::Core);
+    if (!fixed) {
+      Vec6 Fc;
+      Fc.head<3>() = mass * g - R * Sa + support_.force;
+      Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + support_.torque;
+      // M_ce x = [R sum m_i x_i ; sum m_i u_i x x_i]
+      Vec3 my = Vec3::Zero(), uy = Vec3::Zero();
+      Mat6 MceY = Mat6::Zero();
+      for (int i = 0; i < n; ++i) {
+        const double mi = m.nodeMass[i];
+        my += mi * y[i];
+        uy += mi * u[i].cross(y[i]);
+        for (int k = 0; k < 6; ++k) {
+          MceY.block<3, 1>(0, k) += mi * Y[i][k];
+          MceY.block<3, 1>(3, k) += mi * u[i].cross(Y[i][k]);
+        }
+      }
+      MceY.topRows<3>() = R * MceY.topRows<3>();
+      Vec6 Mcey;
+      Mcey << R * my, uy;
+      Mcond = Mc - MceY;
+      dvc = solveCore(Mcond, dt * (Fc - Mcey), dt, &result);
+    }
+  }
+
+  // 4 skin velocities (T): dv_e = dt y - Y dv_c  (3.9); core velocities
+  {
+    StageTimer t(profile, Stage::Velocities);
+    for (int i = 0; i < n; ++i) {
+      Vec3 yd = dt * y[i];
+      if (!fixed)
+        for (int k = 0; k < 6; ++k) yd -= Y[i][k] * dvc[k];
+      s.qdot[i] += yd;
+    }
+    s.velocity += dvc.head<3>();
+    s.angularVelocity += dvc.tail<3>();
+  }
+
+  // 5 positions (T): c += dt cdot, R <- R exp(dt [w]x), q += dt qdot
+  {
+    StageTimer t(profile, Stage::Positions);
+    s.position = start.position + dt * s.velocity;
+    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+    for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
+    // Internal forces cannot change the total linear momentum; the linearised
+    // scheme with an explicit Q_v does, at O(dt^2). Project it back through the
+    // core's translation (moving c by the same correction over the step).
+    if (!fixed) {
+      const Vec3 target = momentumStart + dt * (mass * g + support_.force) + result.springImpulse;
+      const Vec3 dcdot = (target - linearMomentum()) / mass;
+      s.velocity += dcdot;
+      s.position += dt * dcdot;
+    }
+  }
+
+  result.coreMass = Mc;
+  return result;
+}
+
+}  // namespace d2t
