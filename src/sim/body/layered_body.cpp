@@ -174,7 +174,10 @@ void LayeredBody::restore(const Snapshot& snap) {
     prepare(snap.dt);
     settings_.method = method;
   }
-  editState() = snap.state;  // (the solver's copy of the skin is stale from here)
+  // the whole state is replaced: nothing to read back first (as editState() would)
+  state_ = snap.state;
+  mirrorStale_ = false;
+  solverHoldsSkin_ = false;  // (the solver's copy is loaded again at the next step)
   supported_ = snap.supported;
   buildSupportLoad();
   y_ = snap.y;
