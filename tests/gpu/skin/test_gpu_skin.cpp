@@ -5,6 +5,12 @@
 // Errors of vector-valued stages are measured as max_i |gpu_i - cpu_i| / max_i |cpu_i|
 // (a per-entry relative error is meaningless where an entry is a cancellation
 // of larger terms); the bound for float passes is 1e-4.
+//
+// Sections: helpers (the ground, Pair: one body in two one-body Worlds, CPU and GPU);
+// single passes (gutter, stencil, reduction, forces, CG, free step, normals, the
+// response's passes, gather, World transfers, solver loss, blow-up, summary, detection);
+// whole runs (ball drop, detection in a World, free fall, rest, bounce, springs, drag,
+// World restore).
 #include <gtest/gtest.h>
 
 #include <cmath>
