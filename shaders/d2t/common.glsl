@@ -9,6 +9,8 @@
 // stencil passes that read them find every node's 6 mesh neighbours.
 // Reduction terms are written by node texels only (gWeight = 0 on gutters).
 
+#include "layout.glsl"
+
 uniform sampler2D uRest;     // xyz: rest skin position ub (body frame) [m]; w: node mass [kg], 0 off nodes
 uniform isampler2D uSource;  // xy: node texel held by this texel, (-1, -1) for none
 
@@ -31,6 +33,11 @@ bool beginTexel() {
 }
 
 vec3 at(sampler2D t, ivec2 p) { return texelFetch(t, p, 0).xyz; }
+
+// The texel offset of stencil slot k (layout.glsl).
+const int kStencilDx[D2T_STENCIL_SLOTS] = int[D2T_STENCIL_SLOTS](D2T_STENCIL_DX);
+const int kStencilDy[D2T_STENCIL_SLOTS] = int[D2T_STENCIL_SLOTS](D2T_STENCIL_DY);
+ivec2 stencilOffset(int k) { return ivec2(kStencilDx[k], kStencilDy[k]); }
 
 // Row r of the 3x3 block stored as rows in layers base + 0..2 of a texture array.
 vec3 blockTimes(sampler2DArray blocks, int base, ivec2 p, vec3 v) {

@@ -6,7 +6,7 @@
 // CPU (which sorts them by node), not a texture of the whole atlas.
 #include "common.glsl"
 
-const int kMaxColliders = 8;  // (GpuSkin::kMaxDetectedColliders)
+const int kMaxColliders = D2T_MAX_DETECTED_COLLIDERS;
 
 uniform sampler2D uQ;              // skin displacements q (body frame)
 uniform sampler2DArray uHeights;   // r: grid vertex heights of each height field, a layer each

@@ -7,14 +7,11 @@
 
 uniform sampler2D uX;
 uniform sampler2D uAddend;
-uniform sampler2DArray uK;  // layer 3k + r: row r of the block of stencil slot k
+uniform sampler2DArray uK;  // layer D2T_BLOCK_LAYER(k, r): row r of the block of stencil slot k
 uniform float uScaleK, uScaleM, uScaleAdd;
 
 layout(location = 0) out vec4 oResult;
 layout(location = 1) out vec4 oDot;
-
-const ivec2 kOffset[7] = ivec2[7](ivec2(0, 0), ivec2(0, 1), ivec2(1, 0), ivec2(1, -1), ivec2(0, -1),
-                                  ivec2(-1, 0), ivec2(-1, 1));
 
 void main() {
   if (!beginTexel()) {
@@ -23,7 +20,8 @@ void main() {
     return;
   }
   vec3 kx = vec3(0.0);
-  for (int k = 0; k < 7; ++k) kx += blockTimes(uK, 3 * k, gSrc, at(uX, gSrc + kOffset[k]));
+  for (int k = 0; k < D2T_STENCIL_SLOTS; ++k)
+    kx += blockTimes(uK, D2T_BLOCK_LAYER(k, 0), gSrc, at(uX, gSrc + stencilOffset(k)));
   vec3 x = at(uX, gSrc);
   vec3 r = uScaleK * kx + uScaleM * gMass * x + uScaleAdd * at(uAddend, gSrc);
   oResult = vec4(r, 0.0);

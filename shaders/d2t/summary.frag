@@ -12,7 +12,7 @@
 #include "common.glsl"
 
 uniform sampler2D uQ, uQdot, uThickness;
-uniform sampler2DArray uK;  // layer 3k + r: row r of the block of stencil slot k
+uniform sampler2DArray uK;  // layer D2T_BLOCK_LAYER(k, r): row r of the block of stencil slot k
 uniform vec3 uUp;           // body frame, unit
 uniform bool uMaxQOnly;
 
@@ -24,9 +24,7 @@ layout(location = 4) out vec4 oUuOff;
 layout(location = 5) out vec4 oMax;
 layout(location = 6) out vec4 oBad;
 
-const ivec2 kOffset[7] = ivec2[7](ivec2(0, 0), ivec2(0, 1), ivec2(1, 0), ivec2(1, -1), ivec2(0, -1),
-                                  ivec2(-1, 0), ivec2(-1, 1));
-const float kLowest = -3.0e38;
+const float kLowest = D2T_LOWEST;
 
 bool finite3(vec3 v) {
   // (both forms: a compiler may fold one of them away)
@@ -49,9 +47,9 @@ void main() {
   // (the neighbours through the source map: the correction's scatter leaves q's gutter
   // copies stale)
   vec3 kq = vec3(0.0);
-  for (int k = 0; k < 7; ++k) {
-    ivec2 j = texelFetch(uSource, gSrc + kOffset[k], 0).xy;
-    if (j.x >= 0) kq += blockTimes(uK, 3 * k, gSrc, at(uQ, j));
+  for (int k = 0; k < D2T_STENCIL_SLOTS; ++k) {
+    ivec2 j = texelFetch(uSource, gSrc + stencilOffset(k), 0).xy;
+    if (j.x >= 0) kq += blockTimes(uK, D2T_BLOCK_LAYER(k, 0), gSrc, at(uQ, j));
   }
   float m = gMass;
   vec3 ub = gRestPos, u = ub + q;

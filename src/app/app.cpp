@@ -111,7 +111,7 @@ void printSummary(const Session& s) {
             << w.time() << " s simulated); median step " << stepMs << " ms";
   if (stepMs > 0) std::cout << " = " << 1000.0 / stepMs << " steps/s";
   std::cout << "\n  stage medians [ms]:";
-  for (const auto& st : log.stages()) std::cout << " " << st << " " << log.medianStage(st);
+  for (const StageClock& st : log.clocks()) std::cout << " " << st.name() << " " << log.medianStage(st);
   std::cout << "\n";
   for (const Body& b : w.bodies()) {
     std::cout << "  " << b.desc.name << ": com (" << b.state.position.x() << ", "
@@ -159,7 +159,7 @@ int runHeadless(Session& s, const Options& o) {
     Camera camera(c.eye, c.target, c.fovY);
     RenderTarget target;
     target.resize(o.width, o.height);
-    r.render(*s.world, camera, target, ViewOptions{});
+    r.render(*s.world, camera, target, ViewOptions{}, s.gpuSkins);
     writePng(o.screenshot, o.width, o.height, target.readRgb());
     std::cout << "screenshot written to " << o.screenshot << "\n";
   }

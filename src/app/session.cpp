@@ -35,6 +35,7 @@ void Session::setBackend(const std::string& backend) {
   for (Body& b : world->bodies()) b.layered.setFreeMotionSolver(nullptr);
   world->setPairFinder(nullptr);
   contactCamera.reset();
+  gpuSkins.clear();
   world->settings().backend = "cpu";
   if (backend != "gpu") return;
   if (!glReady) {
@@ -49,6 +50,7 @@ void Session::setBackend(const std::string& backend) {
       world->setPairFinder(camera);
       world->settings().backend = "gpu";
       contactCamera = camera;
+      gpuSkins = std::move(skins);
       return;
     } catch (const GlError& e) {
       backendNote = std::string("the GPU solver cannot run (") + e.what() + "): running the CPU backend";

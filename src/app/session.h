@@ -3,6 +3,7 @@
 // controls. Shared by the windowed and the headless front ends.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/output/step_log.h"
 #include "sim/world/world.h"
@@ -10,6 +11,7 @@
 namespace d2t {
 
 class ContactCamera;
+class GpuSkin;
 
 struct Session {
   std::string scenePath;
@@ -23,6 +25,9 @@ struct Session {
   /// Stage 2 between bodies on the GPU backend (null on the CPU or with one body);
   /// the texture viewer shows its contact texture D.
   std::shared_ptr<ContactCamera> contactCamera;
+  /// The GPU solver of each body on the GPU backend (empty on the CPU): the renderer
+  /// draws a body that still runs on its solver from the solver's textures.
+  std::vector<std::shared_ptr<GpuSkin>> gpuSkins;
 
   /// Loads and validates a scene; throws InputError (the session is unchanged then).
   /// With a GL context (glReady) the scene's backend is set up at once.

@@ -20,7 +20,7 @@ nlohmann::json runMetrics(const World& world, const StepLog& log, const std::str
   j["time"] = world.time();
   nlohmann::json timing;
   timing["step"] = log.medianStep();
-  for (const auto& s : log.stages()) timing[s] = log.medianStage(s);
+  for (const StageClock& s : log.clocks()) timing[s.name()] = log.medianStage(s);
   j["timing_ms"] = timing;
   nlohmann::json bodies = nlohmann::json::array();
   for (const Body& b : world.bodies()) {

@@ -25,28 +25,23 @@ void StepLog::record(const Profile& p, double stepMs, const StepSummary& summary
     ran_[k] = true;
   }
   if (newColumn) {  // (the columns stay in the step's order, whenever a stage first runs)
-    names_.clear();
-    columns_.clear();
-    for (size_t k = 0; k < kColumns; ++k) {
-      if (!ran_[k]) continue;
-      const Stage s = Stage(k % size_t(kStageCount));
-      names_.push_back(k < size_t(kStageCount) ? stageName(s) : std::string("gpu_") + stageName(s));
-      columns_.push_back(k);
-    }
+    clocks_.clear();
+    for (size_t k = 0; k < kColumns; ++k)
+      if (ran_[k]) clocks_.push_back({Stage(k % size_t(kStageCount)), k >= size_t(kStageCount)});
   }
   steps_.push_back(stepMs);
   stages_.push_back(row);
   summaries_.push_back(summary);
 }
 
-size_t StepLog::column(const std::string& name) const {
-  auto it = std::find(names_.begin(), names_.end(), name);
-  return it == names_.end() ? kColumns : columns_[size_t(it - names_.begin())];
+size_t StepLog::column(StageClock clock) const {
+  if (!(int(clock.stage) >= 0 && clock.stage < Stage::Count)) return kColumns;
+  const size_t k = size_t(clock.stage) + (clock.gpu ? size_t(kStageCount) : 0);
+  return ran_[k] ? k : kColumns;
 }
 
 void StepLog::clear() {
-  names_.clear();
-  columns_.clear();
+  clocks_.clear();
   ran_.fill(false);
   steps_.clear();
   stages_.clear();
@@ -55,8 +50,8 @@ void StepLog::clear() {
 
 double StepLog::medianStep() const { return median(steps_); }
 
-double StepLog::medianStage(const std::string& name) const {
-  const size_t k = column(name);
+double StepLog::medianStage(StageClock clock) const {
+  const size_t k = column(clock);
   if (k == kColumns) return 0;
   std::vector<double> v;
   for (const Row& row : stages_) v.push_back(row[k]);
@@ -70,9 +65,9 @@ std::vector<float> StepLog::recentSteps(size_t n) const {
   return out;
 }
 
-std::vector<float> StepLog::recentStage(const std::string& name, size_t n) const {
+std::vector<float> StepLog::recentStage(StageClock clock, size_t n) const {
   std::vector<float> out;
-  const size_t k = column(name);
+  const size_t k = column(clock);
   if (k == kColumns) return out;
   for (size_t i = stages_.size() > n ? stages_.size() - n : 0; i < stages_.size(); ++i)
     out.push_back(float(stages_[i][k]));
@@ -90,11 +85,11 @@ void StepLog::writeCsv(const std::string& path, double dt, size_t first) const {
   std::ofstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot write the bench CSV");
   f << "step,t,step_ms";
-  for (const auto& n : names_) f << "," << n << "_ms";
+  for (const StageClock& c : clocks_) f << "," << c.name() << "_ms";
   f << ",contacts,cg_iterations,cg_residual\n";
   for (size_t i = first; i < steps_.size(); ++i) {
     f << i + 1 << "," << double(i + 1) * dt << "," << steps_[i];
-    for (size_t k : columns_) f << "," << stages_[i][k];
+    for (const StageClock& c : clocks_) f << "," << stages_[i][column(c)];
     f << "," << summaries_[i].contacts << "," << summaries_[i].cgIterationsTotal << ","
       << summaries_[i].cgResidual << "\n";
   }

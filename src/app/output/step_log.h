@@ -24,16 +24,18 @@ class StepLog {
   void record(const Profile& p, double stepMs, const StepSummary& summary = {});
   void clear();
   size_t size() const { return steps_.size(); }
-  /// The names of the stages' clocks that ran in any recorded step, in step order, the
-  /// CPU's then the GPU's ("forces", ..., "gpu_forces", ...): the CSV columns after "step".
-  const std::vector<std::string>& stages() const { return names_; }
-  /// Median over the recorded steps of the whole step / of one stage [ms].
+  /// The stages' clocks that ran in any recorded step, in step order, the CPU's then
+  /// the GPU's (named "forces", ..., "gpu_forces", ...: the CSV columns after "step").
+  const std::vector<StageClock>& clocks() const { return clocks_; }
+  /// Median over the recorded steps of the whole step / of one stage's clock [ms] (0
+  /// for a clock that never ran).
   double medianStep() const;
-  double medianStage(const std::string& name) const;
+  double medianStage(StageClock clock) const;
   /// The last `n` whole-step times [ms], oldest first (for plots).
   std::vector<float> recentSteps(size_t n) const;
-  /// The last `n` times of one stage [ms] (0 where it did not run), oldest first.
-  std::vector<float> recentStage(const std::string& name, size_t n) const;
+  /// The last `n` times of one stage's clock [ms] (0 where it did not run), oldest
+  /// first; none for a clock that never ran.
+  std::vector<float> recentStage(StageClock clock, size_t n) const;
   /// The last `n` values of one summary member, oldest first.
   std::vector<float> recentSummary(float StepSummary::*member, size_t n) const;
   /// CSV: "step,t,step_ms,<stage>_ms,...,contacts,cg_iterations,cg_residual" (colliding
@@ -46,10 +48,9 @@ class StepLog {
   // a clock of the profile: stage k's CPU clock is column k, its GPU clock kStageCount + k
   static constexpr size_t kColumns = 2 * size_t(kStageCount);
   using Row = std::array<double, kColumns>;
-  /// The column of a clock's name (names_), or kColumns when none ran by that name.
-  size_t column(const std::string& name) const;
-  std::vector<std::string> names_;           // the columns that ran, in column order
-  std::vector<size_t> columns_;              // ... and their column numbers
+  /// The column of a clock, or kColumns when it never ran.
+  size_t column(StageClock clock) const;
+  std::vector<StageClock> clocks_;           // the columns that ran, in column order
   std::array<bool, kColumns> ran_{};
   std::vector<double> steps_;
   std::vector<Row> stages_;                  // (nstep x kColumns), 0 where a clock did not run

@@ -1,20 +1,37 @@
 #pragma once
 // The window's panels, each drawn once a frame when open (app/window/ui.h has their state).
+#include <imgui.h>
+
+#include <algorithm>
+
 #include "app/window/ui.h"
+#include "app/window/ui_scale.h"
 
 namespace d2t {
 
-// simulation_panels.cpp
-void scenePanel(Ui& ui);
-void simulationPanel(Ui& ui);
-void bodiesPanel(Ui& ui);
-void statisticsPanel(Ui& ui);
+void scenePanel(Ui& ui);       // scene_panel.cpp
+void simulationPanel(Ui& ui);  // simulation_panel.cpp
+void bodiesPanel(Ui& ui);      // bodies_panel.cpp
+void statisticsPanel(Ui& ui);  // statistics_panel.cpp
 // texture_viewer.cpp
 void atlasPanel(Ui& ui);
 /// The texture viewer's name of channel i (the last one: the contact camera's D).
 const char* viewerTextureLabel(int i);
-// view_panel.cpp
-void viewPanel(Ui& ui);
-void helpOverlay(Ui& ui);
+void viewPanel(Ui& ui);    // view_panel.cpp
+void helpOverlay(Ui& ui);  // help_overlay.cpp
+
+/// The left column (Scene, Simulation, Statistics): false until the panels above
+/// `place` have been laid out (a frame each), then the panel's first position and width.
+inline bool placeInColumn(Ui& ui, int place) {
+  if (ImGui::GetFrameCount() < 1 + 2 * place) return false;
+  const float top = place == 0 ? 10 * ui.scale : ui.columnBottom + 8 * ui.scale;
+  ImGui::SetNextWindowPos(ImVec2(10 * ui.scale, top), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(px(ui, 330, 0), ImGuiCond_FirstUseEver);
+  return true;
+}
+/// Inside a column panel: where the next one goes.
+inline void markColumn(Ui& ui) {
+  ui.columnBottom = std::max(ui.columnBottom, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y);
+}
 
 }  // namespace d2t

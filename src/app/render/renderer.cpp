@@ -194,8 +194,8 @@ void Renderer::setWorld(const World& world) {
   }
 }
 
-void Renderer::render(const World& world, const Camera& camera, RenderTarget& target,
-                      const ViewOptions& options) {
+void Renderer::render(const World& world, const Camera& camera, RenderTarget& target, const ViewOptions& options,
+                      const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins) {
   // what to draw this frame, with its model matrix and colour
   struct Draw {
     const GpuMesh* mesh;
@@ -215,13 +215,14 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
     const Body& b = world.bodies()[i];
     const Eigen::Matrix4f pose = poseMatrix(b.layered.core().position, b.layered.core().orientation);
     const Eigen::Vector3f color = int(i) == options.highlightBody ? highlight(kBodyColors[i % 6]) : kBodyColors[i % 6];
-    const auto skin = std::dynamic_pointer_cast<GpuSkin>(b.layered.freeMotionSolverShared());
+    GpuSkin* skin = i < gpuSkins.size() ? gpuSkins[i].get() : nullptr;
+    if (skin && b.layered.freeMotionSolver() != skin) skin = nullptr;  // (dropped: the body is on the CPU)
     if (!options.skin) {
       // skin hidden
     } else if (skin && skinProgram_.id()) {
       // GPU backend: the surface and normals passes, then draw from the textures
       skin->updateSurface(b.layered);
-      draws.push_back({nullptr, pose, color, false, skin.get(), skinIndices_[i].get(), true});
+      draws.push_back({nullptr, pose, color, false, skin, skinIndices_[i].get(), true});
     } else {
       bodyMeshes_[i]->update(skinMesh(b));
       draws.push_back({bodyMeshes_[i].get(), Eigen::Matrix4f::Identity(), color, false, nullptr, nullptr, true});

@@ -67,8 +67,10 @@ class Renderer {
   /// Uploads the meshes of a (new) world; call after loading a scene.
   void setWorld(const World& world);
   /// Renders the current state of `world` (the one given to setWorld) into `target`.
-  void render(const World& world, const Camera& camera, RenderTarget& target,
-              const ViewOptions& options);
+  /// gpuSkins[i]: the GPU solver attached to body i, if any (Session::gpuSkins): the
+  /// body's skin is drawn from its textures while the body runs on it.
+  void render(const World& world, const Camera& camera, RenderTarget& target, const ViewOptions& options,
+              const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins = {});
 
  private:
   ShaderProgram meshProgram_, shadowProgram_;

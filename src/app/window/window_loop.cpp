@@ -128,7 +128,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
         // what was picked or is dragged is drawn brighter
         ui.view.highlightBody = ui.picked.kind == Pick::Kind::Body ? ui.picked.index : -1;
         ui.view.highlightCollider = ui.drag ? ui.drag->collider() : -1;
-        ui.renderer->render(*session.world, ui.camera, ui.target, ui.view);
+        ui.renderer->render(*session.world, ui.camera, ui.target, ui.view, session.gpuSkins);
         if (ui.screenshotRequested) {
           saveScreenshot(ui, timestampedName("d2tsim", ".png"));
           ui.screenshotRequested = false;

@@ -331,7 +331,7 @@ bool ContactCamera::draw(const ContactSurface& a, const ContactSurface& b, const
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_FLOAT, snap.d.data());
     for (float& v : snap.d)
-      if (v < -1e29f) v = std::numeric_limits<float>::quiet_NaN();  // pass 3's "a skin is missing"
+      if (v < float(D2T_NO_CONTACT_BELOW)) v = std::numeric_limits<float>::quiet_NaN();  // a skin is missing
   }
   return true;
 }

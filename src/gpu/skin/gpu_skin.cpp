@@ -185,14 +185,9 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
     thickness_ = newField();
     uploadNodes(thickness_, t);
   }
-  k_ = GlTexture(n_, n_, 3 * kStencilSlots, GL_RGBA32F);
-  for (int k = 0; k < kStencilSlots; ++k)
-    for (int r = 0; r < 3; ++r) {
-      std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
-      for (int i = 0; i < a.nodeCount(); ++i)
-        for (int c = 0; c < 3; ++c) t[size_t(a.nodeTexel[i]) * 4 + c] = float(model_->stiffness[i][k](r, c));
-      uploadTexels(k_, 3 * k + r, t);
-    }
+  k_ = GlTexture(n_, n_, D2T_BLOCK_LAYER(kStencilSlots, 0), GL_RGBA32F);
+  uploadStiffness(model_->stiffness);
+  stiffnessVersion_ = model_->fingerprint;  // (ConstantStiffness's version of these blocks)
   hinv_ = GlTexture(n_, n_, 3, GL_RGBA32F);
   wt_ = GlTexture(n_, n_, 3, GL_RGBA32F);
   wr_ = GlTexture(n_, n_, 3, GL_RGBA32F);
@@ -282,16 +277,33 @@ std::vector<Vec3> GpuSkin::downloadNodes(const GlTexture& t) const {
   return x;
 }
 
-// The operators of the body's time step: Mh_e^-1 and the coupling columns, and
-// the constant parts of the core sums (in double).
+// K_e's blocks into the stiffness texture (layout.glsl: D2T_BLOCK_LAYER).
+void GpuSkin::uploadStiffness(const StencilBlocks& K) {
+  const Atlas& a = model_->atlas;
+  for (int k = 0; k < kStencilSlots; ++k)
+    for (int r = 0; r < 3; ++r) {
+      std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
+      for (int i = 0; i < a.nodeCount(); ++i)
+        for (int c = 0; c < 3; ++c) t[size_t(a.nodeTexel[i]) * 4 + c] = float(K[i][k](r, c));
+      uploadTexels(k_, D2T_BLOCK_LAYER(k, r), t);
+    }
+}
+
+// The operators of the body's time step: K_e where the elastic model changed it,
+// Mh_e^-1 and the coupling columns, and the constant parts of the core sums (in double).
 void GpuSkin::syncOperators(const LayeredBody& body) {
-  if (preparedBody_ == &body && preparedVersion_ == body.preparedVersion()) return;
+  if (stiffnessVersion_ != body.elastic().version()) {
+    uploadStiffness(body.elastic().stiffness());
+    stiffnessVersion_ = body.elastic().version();
+  }
+  const ImplicitOperator& op = body.implicitOperator();
+  if (preparedBody_ == &body && preparedVersion_ == op.version()) return;
   const Atlas& a = model_->atlas;
   const BakedBody& m = *model_;
   const int nn = a.nodeCount();
-  const auto& hinv = body.mtDiagInverse();
-  const auto& wt = body.translationalCoupling();
-  const auto& wr = body.rotationalCoupling();
+  const auto& hinv = op.diagInverse();
+  const auto& wt = op.translationalCoupling();
+  const auto& wr = op.rotationalCoupling();
   if (hinv.size() != size_t(nn) || wt.size() != size_t(nn) || wr.size() != size_t(nn))
     throw std::logic_error("the GPU solver needs the body's operators for its time step (a step prepares them)");
   for (int j = 0; j < 3; ++j) {
@@ -325,7 +337,7 @@ void GpuSkin::syncOperators(const LayeredBody& body) {
     }
   }
   preparedBody_ = &body;
-  preparedVersion_ = body.preparedVersion();
+  preparedVersion_ = op.version();
 }
 
 // ---- passes ------------------------------------------------------------------------------------

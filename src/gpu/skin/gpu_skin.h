@@ -66,7 +66,7 @@ namespace d2t {
 /// CG residual read back every this many iterations (each read is a GPU-CPU sync).
 constexpr int kResidualCheck = 8;
 /// Planes and height fields the detection pass takes at once (more: the CPU detects).
-constexpr int kMaxDetectedColliders = 8;
+constexpr int kMaxDetectedColliders = D2T_MAX_DETECTED_COLLIDERS;
 
 /// An RGBA32F (or integer) texture, 2-D or a 2-D array; owned.
 class GlTexture {
@@ -280,7 +280,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
   GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
-  GlTexture support_;  // the colliders' support of each node, body frame (LayeredBody::supportLoad)
+  GlTexture support_;  // the external forces on each node, body frame (LayeredBody::nodeForces: support, loads)
   GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, friction dqdot_i by node, 0 off contacts
   // the contact rows, a texel each (made at the first rows): their inputs (4 layers,
   // rows_common.glsl), U and (U, D, b), their state (lambda, active, gap) ping-ponged by
@@ -322,6 +322,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   // operators of the body's current time step (uploaded when its prepare() ran)
   const LayeredBody* preparedBody_ = nullptr;
   int preparedVersion_ = -1;
+  uint64_t stiffnessVersion_ = 0;  // the elastic model's version that k_ holds
+  void uploadStiffness(const StencilBlocks& K);
   // constant (rest-shape) parts of the core sums, in double: sum m ub, sum m ub ub^T
   Vec3 restSt_ = Vec3::Zero();
   Mat3 restUu_ = Mat3::Zero();

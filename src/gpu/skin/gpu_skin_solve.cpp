@@ -28,7 +28,7 @@ struct MtScale {
   double c1, c2;  // Mt_e = c1 M_e + c2 K_e
 };
 MtScale mtScale(const LayeredBody& b) {
-  const double dt = b.preparedDt();
+  const double dt = b.implicitOperator().key().dt;
   return {1 + dt * b.desc().material.alpha, dt * b.desc().material.beta + dt * dt};
 }
 }  // namespace
@@ -200,7 +200,7 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
       ++stateUploads_;
     }
   }
-  const LayeredBody::SupportLoad& support = body.supportLoad();
+  const NodeForces& support = body.nodeForces();  // the contact support and the loads
   if (!support.nodes.empty()) {
     StageTimer t(profile, Stage::Transfer);
     uploadNodes(support_, support.nodes);

@@ -51,6 +51,15 @@ constexpr const char* stageName(Stage s) {
   return kNames[int(s)];
 }
 
+/// One of a stage's two clocks.
+struct StageClock {
+  Stage stage = Stage::Count;
+  bool gpu = false;  ///< the GPU's timer queries, not the CPU's wall clock
+  /// "forces", "gpu_forces": the --bench column (with "_ms") and the panels' label
+  std::string name() const { return gpu ? std::string("gpu_") + stageName(stage) : stageName(stage); }
+  bool operator==(const StageClock&) const = default;
+};
+
 class Profile {
  public:
   /// One clock of one stage that ran in the step.
@@ -58,8 +67,8 @@ class Profile {
     Stage stage = Stage::Count;
     bool gpu = false;  ///< the GPU's timer queries, not the CPU's wall clock
     double ms = 0;     ///< [ms]
-    /// "forces", "gpu_forces"
-    std::string name() const { return gpu ? std::string("gpu_") + stageName(stage) : stageName(stage); }
+    StageClock clock() const { return {stage, gpu}; }
+    std::string name() const { return clock().name(); }
   };
   void clear() {
     cpu_.fill(0);

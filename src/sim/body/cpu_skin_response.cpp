@@ -53,7 +53,7 @@ Vec3 entryOf(const std::vector<std::pair<int, Vec3>>& v, int i) {
 
 CondensedSums CpuSkinResponse::condense(const LayeredBody& body, const LayeredState& s) {
   const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
   const int n = m.nodeCount();
   cached_ = false;
   Mat3 tt = Mat3::Zero(), tr = Mat3::Zero(), rr = Mat3::Zero();
@@ -72,7 +72,7 @@ CondensedSums CpuSkinResponse::condense(const LayeredBody& body, const LayeredSt
 void CpuSkinResponse::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows,
                               double dt, bool fixedCore) {
   const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
   const Mat3 R = rotation(s.orientation), Rt = R.transpose();
   in_ = rows;
   rows_.assign(rows.size(), Row{});
@@ -135,7 +135,7 @@ RowSums CpuSkinResponse::roundRows(const Vec6* dv, bool oneSided) {
 
 ImpulseSums CpuSkinResponse::impulse(const LayeredBody& body, const LayeredState& s) {
   const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
   const Mat3 Rt = rotation(s.orientation).transpose();
   ImpulseSums sums;
   r_.clear();
@@ -159,7 +159,7 @@ ImpulseSums CpuSkinResponse::impulse(const LayeredBody& body, const LayeredState
 
 Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
   const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
   const int n = m.nodeCount();
   dq_.resize(size_t(n));
@@ -190,7 +190,7 @@ Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, con
 void CpuSkinResponse::friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
                                const Vec3& dw) {
   const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
   const Mat3 R = rotation(s.orientation), Rt = R.transpose();
   extra_.clear();
   std::unordered_map<int, Vec3> skinAfter;  // node -> its qdot after the impulse (and friction)
@@ -230,7 +230,7 @@ std::vector<RowResult> CpuSkinResponse::rowResults() {
 void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
                             const Vec3& dw, double share, double dt, LayeredState& s) {
   const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.mtDiagInverse();
+  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
   const int n = m.nodeCount();
   if (!cached_ || dvt != dqDvt_ || dw != dqDw_) {  // (else energy() left them)
     dq_.resize(size_t(n));

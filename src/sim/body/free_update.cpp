@@ -210,17 +210,17 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
   const int n = m.nodeCount();
   const int i = drag_.node;
   const bool fixed = settings_.fixedCore;
-  if (dragZNode_ != i || dragZVersion_ != preparedVersion_) {
+  if (dragZNode_ != i || dragZVersion_ != op_.version()) {
     std::vector<std::array<Vec3, 6>> rhs(n), sol;
     for (auto& r : rhs) r.fill(Vec3::Zero());
     for (int k = 0; k < 3; ++k) rhs[i][k] = Vec3::Unit(k);
     // (a point load converges slowly in CG: once per drag, docs/decisions/0023-drag-spring-exact-compliance.md)
-    solveMt6(rhs, sol, 20 * n + 100, 1e-8);
+    op_.solve6(rhs, sol, 20 * n + 100, 1e-8);
     dragZ_.resize(n);
     for (int j = 0; j < n; ++j)
       for (int k = 0; k < 3; ++k) dragZ_[j].col(k) = sol[j][k];
     dragZNode_ = i;
-    dragZVersion_ = preparedVersion_;
+    dragZVersion_ = op_.version();
   }
   const LayeredState& start = start_;
   LayeredState& s = state_;
@@ -231,12 +231,15 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
   const Vec3 C0 = start.position + R * ui - drag_.target;
   const Vec3 xdot = s.velocity + R * (s.angularVelocity.cross(ui) + s.qdot[i]);
   // Y dv_c at node j (body frame): W_t[j] R^T dv_t + W_r[j] dv_r - m_j Mh_j^-1 (q_j x dv_r)
+  const auto& wt = op_.translationalCoupling();
+  const auto& wr = op_.rotationalCoupling();
+  const auto& hinv = op_.diagInverse();
   auto Ytimes = [&](int j, const Vec6& dv) {
     const Vec3 a = Rt * dv.head<3>();
     const Vec3 w = dv.tail<3>();
     Vec3 r = Vec3::Zero();
-    for (int k = 0; k < 3; ++k) r += wt_[j][k] * a[k] + wr_[j][k] * w[k];
-    return Vec3(r - m.nodeMass[j] * (mtDiagInverse_[j] * start.q[j].cross(w)));
+    for (int k = 0; k < 3; ++k) r += wt[j][k] * a[k] + wr[j][k] * w[k];
+    return Vec3(r - m.nodeMass[j] * (hinv[j] * start.q[j].cross(w)));
   };
   Mat3 G = R * dragZ_[i] * Rt;
   Eigen::PartialPivLU<Mat6> Mcond;
@@ -286,9 +289,9 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
 }
 
 void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
-  if (dt != preparedDt_ || settings_.method != preparedMethod_) {
-    StageTimer t(profile, Stage::Prepare);
-    prepare(dt);
+  if (const ImplicitOperator::Key key = operatorKey(dt, settings_.method); !(key == op_.key())) {
+    StageTimer t(profile, Stage::Prepare);  // (dt, the method or the material changed)
+    op_.prepare(model_, *elastic_, key);
   }
   info_ = LayeredStepInfo{};
   if (settings_.fixedCore) {
@@ -302,7 +305,7 @@ void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
   startStale_ = mirrorStale_;
   StageTimer t(profile, Stage::Support);
   computeSupport(g, dt);
-  buildSupportLoad();
+  buildNodeForces();
 }
 
 std::vector<LayeredBody::SupportEntry> LayeredBody::supportFrom(int other) const {
@@ -328,7 +331,7 @@ void LayeredBody::setSupportFrom(int other, const std::vector<double>& forces) {
   supported_.erase(std::remove_if(supported_.begin(), supported_.end(),
                                   [](const SupportedNode& p) { return !(p.force > 0); }),
                    supported_.end());
-  buildSupportLoad();
+  buildNodeForces();
 }
 
 void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
@@ -386,7 +389,7 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
   } z{*this, beta + dt};
   for (const TouchingNode& t : s.touching) {
     const int i = t.node;
-    const Vec3 kz = stencilRow(m.atlas.stencil[i], m.stiffness[i], z);
+    const Vec3 kz = stencilRow(m.atlas.stencil[i], elastic_->stiffness()[i], z);
     const Vec3 u = m.restSkin[i] + qAt(i);
     const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(qdotAt(i));
     const Vec3 f = R * (-kz - m.nodeMass[i] * (alpha * qdotAt(i) + a - gb));
@@ -402,7 +405,7 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
     const SupportedNode* prev = findSupported(last, i);
     const double old = prev && prev->other == t.other ? prev->force : 0.0;
     const Vec3 nb = R.transpose() * t.normal;
-    const double ratio = nb.dot(mt_[size_t(i)][0] * nb) / ((1 + dt * alpha) * m.nodeMass[i]);
+    const double ratio = nb.dot(op_.blocks()[size_t(i)][0] * nb) / ((1 + dt * alpha) * m.nodeMass[i]);
     const double theta = std::min(1.0, std::max(kSupportRelaxation / std::sqrt(std::max(ratio, 1.0)), patchTheta));
     const double push = old + (t.other >= 0 ? kPairSupportRelaxation : 1.0) * theta * (target - old);
     if (!(push > 0) || !std::isfinite(push)) continue;
@@ -412,16 +415,25 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
             [](const SupportedNode& a, const SupportedNode& b) { return a.node < b.node; });
 }
 
-void LayeredBody::buildSupportLoad() {
-  support_ = SupportLoad{};
-  if (supported_.empty()) return;
+// The support's forces and the loads', summed per node (body frame) and over the body.
+void LayeredBody::buildNodeForces() {
+  forces_ = NodeForces{};
+  std::vector<NodeForce> f;
+  f.reserve(supported_.size());
+  for (const SupportedNode& p : supported_) f.push_back({p.node, p.force * p.normal});
+  for (const auto& load : loads_) load->forces(*this, f);
+  if (f.empty()) return;
   const Mat3 Rt = rotation(state_.orientation).transpose();
-  support_.nodes.assign(size_t(nodeCount()), Vec3::Zero());
-  for (const SupportedNode& p : supported_) {
-    const Vec3 fb = Rt * (p.force * p.normal);
-    support_.nodes[size_t(p.node)] = fb;
-    support_.force += p.force * p.normal;
-    support_.torque += (model_->restSkin[size_t(p.node)] + qAt(p.node)).cross(fb);
+  forces_.nodes.assign(size_t(nodeCount()), Vec3::Zero());
+  for (const NodeForce& p : f) {
+    if (p.node < 0 || p.node >= nodeCount() || !p.force.allFinite())
+      throw std::invalid_argument("body '" + desc_.name + "': a node load gave node " + std::to_string(p.node) +
+                                  " a force that is not finite or a node that is not in [0, " +
+                                  std::to_string(nodeCount()) + ")");
+    const Vec3 fb = Rt * p.force;
+    forces_.nodes[size_t(p.node)] += fb;
+    forces_.force += p.force;
+    forces_.torque += (model_->restSkin[size_t(p.node)] + qAt(p.node)).cross(fb);
   }
 }
 
@@ -455,12 +467,12 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       u[i] = m.restSkin[i] + s.q[i];
       z[i] = s.q[i] + (beta + dt) * s.qdot[i];
     }
-    multiplyK(z, kz);
+    multiplyStencil(m.atlas.stencil, elastic_->stiffness(), z, kz);
     for (int i = 0; i < n; ++i) {
       const double mi = m.nodeMass[i];
       const Vec3 a = w.cross(w.cross(u[i])) + 2 * w.cross(s.qdot[i]);
       rhs[i] = -kz[i] - mi * (alpha * s.qdot[i] + a);
-      if (!support_.nodes.empty()) rhs[i] += support_.nodes[i];
+      if (!forces_.nodes.empty()) rhs[i] += forces_.nodes[i];
       St += mi * u[i];
       Sa += mi * a;
       Sua += mi * u[i].cross(a);
@@ -481,12 +493,16 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   std::vector<std::array<Vec3, 6>> Y(n);
   {
     StageTimer t(profile, Stage::Solve);
-    result.cgIterations = solveY(rhs, solveReferenceNorm(g), &result.cgResidual);
+    result.cgIterations = ySolve_.solve(op_, rhs, settings_.cgIterations, settings_.cgTolerance,
+                                        solveReferenceNorm(g), &result.cgResidual);
     if (!fixed) {
+      const auto& wt = op_.translationalCoupling();
+      const auto& wr = op_.rotationalCoupling();
+      const auto& hinv = op_.diagInverse();
       for (int i = 0; i < n; ++i) {
         for (int k = 0; k < 3; ++k) {
-          Y[i][k] = wt_[i][0] * R(k, 0) + wt_[i][1] * R(k, 1) + wt_[i][2] * R(k, 2);  // (W_t R^T) col k
-          Y[i][3 + k] = wr_[i][k] - m.nodeMass[i] * (mtDiagInverse_[i] * s.q[i].cross(Vec3::Unit(k)));
+          Y[i][k] = wt[i][0] * R(k, 0) + wt[i][1] * R(k, 1) + wt[i][2] * R(k, 2);  // (W_t R^T) col k
+          Y[i][3 + k] = wr[i][k] - m.nodeMass[i] * (hinv[i] * s.q[i].cross(Vec3::Unit(k)));
         }
       }
       if (settings_.exactCoupling) {
@@ -497,7 +513,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
                            : Vec3(-m.nodeMass[i] * u[i].cross(Vec3::Unit(k - 3)));
             sol[i] = Y[i][k];
           }
-          solveMt(col, sol, 20 * n + 100, std::min(settings_.cgTolerance, 1e-10), nullptr);
+          op_.solve(col, sol, 20 * n + 100, std::min(settings_.cgTolerance, 1e-10), nullptr);
           for (int i = 0; i < n; ++i) Y[i][k] = sol[i];
         }
       }
@@ -505,7 +521,11 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   }
   // y with the exact gravity part
   std::vector<Vec3> y(n);
-  for (int i = 0; i < n; ++i) y[i] = y_[i] + (wt_[i][0] * gb[0] + wt_[i][1] * gb[1] + wt_[i][2] * gb[2]);
+  {
+    const auto& wt = op_.translationalCoupling();
+    const std::vector<Vec3>& y0 = ySolve_.solution();
+    for (int i = 0; i < n; ++i) y[i] = y0[i] + (wt[i][0] * gb[0] + wt[i][1] * gb[1] + wt[i][2] * gb[2]);
+  }
 
   // 3 core velocities (s): condensed 6x6 system (3.8)
   //   Mcond = Mt_c - M_ce Y,  dv_c = Mcond^-1 dt (Ft_c - M_ce y)
@@ -520,8 +540,8 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
     StageTimer t(profile, Stage::Core);
     if (!fixed) {
       Vec6 Fc;
-      Fc.head<3>() = mass * g - R * Sa + support_.force;
-      Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + support_.torque;
+      Fc.head<3>() = mass * g - R * Sa + forces_.force;
+      Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + forces_.torque;
       // M_ce x = [R sum m_i x_i ; sum m_i u_i x x_i]
       Vec3 my = Vec3::Zero(), uy = Vec3::Zero();
       Mat6 MceY = Mat6::Zero();
@@ -565,7 +585,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
     // scheme with an explicit Q_v does, at O(dt^2). Project it back through the
     // core's translation (moving c by the same correction over the step).
     if (!fixed) {
-      const Vec3 target = momentumStart + dt * (mass * g + support_.force) + result.springImpulse;
+      const Vec3 target = momentumStart + dt * (mass * g + forces_.force) + result.springImpulse;
       const Vec3 dcdot = (target - linearMomentum()) / mass;
       s.velocity += dcdot;
       s.position += dt * dcdot;

@@ -2,7 +2,7 @@
 // kinematics, the skin's mirror (pullSkin / pullNodes from a backend that holds the skin,
 // snapshot / restore, saveGood / restoreGood), the moments, the summary and the energies.
 // The rest of the class, by what it does:
-//   implicit_solve.cpp    the 7-slot stencil products, CG with DILU, solveY, solveMt6, prepare
+//   implicit_operator.cpp Mt_e (ImplicitOperator): stencil products, CG with DILU, the factor
 //   free_update.cpp       the step's start, rigid impulses, springs, the drag, the contact
 //                         support, integrateFree (steps 1-5)
 //   contact_response.cpp  respond (6-13), respondThrough (9-13), correct (15)
@@ -27,7 +27,7 @@ namespace d2t {
 using namespace layered_detail;
 
 LayeredBody::LayeredBody(BakedBodyPtr model, const BodyDesc& desc)
-    : model_(std::move(model)), desc_(desc) {
+    : model_(std::move(model)), elastic_(std::make_unique<ConstantStiffness>(model_)), desc_(desc) {
   resetToDesc();
 }
 
@@ -49,9 +49,7 @@ void LayeredBody::resetToDesc() {
   state_.velocity = desc_.velocity - desc_.orientation * state_.angularVelocity.cross(comBody);
   state_.q.assign(n, Vec3::Zero());
   state_.qdot.assign(n, Vec3::Zero());
-  y_.assign(n, Vec3::Zero());
-  history_.clear();
-  historyProduct_.clear();
+  ySolve_.reset(n);
   drag_ = DragSpring{};
   dragImpulse_.setZero();
   resolveSprings();
@@ -82,12 +80,10 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
   state_.position += shift;
   state_.velocity += (state_.orientation * state_.angularVelocity).cross(shift);
   model_ = std::move(model);
+  elastic_ = std::make_unique<ConstantStiffness>(model_);  // (Mt_e follows at the next step: its key changed)
   desc_ = desc;
   solverHoldsSkin_ = false;  // (the solver's copy was the old model's)
-  preparedDt_ = -1;  // Mt_e, its factor and the coupling columns are rebuilt at the next step
-  y_.assign(size_t(model_->nodeCount()), Vec3::Zero());
-  history_.clear();
-  historyProduct_.clear();
+  ySolve_.reset(model_->nodeCount());
 }
 
 // ---- kinematics -------------------------------------------------------------------------------
@@ -159,7 +155,7 @@ void LayeredBody::dropSolver(const std::string& why) const {
 }
 
 LayeredBody::Snapshot LayeredBody::snapshot() const {
-  return {model_->fingerprint, preparedDt_, preparedMethod_, state(), supported_, y_, history_, historyProduct_,
+  return {model_->fingerprint, op_.key().dt, op_.key().method, state(), supported_, ySolve_.history(),
           previousContacts_, drag_};
 }
 
@@ -167,22 +163,15 @@ void LayeredBody::restore(const Snapshot& snap) {
   if (snap.model != model_->fingerprint)
     throw std::invalid_argument("LayeredBody::restore: body '" + desc_.name +
                                 "': the snapshot was taken with another model (its material changed since)");
-  if (snap.dt > 0 && (snap.dt != preparedDt_ || snap.method != preparedMethod_)) {
-    // the operators the warm starts below belong to (prepare() would drop them)
-    const SolverMethod method = settings_.method;
-    settings_.method = snap.method;
-    prepare(snap.dt);
-    settings_.method = method;
-  }
+  if (snap.dt > 0)  // (the operator the warm start belongs to)
+    op_.prepare(model_, *elastic_, operatorKey(snap.dt, snap.method));
   // the whole state is replaced: nothing to read back first (as editState() would)
   state_ = snap.state;
   mirrorStale_ = false;
   solverHoldsSkin_ = false;  // (the solver's copy is loaded again at the next step)
   supported_ = snap.supported;
-  buildSupportLoad();
-  y_ = snap.y;
-  history_ = snap.history;
-  historyProduct_ = snap.historyProduct;
+  buildNodeForces();
+  ySolve_.restore(snap.warmStart, op_);
   previousContacts_ = snap.previousContacts;
   drag_ = snap.drag;
 }
@@ -307,6 +296,10 @@ double LayeredBody::kineticEnergy(const SkinSummary& s) const {
 // -g . (m c + R sum_i m_i u_i)
 double LayeredBody::gravitationalEnergy(const SkinSummary& s, const Vec3& g) const {
   return -model_->totalMass * g.dot(state_.position) - (state_.orientation.conjugate() * g).dot(s.mu);
+}
+
+ImplicitOperator::Key LayeredBody::operatorKey(double dt, SolverMethod method) const {
+  return ImplicitOperator::keyFor(*model_, *elastic_, desc_.material, dt, method);
 }
 
 }  // namespace d2t

@@ -14,14 +14,13 @@
 // summary; the backend interfaces (SkinResponse and its CPU reference CpuSkinResponse,
 // FreeMotionSolver); the solver's constants and settings (SolverMethod, the support's
 // relaxation, LayeredSettings, LayeredStepInfo); LayeredBody.
-#include <Eigen/CholmodSupport>
-
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/model/baked_body.h"
-#include "sim/body/dilu_preconditioner.h"
+#include "sim/body/implicit_operator.h"
+#include "sim/loads/node_load.h"
 #include "sim/base/profile.h"
 #include "sim/scene/scene.h"
 
@@ -29,7 +28,7 @@ namespace d2t {
 
 /// A skin node that the response held on a collider or on another body in a step
 /// (its impulse was positive): the collider or body supports it in the next step's
-/// free update (LayeredBody::supportLoad).
+/// free update (LayeredBody::computeSupport).
 struct TouchingNode {
   int node = -1;
   Vec3 normal = Vec3::UnitY();  ///< world unit normal of the other surface there
@@ -69,7 +68,7 @@ struct NodeContact {
   bool release = false;             ///< a supported node that left the collider: its support is taken back
 };
 
-/// A node's contact support in a step (LayeredBody::supportLoad): the force a collider
+/// A node's contact support in a step (LayeredBody::computeSupport): the force a collider
 /// or another body gives it in the free update, relaxed from the last step's.
 struct SupportedNode {
   int node = -1;
@@ -319,31 +318,7 @@ class FreeMotionSolver {
   }
 };
 
-/// How Mt_e x = b is solved.
-enum class SolverMethod {
-  Auto,    ///< direct up to kDirectMaxNodes nodes, CG above
-  CG,      ///< preconditioned conjugate gradients on the stencil (the GPU's method)
-  Direct,  ///< sparse LDL^T, factored when dt or the material changes
-};
-
-/// Largest node count for which SolverMethod::Auto picks the direct solver: below it
-/// one factorization per dt beats CG's iterations, above it the factor's fill-in and
-/// its seconds-long factorization lose (docs/decisions/0001-direct-solver-threshold.md).
-constexpr int kDirectMaxNodes = 4000;
-
-/// CG tolerances at or above this read Mt_e in float for the product A p (the 7 blocks
-/// of a node in 252 instead of 504 bytes; the solve is bound by reading them). Rounding
-/// the blocks leaves a true relative residual (about 3e-8) well under this; tighter
-/// tolerances use the double blocks (docs/decisions/0003-cg-float-blocks.md).
-constexpr double kFloatBlocksTolerance = 1e-6;
-/// ... and only for bodies of at least this many nodes: while Mt_e fits in the cache,
-/// the float-to-double conversions cost more than the reads they save (same decision).
-constexpr int kFloatBlocksMinNodes = 16384;
-
-/// Past solutions of the y solve that its warm start is projected from (LayeredBody::solveY).
-constexpr int kWarmStartHistory = 3;
-
-/// The contact support (LayeredBody::supportLoad) follows the force that holds each
+/// The contact support (LayeredBody::computeSupport) follows the force that holds each
 /// touching node, F_n = F_{n-1} + theta (target - F_{n-1}), a Jacobi iteration on the
 /// contact forces, one sweep per step (the block-diagonal response finishes each step).
 /// Undamped it diverges where the skin couples neighbouring contacts strongly, so
@@ -369,7 +344,7 @@ struct LayeredSettings {
   bool oneSided = true;         ///< contact multipliers lambda >= 0 (no pulling)
   bool exactCoupling = false;   ///< solve Mt_e Y = M_ec by CG every step instead of the cache
   bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
-  /// Colliders support the resting skin inside the free update (supportLoad): a body at
+  /// Colliders support the resting skin inside the free update (computeSupport): a body at
   /// rest then sinks as the static solve says; the block-diagonal response alone leaves
   /// it too high (docs/decisions/0012-contact-support.md).
   bool contactSupport = true;
@@ -423,8 +398,7 @@ class LayeredBody {
     SolverMethod method = SolverMethod::Auto;  ///< ... and the solver method
     LayeredState state;
     std::vector<SupportedNode> supported;
-    std::vector<Vec3> y;
-    std::vector<std::vector<Vec3>> history, historyProduct;
+    ProjectedWarmStart::History warmStart;
     int previousContacts = 0;
     DragSpring drag;
   };
@@ -450,7 +424,7 @@ class LayeredBody {
   const LayeredSettings& settings() const { return settings_; }
 
   // ---- the step in phases, which World::step interleaves across bodies (Fig. 3.5) ------
-  /// Keeps the start state and plans this step's contact support (supportLoad).
+  /// Keeps the start state and plans this step's contact support (computeSupport).
   void startStep(double dt, const Vec3& gravity, Profile& profile);
   /// Steps 1-5 after startStep: the collision-free update (CPU or the free-motion
   /// solver) from the start state to the predicted state, with the support as planned.
@@ -473,7 +447,7 @@ class LayeredBody {
   /// says: equal and opposite totals along one line of action (World::balancePairSupport).
   void setSupportFrom(int other, const std::vector<double>& forces);
   /// Steps 6-13 with the contacts found at the predicted state (depth <= 0 ignored,
-  /// and removed from `contacts`, unless the node is supported: see supportLoad).
+  /// and removed from `contacts`, unless the node is supported: see computeSupport).
   /// Finders must report nodes within a margin outside the surface as well
   /// (World: kContactMargin), so that a supported node that lifts a little keeps
   /// its row. A world may run further sweeps over the same contacts with updated
@@ -487,8 +461,10 @@ class LayeredBody {
 
   const LayeredStepInfo& lastStep() const { return info_; }
 
-  /// The support of the resting skin by colliders and other bodies in this step's free
-  /// update (both backends add it to their forces). Each node that touched a collider
+  /// This step's external forces on the skin, which both backends add in the free
+  /// update: the contact support and every attached load (addLoad).
+  ///
+  /// The support of the resting skin by colliders and other bodies. Each node that touched a collider
   /// or a body at the end of the last step (LayeredState::touching) is relieved of the
   /// part of its own force (elastic, damping, inertial, gravity) that pushes it into
   /// the other surface. Between bodies both sides are supported, each by its own force,
@@ -497,12 +473,16 @@ class LayeredBody {
   /// Mt_e^-1 like every other force and the response (steps 9-11, block-diagonal)
   /// is left with the increments only; where it would pull, the response takes the
   /// support back.
-  struct SupportLoad {
-    std::vector<Vec3> nodes;     ///< (nnode; empty when no node is supported) body frame [N]
-    Vec3 force = Vec3::Zero();   ///< sum, world [N]
-    Vec3 torque = Vec3::Zero();  ///< sum of u_i x f_i, body frame [N m]
-  };
-  const SupportLoad& supportLoad() const { return support_; }
+  const NodeForces& nodeForces() const { return forces_; }
+  /// Attaches an external load on the skin's nodes, from the next step on.
+  void addLoad(std::shared_ptr<const NodeLoad> load) {
+    if (load) loads_.push_back(std::move(load));
+  }
+  /// Detaches a load (nothing if it is not attached).
+  void removeLoad(const NodeLoad* load) {
+    std::erase_if(loads_, [&](const auto& l) { return l.get() == load; });
+  }
+  const std::vector<std::shared_ptr<const NodeLoad>>& loads() const { return loads_; }
 
   /// Runs steps 1-5 on `solver` instead of the CPU (nullptr: back to the CPU).
   void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) {
@@ -526,16 +506,11 @@ class LayeredBody {
     return s;
   }
 
-  // ---- the operators of the current time step (after prepare), for other backends ------
-  double preparedDt() const { return preparedDt_; }
-  /// Bumped whenever prepare() rebuilds the operators (dt, material or method changed).
-  int preparedVersion() const { return preparedVersion_; }
-  /// (nnode) inverse 3x3 diagonal blocks of Mt_e (Mh_e^-1).
-  const std::vector<Mat3>& mtDiagInverse() const { return mtDiagInverse_; }
-  /// (nnode x 3) columns of Mt_e^-1 [m_i I] (translational coupling, Y_t = W_t R^T).
-  const std::vector<std::array<Vec3, 3>>& translationalCoupling() const { return wt_; }
-  /// (nnode x 3) columns of Mt_e^-1 [-m_i [ub_i]x] (rotational coupling at rest).
-  const std::vector<std::array<Vec3, 3>>& rotationalCoupling() const { return wr_; }
+  // ---- the operators of the current time step, for other backends -------------------------
+  /// The implicit operator Mt_e of the current time step (built by startStep).
+  const ImplicitOperator& implicitOperator() const { return op_; }
+  /// The skin's elastic model (K_e).
+  const ElasticModel& elastic() const { return *elastic_; }
   /// Changes the velocities as an impulse [N s] at world point `at` would change
   /// those of the rigidified body (skin velocities unchanged).
   void applyRigidImpulse(const Vec3& impulse, const Vec3& at);
@@ -618,15 +593,11 @@ class LayeredBody {
   /// free fall that rest is rounding noise, which a tolerance relative to it alone
   /// would chase to the iteration cap. Relative to the whole load the step's accuracy
   /// is the same (docs/decisions/0006-residual-reference-norm.md).
-  double solveReferenceNorm(const Vec3& g) const { return g.norm() * massNorm_; }
-
-  /// y = K_e x through the stencil (3n arrays, node-major).
-  void multiplyK(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
-  /// y = Mt_e x for the current time step.
-  void multiplyMt(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
+  double solveReferenceNorm(const Vec3& g) const { return g.norm() * op_.massNorm(); }
 
  private:
-  void prepare(double dt);  // Mt_e blocks, preconditioner, cached Y columns
+  // the key of Mt_e for a step of dt by `method` with this body's model and material
+  ImplicitOperator::Key operatorKey(double dt, SolverMethod method) const;
   void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
   void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
   // steps 9-13 through the response backend r: the rows solved (the 6x6 solves here),
@@ -641,22 +612,8 @@ class LayeredBody {
                             double dt, bool restingSurfaces, Profile& profile);
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
-  int solveMt(const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
-              double tolerance, double* residual, double referenceNorm = 0) const;
-  // y_ = Mt_e^-1 b, projected warm start; the residual relative to max(|b|, referenceNorm)
-  int solveY(const std::vector<Vec3>& b, double referenceNorm, double* residual);
-  // CG from x; startResidual: b - Mt x when the caller has it (taken), else formed here;
-  // it stops at |r| <= tolerance max(|b|, referenceNorm)
-  int conjugateGradients(const std::vector<Vec3>& b, std::vector<Vec3>& x, std::vector<Vec3>* startResidual,
-                         int maxIterations, double tolerance, double* residual, double referenceNorm = 0) const;
-  template <class Block>  // Mat3 or Mat3f blocks for the product A p
-  int conjugateGradients(const std::vector<std::array<Block, kStencilSlots>>& blocks,
-                         const std::vector<Vec3>& b, std::vector<Vec3>& x, std::vector<Vec3>* startResidual,
-                         int maxIterations, double tolerance, double* residual, double referenceNorm) const;
-  void solveMt6(const std::vector<std::array<Vec3, 6>>& b, std::vector<std::array<Vec3, 6>>& x,
-                int maxIterations, double tolerance) const;
-
   BakedBodyPtr model_;
+  std::unique_ptr<ElasticModel> elastic_;  // K_e of model_
   BodyDesc desc_;
   LayeredSettings settings_;
   // the skin's mirror (state()): node i of state_.q, qdot is current when the mirror is
@@ -696,9 +653,8 @@ class LayeredBody {
   bool goodOnSolver_ = false;  // the solver keeps them
   LayeredStepInfo info_;
 
-  double preparedDt_ = -1;
-  double massNorm_ = 0;    // sqrt(sum m_i^2) over the skin nodes [kg]
-  int preparedVersion_ = 0;
+  ImplicitOperator op_;         // Mt_e of the current time step
+  ProjectedWarmStart ySolve_;   // the y solve's warm start
   mutable LayeredState start_;  // state at the start of the current step (dropSolver may zero its skin)
   FreeStepResult free_;    // what the collision-free update of this step left
   mutable std::shared_ptr<FreeMotionSolver> freeSolver_;
@@ -713,18 +669,6 @@ class LayeredBody {
   // dropped (backendFailure_) and f runs on the CPU
   template <class F>
   auto withResponse(Profile& profile, F f);
-  std::vector<std::array<Mat3, kStencilSlots>> mt_;  // (nnode x 7) blocks of Mt_e
-  std::vector<std::array<Eigen::Matrix3f, kStencilSlots>> mtFloat_;  // (nnode x 7) the same in float
-  std::vector<Mat3> mtDiagInverse_;                  // (nnode) inverse diagonal blocks (Mh_e^-1)
-  std::vector<std::array<Vec3, 3>> wt_;              // (nnode x 3 cols) Mt_e^-1 [m_i I]
-  std::vector<std::array<Vec3, 3>> wr_;              // (nnode x 3 cols) Mt_e^-1 [-m_i [ub_i]x]
-  std::vector<Vec3> y_;                              // (nnode) warm start of the y solve
-  DiluPreconditioner dilu_;                          // of Mt_e, for CG
-  std::vector<std::vector<Vec3>> history_;           // (<= kWarmStartHistory x nnode) last y solutions, newest first
-  std::vector<std::vector<Vec3>> historyProduct_;    // Mt_e history_[a], for all but the newest
-  bool direct_ = false;                              // this step's method is the direct solver
-  std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;  // of Mt_e
-  SolverMethod preparedMethod_ = SolverMethod::Auto;
   int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
   std::vector<SupportedNode> supported_;  // this step's support, by node
   // the entry of `node` in a list sorted by node, or nullptr
@@ -733,9 +677,10 @@ class LayeredBody {
   std::vector<int> rowOther_;             // (nnode) ... and the other body of the row (-1: a collider)
   static constexpr int kNoRow = -2;       // rowOther_ of a node without a row in this step
   std::vector<int> rowNodes_;             // the nodes with a row in this step, once each
-  SupportLoad support_;                   // ... as a load on the free update
+  std::vector<std::shared_ptr<const NodeLoad>> loads_;  // the attached loads
+  NodeForces forces_;                     // this step's support and loads, as the free update takes them
   void computeSupport(const Vec3& g, double dt);  // supported_ from the touching nodes
-  void buildSupportLoad();                // support_ from supported_
+  void buildNodeForces();                 // forces_ from supported_ and loads_
   std::vector<CoreSpring> springs_;
   DragSpring drag_;
   Vec3 dragImpulse_ = Vec3::Zero();

@@ -60,7 +60,7 @@ struct ProxyContact {
   double growA = 0, growB = 0;  ///< each body's largest skin displacement |q| [m] (the proxies' growth)
   /// Stage 2 reports the nodes up to this far outside the other skin too, with a
   /// negative depth [m] (findProxyContacts: its tolerance). A resting contact keeps
-  /// its rows when a node lifts a little (LayeredBody::respond, supportLoad).
+  /// its rows when a node lifts a little (LayeredBody::respond, computeSupport).
   double margin = 0;
 };
 

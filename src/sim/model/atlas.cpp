@@ -28,7 +28,7 @@ void buildStencils(Atlas& a) {
   for (size_t i = 0; i < a.nodeTexel.size(); ++i) {
     const int x = a.nodeTexel[i] % n, y = a.nodeTexel[i] / n;
     for (int s = 0; s < kStencilSlots; ++s) {
-      const int xs = x + kStencilOffset[s][0], ys = y + kStencilOffset[s][1];
+      const int xs = x + kStencilDx[s], ys = y + kStencilDy[s];
       int node = -1;
       if (xs >= 0 && xs < n && ys >= 0 && ys < n) {
         const int t = ys * n + xs;

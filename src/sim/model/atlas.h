@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "d2t/layout.glsl"
 #include "sim/base/math.h"
 
 namespace d2t {
@@ -48,10 +49,11 @@ namespace d2t {
 enum class AtlasLayout : uint8_t { CubeMap, Torus };
 enum class TexelKind : uint8_t { Invalid = 0, Node = 1, Gutter = 2 };
 
-constexpr int kStencilSlots = 7;
-/// Texel offsets (dx, dy) of the stencil slots: self, then the 6 mesh neighbours.
-inline constexpr int kStencilOffset[kStencilSlots][2] = {{0, 0},  {0, 1},  {1, 0}, {1, -1},
-                                                          {0, -1}, {-1, 0}, {-1, 1}};
+constexpr int kStencilSlots = D2T_STENCIL_SLOTS;
+/// Texel offsets (dx, dy) of the stencil slots: self, then the 6 mesh neighbours
+/// (shaders/d2t/layout.glsl: the shaders read the same).
+inline constexpr int kStencilDx[kStencilSlots] = {D2T_STENCIL_DX};
+inline constexpr int kStencilDy[kStencilSlots] = {D2T_STENCIL_DY};
 
 /// Node indices read by the 7 stencil slots (-1: unused slot).
 using Stencil = std::array<int, kStencilSlots>;

@@ -246,7 +246,7 @@ void World::pairImpacts(const std::vector<std::vector<NodeContact>>& contacts, d
   pairsInContact_ = touching;
 }
 
-// Bodies in contact support each other in the free update (LayeredBody::supportLoad),
+// Bodies in contact support each other in the free update (LayeredBody::computeSupport),
 // each side by its own force into the other. While the contact loads, unloads or
 // tilts, the two sides' supports differ, in their totals and in where they act, and
 // the couple between them topples a stack (docs/decisions/0015-pair-support-balance.md). So the pair's
@@ -557,8 +557,8 @@ std::vector<SkinSummary> World::checkHealth(const std::vector<std::vector<size_t
       finite[i] = healthy(bodies_[i], skins[i]);
       allFinite = allFinite && finite[i];
       if (finite[i]) bodies_[i].stats.energy = energy(bodies_[i], skins[i]).total();
-      // (the mouse's spring does work; the core springs' potential is in the energy)
-      work = work || bodies_[i].layered.dragging();
+      // (the mouse's spring and the node loads do work; the core springs' potential is in the energy)
+      work = work || bodies_[i].layered.dragging() || !bodies_[i].layered.loads().empty();
     }
     const bool ok = allFinite && energyBounded(group, work, &floors);
     for (size_t i : group) bounded[i] = ok;

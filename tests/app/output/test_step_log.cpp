@@ -24,12 +24,14 @@ TEST(StepLog, ColumnsFollowTheStepOrderAndHoldTheirOwnClock) {
   p.add(Stage::Rows, 4.0);  // (first seen in the second step, between forces and correct)
   p.add(Stage::Forces, 5.0);
   log.record(p, 20.0);
-  const std::vector<std::string> want = {"forces", "rows", "correct", "gpu_solve"};
-  EXPECT_EQ(log.stages(), want);
-  EXPECT_EQ(log.recentStage("rows", 2), (std::vector<float>{0.0f, 4.0f}));
-  EXPECT_EQ(log.recentStage("gpu_solve", 2), (std::vector<float>{3.0f, 0.0f}));
-  EXPECT_DOUBLE_EQ(log.medianStage("forces"), 3.0);
-  EXPECT_DOUBLE_EQ(log.medianStage("nothing"), 0.0);
+  const std::vector<StageClock> want = {
+      {Stage::Forces, false}, {Stage::Rows, false}, {Stage::Correct, false}, {Stage::Solve, true}};
+  EXPECT_EQ(log.clocks(), want);
+  EXPECT_EQ(log.recentStage({Stage::Rows, false}, 2), (std::vector<float>{0.0f, 4.0f}));
+  EXPECT_EQ(log.recentStage({Stage::Solve, true}, 2), (std::vector<float>{3.0f, 0.0f}));
+  EXPECT_DOUBLE_EQ(log.medianStage({Stage::Forces, false}), 3.0);
+  EXPECT_DOUBLE_EQ(log.medianStage({Stage::Solve, false}), 0.0);  // (never ran on the CPU)
+  EXPECT_TRUE(log.recentStage({Stage::Count, false}, 2).empty());
   const std::string path = (std::filesystem::temp_directory_path() / "d2t_step_log_test.csv").string();
   log.writeCsv(path, 0.005);
   std::ifstream f(path);

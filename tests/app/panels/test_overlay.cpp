@@ -104,8 +104,9 @@ TEST(StepLogSeries, RecentStagesAndSummariesAreTheLastSteps) {
   ASSERT_EQ(s.log.size(), 250u);
   const auto steps = s.log.recentSteps(100);
   ASSERT_EQ(steps.size(), 100u);
-  for (const std::string& st : s.log.stages()) EXPECT_EQ(s.log.recentStage(st, 100).size(), 100u) << st;
-  EXPECT_TRUE(s.log.recentStage("no such stage", 100).empty());
+  for (const StageClock& st : s.log.clocks()) EXPECT_EQ(s.log.recentStage(st, 100).size(), 100u) << st.name();
+  EXPECT_TRUE(s.log.recentStage({Stage::Drag, true}, 100).empty());  // (no drag, and on the CPU)
+  EXPECT_EQ(s.log.medianStage({Stage::Drag, true}), 0.0);
   const auto contacts = s.log.recentSummary(&StepSummary::contacts, 300);
   ASSERT_EQ(contacts.size(), 250u);
   EXPECT_EQ(contacts.back(), float(s.world->bodies()[0].stats.contacts));

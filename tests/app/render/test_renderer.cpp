@@ -48,8 +48,9 @@ TEST(Renderer, SkinFromTexturesMatchesTheCpuMesh) {
   target.resize(160, 120);
   r.render(w, camera, target, ViewOptions{});
   const std::vector<uint8_t> cpu = target.readRgb();
-  w.bodies()[0].layered.setFreeMotionSolver(std::make_shared<GpuSkin>(w.bodies()[0].model));
-  r.render(w, camera, target, ViewOptions{});
+  const std::vector<std::shared_ptr<GpuSkin>> skins = {std::make_shared<GpuSkin>(w.bodies()[0].model)};
+  w.bodies()[0].layered.setFreeMotionSolver(skins[0]);
+  r.render(w, camera, target, ViewOptions{}, skins);
   const std::vector<uint8_t> gpu = target.readRgb();
   ASSERT_EQ(cpu.size(), gpu.size());
   int differ = 0, ball = 0;

@@ -20,6 +20,7 @@
 #include <set>
 
 #include "sim/one_body.h"
+#include "sim/test_loads.h"
 #include "sim/test_shapes.h"
 #include "gl_test.h"
 #include "gpu/contact/contact_camera.h"
@@ -148,8 +149,8 @@ TEST_F(GpuSkinTest, StencilProductsMatchTheCpu) {
   p.step(0.01, Vec3::Zero());  // prepares Mt_e for dt
   const std::vector<Vec3> x = randomField(p.cpu.nodeCount(), 1e-3, 1);
   std::vector<Vec3> kx, mtx;
-  p.cpu.multiplyK(x, kx);
-  p.cpu.multiplyMt(x, mtx);
+  multiplyStencil(p.cpu.model().atlas.stencil, p.cpu.elastic().stiffness(), x, kx);
+  p.cpu.implicitOperator().multiply(x, mtx);
   const double dt = 0.01;
   const double c1 = 1 + dt * d.material.alpha, c2 = dt * d.material.beta + dt * dt;
   const double eK = relativeError(p.skin->stencilProduct(x, 1, 0), kx);
@@ -221,7 +222,7 @@ TEST_F(GpuSkinTest, ConjugateGradientsSolveTheImplicitSystem) {
   std::vector<Vec3> x(n, Vec3::Zero()), r;
   double residual = 0;
   const int it = p.skin->solve(p.cpu, b, x, 300, 1e-5, &residual);
-  p.cpu.multiplyMt(x, r);
+  p.cpu.implicitOperator().multiply(x, r);
   double rn = 0, bn = 0;
   for (int i = 0; i < n; ++i) {
     rn += (r[i] - b[i]).squaredNorm();
@@ -901,7 +902,7 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
       maxPos = std::max(maxPos, (g.position - c.position).norm());
       maxV = std::max(maxV, (g.velocity - c.velocity).norm());
       for (int i = 0; i < p.cpu.nodeCount(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
-      supported += !p.gpu.supportLoad().nodes.empty();
+      supported += !p.gpu.nodeForces().nodes.empty();
       for (const Profile::Entry& e : p.profile().entries())
         if (e.gpu) timed.insert(e.stage);
     }
@@ -1146,6 +1147,32 @@ TEST_F(GpuSkinTest, DragSpringMatchesTheCpu) {
               (p.gpu.nodePosition(top) - target).norm(), (p.cpu.nodePosition(top) - target).norm(), worst);
   EXPECT_LT(worst, 1e-4);
   EXPECT_LT((p.cpu.nodePosition(top) - target).norm(), 0.5 * (Vec3(0.3, 0.2, 0)).norm());
+}
+
+// A node load enters the GPU's forces pass and core sums as it enters the CPU's free
+// update: a pushed, falling body follows the CPU's, and gains the load's impulse.
+TEST_F(GpuSkinTest, NodeLoadMatchesTheCpu) {
+  Pair p(test::ball(kR, 32, 1e5));
+  const auto load = std::make_shared<test::CapForce>(*p.model, Vec3::UnitX(), 0.5, Vec3(0, 0.01, 0.02));
+  p.cpu.addLoad(load);
+  p.gpu.addLoad(load);
+  const double dt = 0.005;
+  const int steps = 200;
+  double worstCore = 0, worstSkin = 0;
+  for (int n = 0; n < steps; ++n) {
+    p.step(dt, kG);
+    worstCore = std::max(worstCore, (p.gpu.state().position - p.cpu.state().position).norm());
+    worstSkin = std::max(worstSkin, relativeError(p.gpu.state().q, p.cpu.state().q));
+  }
+  const Vec3 want = steps * dt * (load->total() + p.cpu.totalMass() * kG);
+  const Vec3 got = p.gpu.linearMomentum();
+  std::printf("GPU node load: largest GPU-CPU gap %.2e m (core), %.2e (skin, relative); momentum z %.6f "
+              "(impulse %.6f)\n",
+              worstCore, worstSkin, got.z(), want.z());
+  EXPECT_NE(p.gpu.freeMotionSolver(), nullptr);  // still on the GPU
+  EXPECT_LT(worstCore, 1e-5);
+  EXPECT_LT(worstSkin, 1e-3);
+  EXPECT_LT((got - want).norm(), 1e-5 * want.norm());
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 namespace d2t {
 namespace {
 
-// Mt_e = (1 + dt alpha) M_e + (dt beta + dt^2) K_e as LayeredBody::prepare forms it
+// Mt_e = (1 + dt alpha) M_e + (dt beta + dt^2) K_e as ImplicitOperator::prepare forms it
 std::vector<std::array<Mat3, kStencilSlots>> mtBlocks(const BakedBody& m, double dt) {
   const double c1 = 1 + dt * 0.1, c2 = dt * 0.01 + dt * dt;
   std::vector<std::array<Mat3, kStencilSlots>> a(m.nodeCount());

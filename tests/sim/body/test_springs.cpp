@@ -14,6 +14,7 @@
 #include "sim/body/layered_body.h"
 #include "sim/world/world.h"
 #include "one_body.h"
+#include "static_solve.h"
 #include "test_shapes.h"
 
 namespace d2t {
@@ -179,27 +180,11 @@ TEST(CoreSpring, VeryStiffSpringAtDt60IsStableAndConverges) {
 
 namespace {
 
-// K_e assembled from the baked stencil blocks and factored (static_reference.h style:
-// nothing shared with the dynamic solver)
+// the static skin of a point force on one node (static_solve.h)
 std::vector<Vec3> solveStatic(const BakedBody& m, int node, const Vec3& force) {
-  const int n = m.nodeCount();
-  std::vector<Eigen::Triplet<double>> t;
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < kStencilSlots; ++k) {
-      const int j = m.atlas.stencil[i][k];
-      if (j < 0) continue;
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + r, 3 * j + c, m.stiffness[i][k](r, c));
-    }
-  Eigen::SparseMatrix<double> K(3 * n, 3 * n);
-  K.setFromTriplets(t.begin(), t.end());
-  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(K);
-  Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * n);
-  f.segment<3>(3 * node) = force;
-  const Eigen::VectorXd q = ldlt.solve(f);
-  std::vector<Vec3> out(n);
-  for (int i = 0; i < n; ++i) out[i] = q.segment<3>(3 * i);
-  return out;
+  std::vector<Vec3> f(size_t(m.nodeCount()), Vec3::Zero());
+  f[size_t(node)] = force;
+  return test::solveStatic(m, f);
 }
 
 int topNode(const BakedBody& m) {
@@ -209,14 +194,7 @@ int topNode(const BakedBody& m) {
   return best;
 }
 
-double fieldError(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
-  double e = 0, r = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    e = std::max(e, (a[i] - b[i]).norm());
-    r = std::max(r, b[i].norm());
-  }
-  return e / r;
-}
+using test::fieldError;
 
 }  // namespace
 

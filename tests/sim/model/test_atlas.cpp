@@ -57,7 +57,7 @@ void expectGutterFillMatchesStencil(const Atlas& a) {
   for (int i = 0; i < a.nodeCount(); ++i) {
     const int x = a.nodeTexel[i] % n, y = a.nodeTexel[i] / n;
     for (int s = 0; s < kStencilSlots; ++s) {
-      const int xs = x + kStencilOffset[s][0], ys = y + kStencilOffset[s][1];
+      const int xs = x + kStencilDx[s], ys = y + kStencilDy[s];
       const float v = (xs >= 0 && xs < n && ys >= 0 && ys < n) ? tex[2 * (ys * n + xs)] : -1.0f;
       const float w = (xs >= 0 && xs < n && ys >= 0 && ys < n) ? tex[2 * (ys * n + xs) + 1] : 1.0f;
       const int want = a.stencil[i][s];
