@@ -2,13 +2,13 @@
 // Step 1 (T): the per-node force terms of the collision-free update.
 //   z_i  = q_i + (beta + dt) qdot_i        (K z gives -K q - D_K qdot - dt K qdot)
 //   ma_i = m_i (alpha qdot_i + a_i) - s_i,  a_i = w x (w x u_i) + 2 w x qdot_i   (Q_v, B.13),
-//          s_i the colliders' support of the node (LayeredBody::supportLoad, body frame)
+//          s_i the node's external force: contact support and loads (LayeredBody::nodeForces, body frame)
 // and the terms of the core sums (reduced afterwards): m q, m qdot, m a,
 // m u x a, and m (u u^T - ub ub^T) (diagonal, then xy xz yz).
 #include "common.glsl"
 
-uniform sampler2D uQ, uQdot, uSupport;
-uniform bool uHasSupport;
+uniform sampler2D uQ, uQdot, uNodeForces;
+uniform bool uHasNodeForces;
 uniform vec3 uOmega;  // core angular velocity, body frame [rad/s]
 uniform float uAlpha, uBeta, uDt;
 
@@ -31,7 +31,7 @@ void main() {
   vec3 ub = gRestPos;
   oZ = vec4(q + (uBeta + uDt) * qd, 0.0);
   oMa = vec4(m * (uAlpha * qd + a), 0.0);
-  if (uHasSupport) oMa.xyz -= at(uSupport, gSrc);
+  if (uHasNodeForces) oMa.xyz -= at(uNodeForces, gSrc);
   oSumMq = vec4(w * q, 0.0);
   oSumMqdot = vec4(w * qd, 0.0);
   oSumMa = vec4(w * a, 0.0);

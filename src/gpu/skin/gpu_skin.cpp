@@ -193,7 +193,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   wr_ = GlTexture(n_, n_, 3, GL_RGBA32F);
 
   // fields (zeroed: unused texels must hold finite values for the stencil)
-  for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &support_, &x_[0], &x_[1], &r_[0], &r_[1],
+  for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &nodeForces_, &x_[0], &x_[1], &r_[0], &r_[1],
                        &p_[0], &p_[1], &zc_, &ap_, &impulseR_, &impulseExtra_})
     *t = newField();
   for (GlTexture& t : terms_) t = newField();

@@ -236,7 +236,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   int cg(int maxIterations, double tolerance, double* residual, double referenceNorm = 0);
   void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
                    const GlTexture& out);
-  GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support = false);
+  GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool nodeForces = false);
   /// The summary pass (summary.frag) over the held state: its 7 sums' and maxima's
   /// results, or with `maxQOnly` its max |q| alone (one target to reduce).
   std::vector<std::array<float, 4>> summaryPass(const LayeredBody& body, const Vec3& up, bool maxQOnly);
@@ -280,7 +280,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GlTexture rest_, source_, k_, hinv_, wt_, wr_;
   GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
-  GlTexture support_;  // the external forces on each node, body frame (LayeredBody::nodeForces: support, loads)
+  GlTexture nodeForces_;  // the external forces on each node, body frame (LayeredBody::nodeForces: support, loads)
   GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, friction dqdot_i by node, 0 off contacts
   // the contact rows, a texel each (made at the first rows): their inputs (4 layers,
   // rows_common.glsl), U and (U, D, b), their state (lambda, active, gap) ping-ponged by

@@ -47,12 +47,12 @@ void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk
 }
 
 // Step 1 on q_, qdot_: z_, ma_ and the core sums
-GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt, bool support) {
+GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt, bool nodeForces) {
   beginPass(forces_);
   bind(forces_, "uQ", q_);
   bind(forces_, "uQdot", qdot_);
-  bind(forces_, "uSupport", support_);
-  glUniform1i(forces_.uniform("uHasSupport"), support ? 1 : 0);
+  bind(forces_, "uNodeForces", nodeForces_);
+  glUniform1i(forces_.uniform("uHasNodeForces"), nodeForces ? 1 : 0);
   forces_.set("uOmega", w);
   glUniform1f(forces_.uniform("uAlpha"), float(alpha));
   glUniform1f(forces_.uniform("uBeta"), float(beta));
@@ -174,6 +174,8 @@ void GpuSkin::takeTimes(Profile& profile) {
   times_.clear();
 }
 
+// Steps 1-5 on the GPU: the passes in the order of LayeredBody::integrateFree, block for
+// block (one function for the same reason: the blocks share the step's sums).
 FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, double dt, const Vec3& g,
                                   Profile& profile) {
   if (&body.model() != model_.get())  // re-assembled (a material change): K_e and masses are stale here
@@ -200,10 +202,10 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
       ++stateUploads_;
     }
   }
-  const NodeForces& support = body.nodeForces();  // the contact support and the loads
-  if (!support.nodes.empty()) {
+  const NodeForces& loads = body.nodeForces();  // the contact support and the node loads
+  if (!loads.nodes.empty()) {
     StageTimer t(profile, Stage::Transfer);
-    uploadNodes(support_, support.nodes);
+    uploadNodes(nodeForces_, loads.nodes);
   }
   const Mat3 R = s.orientation.toRotationMatrix();
   const Vec3 gb = R.transpose() * g;
@@ -215,7 +217,7 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
   {
     StageTimer t(profile, Stage::Forces);
     timestamp(Stage::Forces);
-    const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt, !support.nodes.empty());
+    const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt, !loads.nodes.empty());
     stencilPass(z_, ma_, -1.0, 0.0, -1.0, rhs_);  // Ft_e' = -K z - m (alpha qdot + a)
     St = restSt_ + f.mq;
     Sa = f.ma;
@@ -278,8 +280,8 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
     Vec6 Mcey;
     Mcey << R * (my + sumMWt_ * gb), uy + uWt * gb;
     Vec6 Fc;
-    Fc.head<3>() = mass * g - R * Sa + support.force;
-    Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + support.torque;
+    Fc.head<3>() = mass * g - R * Sa + loads.force;
+    Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + loads.torque;
     dvc = body.solveCore(Mc - MceY, dt * (Fc - Mcey), dt, &result);  // (3.8) with the core springs
   }
 
@@ -316,7 +318,7 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
     if (!fixed) {
       const Vec3 S = restSt_ + mqNew;
       const Vec3 momentum = mass * s.velocity + s.orientation * (s.angularVelocity.cross(S) + mqdotNew);
-      const Vec3 dcdot = (momentumStart + dt * (mass * g + support.force) + result.springImpulse - momentum) / mass;
+      const Vec3 dcdot = (momentumStart + dt * (mass * g + loads.force) + result.springImpulse - momentum) / mass;
       s.velocity += dcdot;
       s.position += dt * dcdot;
     }

@@ -44,7 +44,9 @@ auto LayeredBody::withResponse(Profile& profile, F f) {
 }
 
 // Steps 6-13 from the collision-free prediction in state_; positions are
-// re-integrated from the start of the step with the post-impact velocities.
+// re-integrated from the start of the step with the post-impact velocities. One
+// function, its stages timed in the order of Fig. 3.5: the rows it builds, the
+// restitution impact and the episode bookkeeping are shared by every stage after it.
 void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const Vec3& g, Profile& profile,
                           bool firstSweep) {
   const BakedBody& m = *model_;

@@ -437,7 +437,10 @@ void LayeredBody::buildNodeForces() {
   }
 }
 
-// Steps 1-5: the collision-free update from state_ (= start).
+// Steps 1-5: the collision-free update from state_ (= start). One function of five
+// timed blocks, in the order of Fig. 3.5, because the blocks share the step's sums
+// (S_t, S_a, M_uu, the coupling columns Y, y): it reads as the figure, and the GPU's
+// GpuSkin::integrate is the same list pass for pass.
 FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, const Vec3& g,
                                           Profile& profile) {
   const BakedBody& m = *model_;
