@@ -277,6 +277,10 @@ std::vector<Vec3> GpuSkin::downloadNodes(const GlTexture& t) const {
   return x;
 }
 
+void GpuSkin::requireHeld(const LayeredBody& body) const {
+  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+}
+
 // K_e's blocks into the stiffness texture (layout.glsl: D2T_BLOCK_LAYER).
 void GpuSkin::uploadStiffness(const StencilBlocks& K) {
   const Atlas& a = model_->atlas;

@@ -214,6 +214,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// a HeightField's grid is fixed for its lifetime).
   void syncHeights(const std::vector<const HeightField*>& fields);
   void syncOperators(const LayeredBody& body);
+  /// Throws GlError unless this solver holds body's skin state (holds(body)): every pass
+  /// on that state starts with it.
+  void requireHeld(const LayeredBody& body) const;
   void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
   std::vector<Vec3> downloadNodes(const GlTexture& t) const;
   GlTexture newField() const;

@@ -42,7 +42,7 @@ void GpuSkin::syncHeights(const std::vector<const HeightField*>& fields) {
 
 bool GpuSkin::detectColliders(const LayeredBody& body, const std::vector<const Collider*>& colliders, double margin,
                               std::vector<ColliderHit>* hits, Profile& profile) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   if (colliders.size() > size_t(kMaxDetectedColliders)) return false;
   hits->clear();
   if (colliders.empty()) return true;

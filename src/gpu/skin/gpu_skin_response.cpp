@@ -35,14 +35,14 @@ void GpuSkin::load(const LayeredBody& body, const LayeredState& s, const std::ve
 }
 
 void GpuSkin::readSkin(const LayeredBody& body, LayeredState& s) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  requireHeld(body);
   s.q = downloadNodes(qNew_);
   s.qdot = downloadNodes(qdotNew_);
   ++stateDownloads_;
 }
 
 SkinSummary GpuSkin::moments(const LayeredBody& body) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  requireHeld(body);
   if (momentsAre_ == Moments::InTextures) {
     moments_ = SkinSummary{};
     moments_.mu = restSt_ + readSum(momentSums_[0]);
@@ -59,7 +59,7 @@ SkinSummary GpuSkin::moments(const LayeredBody& body) {
 }
 
 void GpuSkin::readNodes(const LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  requireHeld(body);
   if (nodes.empty()) return;
   const Atlas& a = model_->atlas;
   if (!gatherVao_) {
@@ -108,7 +108,7 @@ void GpuSkin::readRows(const GlTexture& a, const GlTexture& b, int rows, std::ve
 }
 
 void GpuSkin::saveGood(const LayeredBody& body) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state");
+  requireHeld(body);
   if (!goodQ_.id()) goodQ_ = newField();
   glCopyImageSubData(qNew_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, goodQ_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, n_, n_, 1);
   checkGl("keeping the last good state");
@@ -128,7 +128,7 @@ void GpuSkin::restoreGood(const LayeredBody& body) {
 }
 
 CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   syncOperators(body);
   const PassTimer timer(*this, Stage::Rows);
   beginPass(condense_);
@@ -170,7 +170,7 @@ void GpuSkin::streamPoints(GLuint vao, GLuint buffer, const void* data, size_t b
 
 void GpuSkin::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
                       bool fixedCore) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   if (rows.size() > size_t(n_) * size_t(n_))
     throw GlError("more contact rows (" + std::to_string(rows.size()) + ") than the atlas has texels");
   syncOperators(body);
@@ -282,7 +282,7 @@ void GpuSkin::scatterRows(const GlTexture& values, const GlTexture& target) {
 }
 
 ImpulseSums GpuSkin::impulse(const LayeredBody& body, const LayeredState& s) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   ImpulseSums sums;
   const PassTimer timer(*this, Stage::Impulse);
   if (rowCount_ > 0) {
@@ -310,7 +310,7 @@ ImpulseSums GpuSkin::impulse(const LayeredBody& body, const LayeredState& s) {
 }
 
 Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   syncOperators(body);
   const PassTimer timer(*this, Stage::Impulse);
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
@@ -332,7 +332,7 @@ Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const Vec3&
 
 void GpuSkin::friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
                        const Vec3& dw) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   const PassTimer timer(*this, Stage::Friction);
   if (rowCount_ > 0) {
     beginPass(rowsFriction_);
@@ -376,7 +376,7 @@ std::vector<RowResult> GpuSkin::rowResults() {
 
 void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Vec3& dvt, const Vec3& dw,
                     double share, double dt, LayeredState&) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   syncOperators(body);
   const PassTimer timer(*this, Stage::Apply);
   beginPass(apply_);
@@ -403,7 +403,7 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Vec
 }
 
 void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   const PassTimer timer(*this, Stage::Correct);
   // one point per corrected node, added into its texel of qNew_ (its gutter copies are
   // not read: every pass reads a node's values at its own texel)
@@ -429,7 +429,7 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
 }
 
 std::vector<std::array<float, 4>> GpuSkin::summaryPass(const LayeredBody& body, const Vec3& up, bool maxQOnly) {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+  requireHeld(body);
   const PassTimer timer(*this, maxQOnly ? Stage::Proxies : Stage::Check);
   beginPass(summary_);
   bind(summary_, "uQ", qNew_);

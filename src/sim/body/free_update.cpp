@@ -305,6 +305,7 @@ void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
   startStale_ = mirrorStale_;
   StageTimer t(profile, Stage::Support);
   computeSupport(g, dt);
+  gatherLoadForces();
   buildNodeForces();
 }
 
@@ -415,26 +416,32 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
             [](const SupportedNode& a, const SupportedNode& b) { return a.node < b.node; });
 }
 
-// The support's forces and the loads', summed per node (body frame) and over the body.
-void LayeredBody::buildNodeForces() {
-  forces_ = NodeForces{};
-  std::vector<NodeForce> f;
-  f.reserve(supported_.size());
-  for (const SupportedNode& p : supported_) f.push_back({p.node, p.force * p.normal});
-  for (const auto& load : loads_) load->forces(*this, f);
-  if (f.empty()) return;
-  const Mat3 Rt = rotation(state_.orientation).transpose();
-  forces_.nodes.assign(size_t(nodeCount()), Vec3::Zero());
-  for (const NodeForce& p : f) {
+// The attached loads' forces at the start of the step (once a step: the pair balance
+// rebuilds forces_ from them without asking the loads again).
+void LayeredBody::gatherLoadForces() {
+  loadForces_.clear();
+  for (const auto& load : loads_) load->forces(*this, loadForces_);
+  for (const NodeForce& p : loadForces_)
     if (p.node < 0 || p.node >= nodeCount() || !p.force.allFinite())
       throw std::invalid_argument("body '" + desc_.name + "': a node load gave node " + std::to_string(p.node) +
                                   " a force that is not finite or a node that is not in [0, " +
                                   std::to_string(nodeCount()) + ")");
-    const Vec3 fb = Rt * p.force;
-    forces_.nodes[size_t(p.node)] += fb;
-    forces_.force += p.force;
-    forces_.torque += (model_->restSkin[size_t(p.node)] + qAt(p.node)).cross(fb);
-  }
+}
+
+// The support's forces and the loads', summed per node (body frame) and over the body.
+void LayeredBody::buildNodeForces() {
+  forces_ = NodeForces{};
+  if (supported_.empty() && loadForces_.empty()) return;
+  const Mat3 Rt = rotation(state_.orientation).transpose();
+  forces_.nodes.assign(size_t(nodeCount()), Vec3::Zero());
+  auto add = [&](int node, const Vec3& f) {
+    const Vec3 fb = Rt * f;
+    forces_.nodes[size_t(node)] += fb;
+    forces_.force += f;
+    forces_.torque += (model_->restSkin[size_t(node)] + qAt(node)).cross(fb);
+  };
+  for (const SupportedNode& p : supported_) add(p.node, p.force * p.normal);
+  for (const NodeForce& p : loadForces_) add(p.node, p.force);
 }
 
 // Steps 1-5: the collision-free update from state_ (= start). One function of five

@@ -170,6 +170,7 @@ void LayeredBody::restore(const Snapshot& snap) {
   mirrorStale_ = false;
   solverHoldsSkin_ = false;  // (the solver's copy is loaded again at the next step)
   supported_ = snap.supported;
+  gatherLoadForces();
   buildNodeForces();
   ySolve_.restore(snap.warmStart, op_);
   previousContacts_ = snap.previousContacts;

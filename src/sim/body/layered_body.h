@@ -680,7 +680,9 @@ class LayeredBody {
   std::vector<std::shared_ptr<const NodeLoad>> loads_;  // the attached loads
   NodeForces forces_;                     // this step's support and loads, as the free update takes them
   void computeSupport(const Vec3& g, double dt);  // supported_ from the touching nodes
-  void buildNodeForces();                 // forces_ from supported_ and loads_
+  std::vector<NodeForce> loadForces_;     // the loads' forces in this step (gatherLoadForces)
+  void gatherLoadForces();                // loadForces_ from loads_, checked
+  void buildNodeForces();                 // forces_ from supported_ and loadForces_
   std::vector<CoreSpring> springs_;
   DragSpring drag_;
   Vec3 dragImpulse_ = Vec3::Zero();

@@ -41,6 +41,23 @@ std::string Shape::notDeformableReason() const {
          "shape";
 }
 
+namespace {
+
+// Two triangles per cell of an ni x nj grid whose corner (i, j) is vertex at(i, j),
+// (i, j) (i+1, j) (i+1, j+1) and (i, j) (i+1, j+1) (i, j+1): counter-clockwise where the
+// grid's u x v points out. at() is called in that corner order (it may create vertices).
+template <class At>
+void appendGridTriangles(TriMesh& mesh, int ni, int nj, At at) {
+  for (int i = 0; i < ni; ++i)
+    for (int j = 0; j < nj; ++j) {
+      const int a = at(i, j), b = at(i + 1, j), c = at(i + 1, j + 1), d = at(i, j + 1);
+      mesh.triangles.emplace_back(a, b, c);
+      mesh.triangles.emplace_back(a, c, d);
+    }
+}
+
+}  // namespace
+
 TriMesh starMesh(const Shape& shape, int resolution) {
   const int n = std::max(1, resolution);
   TriMesh mesh;
@@ -73,12 +90,7 @@ TriMesh starMesh(const Shape& shape, int resolution) {
       c[v] = j;
       return vertex(c);
     };
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) {
-        const int p00 = at(i, j), p10 = at(i + 1, j), p11 = at(i + 1, j + 1), p01 = at(i, j + 1);
-        mesh.triangles.emplace_back(p00, p10, p11);
-        mesh.triangles.emplace_back(p00, p11, p01);
-      }
+    appendGridTriangles(mesh, n, n, at);
   }
   return mesh;
 }
@@ -93,12 +105,7 @@ TriMesh torusMesh(const Shape& shape, int nu, int nv) {
       mesh.positions.push_back(shape.surfacePoint(double(i) / nu, double(j) / nv));
   // (b - a) x (c - a) ~ Pu x (Pu + Pv) = Pu x Pv: outward by the surfacePoint convention
   auto id = [&](int i, int j) { return (i % nu) * nv + (j % nv); };
-  for (int i = 0; i < nu; ++i)
-    for (int j = 0; j < nv; ++j) {
-      const int a = id(i, j), b = id(i + 1, j), c = id(i + 1, j + 1), d = id(i, j + 1);
-      mesh.triangles.emplace_back(a, b, c);
-      mesh.triangles.emplace_back(a, c, d);
-    }
+  appendGridTriangles(mesh, nu, nv, id);
   return mesh;
 }
 
