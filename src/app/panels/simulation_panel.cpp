@@ -49,11 +49,32 @@ void simulationPanel(Ui& ui) {
     ImGui::SameLine();
     if (ImGui::RadioButton(b, set.backend == b) && set.backend != b) s.setBackend(b);
   }
-  ImGui::Checkbox("one-sided contact (no pulling)", &set.oneSidedContact);
-  ImGui::Checkbox("contact support (exact rest)", &set.contactSupport);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Colliders carry the resting skin inside the implicit solve: bodies rest and dent\n"
-                      "as the static solve says (without: ~20%% too shallow); rolling is slowed a little more.");
+  if (ImGui::TreeNode("contact response")) {  // (ResponsePolicies: each unit on or off)
+    ResponsePolicies& p = set.response;
+    const struct {
+      bool* on;
+      const char* label;
+      const char* tip;
+    } units[] = {
+        {&p.oneSided, "one-sided rows", "Contact rows never pull (lambda >= 0); off: nodes stick."},
+        {&p.support, "contact support",
+         "Colliders and bodies carry the resting skin inside the implicit solve: bodies rest and\n"
+         "dent as the static solve says (without: ~20%% too shallow)."},
+        {&p.restitution, "restitution", "A Newton impact when a contact begins fast; off: inelastic contacts."},
+        {&p.friction, "node friction", "Coulomb friction on each node's tangential velocity (eq. 14)."},
+        {&p.energyGuard, "energy guard", "The response cannot add kinetic energy against surfaces at rest."},
+        {&p.shockPropagation, "shock propagation", "A last sweep with lower bodies immovable: stacks rest."},
+        {&p.pairSupportBalance, "pair support balance", "Bodies support each other equally and oppositely."},
+        {&p.pairImpulseBalance, "pair impulse balance", "Impulses between bodies conserve the pair's momentum."},
+        {&p.patchFriction, "patch friction", "Each patch's friction and rolling resistance solved as one."},
+        {&p.correction, "position correction", "Nodes still penetrating after the response move out (step 15)."},
+    };
+    for (const auto& u : units) {
+      ImGui::Checkbox(u.label, u.on);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", u.tip);
+    }
+    ImGui::TreePop();
+  }
   if (!s.backendNote.empty()) ImGui::TextWrapped("(%s)", s.backendNote.c_str());
   if (!s.lastWarning.empty()) ImGui::TextColored(ImVec4(1, 0.7f, 0.2f, 1), "%s", s.lastWarning.c_str());
   ImGui::End();

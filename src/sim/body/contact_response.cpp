@@ -14,6 +14,7 @@
 
 #include "sim/body/layered_body.h"
 #include "sim/body/node_loops.h"
+#include "sim/contact/energy_guard.h"
 #include "sim/contact/patch_friction.h"
 
 namespace d2t {
@@ -44,51 +45,16 @@ auto LayeredBody::withResponse(Profile& profile, F f) {
 }
 
 // Steps 6-13 from the collision-free prediction in state_; positions are
-// re-integrated from the start of the step with the post-impact velocities. One
-// function, its stages timed in the order of Fig. 3.5: the rows it builds, the
-// restitution impact and the episode bookkeeping are shared by every stage after it.
+// re-integrated from the start of the step with the post-impact velocities. The
+// stages in the order of Fig. 3.5, each a unit of its own (response_policies.h).
 void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const Vec3& g, Profile& profile,
                           bool firstSweep) {
-  const BakedBody& m = *model_;
-  const int n = m.nodeCount();
-  const double mass = m.totalMass;
-  const bool fixed = settings_.fixedCore;
-  const LayeredState& start = start_;
-  LayeredState& s = state_;
-  // 13 (below) integrates positions from the start of the step; a rigid impact
-  // during the step adds the motion before the time of impact
-  Vec3 impactV = Vec3::Zero(), impactW = Vec3::Zero();
-
+  const ResponsePolicies& policy = settings_.response;
+  std::vector<NodeContact>& cs = contacts;
   // 6-8: the contacts found at the predicted state. Finders report nodes within a
   // margin; penetrating ones collide here, and so do the nodes that colliders or
-  // bodies supported in the free update (whatever their depth now): that support is
-  // the first part of their impulse, and the response may take it back but not pull.
-  // A supported node no longer found against the same surface gets a release row: its
-  // support taken back.
-  std::vector<NodeContact>& cs = contacts;
-  if (firstSweep && !supported_.empty()) {
-    std::vector<char> found(supported_.size(), 0);
-    for (NodeContact& c : cs) {
-      const SupportedNode* hit = findSupported(supported_, c.node);
-      const long k = hit && hit->other == c.other ? hit - supported_.data() : -1;
-      if (k < 0 || found[size_t(k)]) continue;
-      const double along = supported_[size_t(k)].normal.dot(c.normal);
-      if (along <= 0) continue;
-      c.impulse = dt * supported_[size_t(k)].force * along;
-      found[size_t(k)] = 1;
-    }
-    for (size_t k = 0; k < supported_.size(); ++k) {
-      if (found[k]) continue;
-      NodeContact c;
-      c.node = supported_[k].node;
-      c.normal = supported_[k].normal;
-      c.impulse = dt * supported_[k].force;
-      c.friction = 0;
-      c.other = supported_[k].other;
-      c.release = true;
-      cs.push_back(c);
-    }
-  }
+  // bodies supported in the free update (whatever their depth now).
+  if (firstSweep) addSupportRows(cs, dt);
   cs.erase(std::remove_if(cs.begin(), cs.end(),
                           [](const NodeContact& c) { return c.depth <= 0 && c.impulse <= 0 && !c.release; }),
            cs.end());
@@ -105,127 +71,179 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     newEpisode = previousContacts_ == 0;
     previousContacts_ = colliderContacts;
   }
+  if (cs.empty()) return;
 
-  if (!cs.empty()) {
-    const Mat3 R = rotation(s.orientation);
-    const Mat3 Rt = R.transpose();
-    const int nc = int(cs.size());
-    // Restitution. A node-level restitution target (8) does not work with a
-    // layered skin: spread over the steps in which the skin comes into contact,
-    // it neither reverses a stiff body in time (no bounce: the first steps touch
-    // a node or two) nor stays out of a resting skin's vibration (which it pumps
-    // into bounces). Here the coefficient of restitution is the body's: when a
-    // contact episode begins (no contacts in the previous step) and the
-    // rigidified body (Mirtich's response, sec. 5.3.1) approaches the contact
-    // patch faster than gravity alone explains, one Newton impact law reverses
-    // the patch's normal speed by eps; the node constraints below are then
-    // inelastic and keep the skin out of the collider. The skin's elasticity
-    // still dents, jiggles and carries the weight at rest. (Impacts between two
-    // bodies are the world's: equal and opposite, see World::respondAll.)
-    if (!fixed && newEpisode) {
-      StageTimer t(profile, Stage::Impact);
-      Vec3 p = Vec3::Zero(), nAvg = Vec3::Zero(), vo = Vec3::Zero();
-      double wsum = 0, eps = 0;
-      {  // (the nodes read below, from the solver where it holds the skin: a gather)
-        std::vector<int> read;
-        for (const NodeContact& c : cs)
-          if (c.other < 0 && c.depth > 0) read.push_back(c.node);
-        pullNodes(read);
-      }
-      for (const NodeContact& c : cs) {
-        if (c.other >= 0 || c.depth <= 0) continue;
-        const double wk = c.depth + 1e-9;
-        p += wk * nodePosition(c.node);
-        nAvg += wk * c.normal;
-        vo += wk * c.surfaceVelocity;
-        eps += wk * c.restitution;
-        wsum += wk;
-      }
-      if (wsum > 0 && nAvg.norm() > 1e-12) {
-        p /= wsum;
-        vo /= wsum;
-        eps /= wsum;
-        nAvg.normalize();
-        const Vec3 com = centerOfMass();
-        const Vec3 vCom = linearMomentum() / mass;
-        const Vec3 wWorld = R * s.angularVelocity;
-        const Vec3 rp = p - com;
-        const double vApproach = nAvg.dot(vCom + wWorld.cross(rp) - vo);
-        const double threshold = 2 * g.norm() * dt + 1e-3;
-        if (vApproach < -threshold) {
-          const Mat3 invI = R * m.totalInertia.inverse() * Rt;
-          const Vec3 rn = rp.cross(nAvg);
-          const double j = -(1 + eps) * vApproach / (1 / mass + rn.dot(invI * rn));
-          const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
-          applyRigidImpulse(j * nAvg, p);
-          const Vec3 dcdot = s.velocity - v0, dwBody = s.angularVelocity - w0;
-          // the body reaches the patch at t_i = dt - depth / |v| into the step and only
-          // then turns: x(t + dt) = x + t_i v- + (dt - t_i) v+
-          double deepest = 0;
-          for (const NodeContact& c : cs)
-            if (c.other < 0) deepest = std::max(deepest, c.depth);
-          const double ti = std::clamp(dt - deepest / -vApproach, 0.0, dt);
-          impactV = -ti / dt * dcdot;
-          impactW = -ti / dt * dwBody;
-        }
-      }
-    }
-    // 9-13 through the backend that holds the skin (the rows, the 6x6 solves here)
-    std::vector<ContactRow> rows(static_cast<size_t>(nc));
-    std::unordered_map<int, int> lastRowOf;  // node -> its last row so far
-    bool restingSurfaces = true;
-    std::optional<StageTimer> timer(std::in_place, profile, Stage::Rows);
-    for (int k = 0; k < nc; ++k) {
-      const NodeContact& c = cs[size_t(k)];
-      ContactRow& row = rows[size_t(k)];
-      row.node = c.node;
-      row.normal = c.normal;
-      row.surfaceVelocity = c.surfaceVelocity;
-      row.depth = c.depth;
-      row.startGap = c.startGap;
-      row.lo = -c.impulse;
-      row.friction = c.friction;
-      row.release = c.release;
-      auto [last, first] = lastRowOf.try_emplace(c.node, k);
-      if (!first) {
-        row.previous = last->second;
-        rows[size_t(last->second)].next = k;
-        last->second = k;
-      }
-      restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
-    }
-    const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
-    timer.reset();
-    const RowOutcome out = withResponse(profile, [&](SkinResponse& r) {
-      return respondThrough(r, rows, v0, w0, dt, restingSurfaces, profile);
-    });
-    timer.emplace(profile, Stage::Apply);  // (the results taken back)
-    info_.pulling += out.pulling;
-    for (int k = 0; k < nc; ++k) {
-      NodeContact& c = cs[size_t(k)];
-      const RowResult& res = out.rows[size_t(k)];
-      info_.activeContacts += c.impulse + res.lambda > 0;
-      c.startGap = res.startGap;
-      c.impulse += out.share * res.lambda;
-      c.frictionImpulse += res.frictionImpulse;
-    }
-    if (rowImpulse_.size() != size_t(n)) {
-      rowImpulse_.assign(size_t(n), 0.0);
-      rowOther_.assign(size_t(n), kNoRow);
-      rowNodes_.clear();
-    }
-    for (const NodeContact& c : cs) {
-      if (c.release) continue;
-      if (rowOther_[size_t(c.node)] == kNoRow) rowNodes_.push_back(c.node);
-      rowImpulse_[size_t(c.node)] = c.impulse;
-      rowOther_[size_t(c.node)] = c.other;
-    }
-    cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.release; }), cs.end());
-    if (skinResident()) skinChangedOnSolver();  // (the solver's apply: q, qdot are on the GPU)
-    s.position = start.position + dt * (s.velocity + impactV);
-    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity + impactW, dt);
+  LayeredState& s = state_;
+  // 13 (below) integrates positions from the start of the step; a rigid impact
+  // during the step adds the motion before the time of impact
+  ImpactMotion impact;
+  if (!settings_.fixedCore && newEpisode && policy.restitution) {
+    StageTimer t(profile, Stage::Impact);
+    impact = colliderImpact(cs, dt, g);
   }
+  // 9-13 through the backend that holds the skin (the rows, the 6x6 solves here)
+  std::optional<StageTimer> timer(std::in_place, profile, Stage::Rows);
+  bool restingSurfaces = true;
+  const std::vector<ContactRow> rows = contactRows(cs, policy.friction, &restingSurfaces);
+  const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
+  timer.reset();
+  const RowOutcome out = withResponse(profile, [&](SkinResponse& r) {
+    return respondThrough(r, rows, v0, w0, dt, restingSurfaces && policy.energyGuard, profile);
+  });
+  timer.emplace(profile, Stage::Apply);  // (the results taken back)
+  takeRowResults(out, cs);
+  if (skinResident()) skinChangedOnSolver();  // (the solver's apply: q, qdot are on the GPU)
+  s.position = start_.position + dt * (s.velocity + impact.velocity);
+  s.orientation = integrateBodyRotation(start_.orientation, s.angularVelocity + impact.angularVelocity, dt);
+}
 
+// The support's share of the response (policy `support`): a node that a collider or a
+// body supported in the free update starts its row with that support as its impulse
+// (the response may take it back, but not pull); a supported node no longer found
+// against the same surface gets a release row, its support taken back.
+void LayeredBody::addSupportRows(std::vector<NodeContact>& cs, double dt) const {
+  if (supported_.empty()) return;
+  std::vector<char> found(supported_.size(), 0);
+  for (NodeContact& c : cs) {
+    const SupportedNode* hit = findSupported(supported_, c.node);
+    const long k = hit && hit->other == c.other ? hit - supported_.data() : -1;
+    if (k < 0 || found[size_t(k)]) continue;
+    const double along = supported_[size_t(k)].normal.dot(c.normal);
+    if (along <= 0) continue;
+    c.impulse = dt * supported_[size_t(k)].force * along;
+    found[size_t(k)] = 1;
+  }
+  for (size_t k = 0; k < supported_.size(); ++k) {
+    if (found[k]) continue;
+    NodeContact c;
+    c.node = supported_[k].node;
+    c.normal = supported_[k].normal;
+    c.impulse = dt * supported_[k].force;
+    c.friction = 0;
+    c.other = supported_[k].other;
+    c.release = true;
+    cs.push_back(c);
+  }
+}
+
+// Restitution (policy `restitution`; docs/decisions/0009-restitution-as-rigid-impact.md).
+// A node-level restitution target (8) does not work with a layered skin: spread over
+// the steps in which the skin comes into contact, it neither reverses a stiff body in
+// time (no bounce: the first steps touch a node or two) nor stays out of a resting
+// skin's vibration (which it pumps into bounces). Here the coefficient of restitution
+// is the body's: when a contact episode begins (no contacts in the previous step) and
+// the rigidified body (Mirtich's response, sec. 5.3.1) approaches the contact patch
+// faster than gravity alone explains, one Newton impact law reverses the patch's
+// normal speed by eps; the node constraints are then inelastic and keep the skin out
+// of the collider. The skin's elasticity still dents, jiggles and carries the weight
+// at rest. (Impacts between two bodies are the world's: World::pairImpacts.)
+LayeredBody::ImpactMotion LayeredBody::colliderImpact(const std::vector<NodeContact>& cs, double dt,
+                                                      const Vec3& g) {
+  const BakedBody& m = *model_;
+  const double mass = m.totalMass;
+  LayeredState& s = state_;
+  ImpactMotion impact;
+  Vec3 p = Vec3::Zero(), nAvg = Vec3::Zero(), vo = Vec3::Zero();
+  double wsum = 0, eps = 0;
+  {  // (the nodes read below, from the solver where it holds the skin: a gather)
+    std::vector<int> read;
+    for (const NodeContact& c : cs)
+      if (c.other < 0 && c.depth > 0) read.push_back(c.node);
+    pullNodes(read);
+  }
+  for (const NodeContact& c : cs) {
+    if (c.other >= 0 || c.depth <= 0) continue;
+    const double wk = c.depth + 1e-9;
+    p += wk * nodePosition(c.node);
+    nAvg += wk * c.normal;
+    vo += wk * c.surfaceVelocity;
+    eps += wk * c.restitution;
+    wsum += wk;
+  }
+  if (!(wsum > 0) || nAvg.norm() <= 1e-12) return impact;
+  p /= wsum;
+  vo /= wsum;
+  eps /= wsum;
+  nAvg.normalize();
+  const Mat3 R = rotation(s.orientation);
+  const Vec3 com = centerOfMass();
+  const Vec3 vCom = linearMomentum() / mass;
+  const Vec3 wWorld = R * s.angularVelocity;
+  const Vec3 rp = p - com;
+  const double vApproach = nAvg.dot(vCom + wWorld.cross(rp) - vo);
+  const double threshold = 2 * g.norm() * dt + 1e-3;
+  if (vApproach >= -threshold) return impact;
+  const Mat3 invI = R * m.totalInertia.inverse() * R.transpose();
+  const Vec3 rn = rp.cross(nAvg);
+  const double j = -(1 + eps) * vApproach / (1 / mass + rn.dot(invI * rn));
+  const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
+  applyRigidImpulse(j * nAvg, p);
+  const Vec3 dcdot = s.velocity - v0, dwBody = s.angularVelocity - w0;
+  // the body reaches the patch at t_i = dt - depth / |v| into the step and only
+  // then turns: x(t + dt) = x + t_i v- + (dt - t_i) v+
+  double deepest = 0;
+  for (const NodeContact& c : cs)
+    if (c.other < 0) deepest = std::max(deepest, c.depth);
+  const double ti = std::clamp(dt - deepest / -vApproach, 0.0, dt);
+  impact.velocity = -ti / dt * dcdot;
+  impact.angularVelocity = -ti / dt * dwBody;
+  return impact;
+}
+
+// Step 9's input: one row per contact, the rows of a node linked in list order;
+// frictionless where the policy `friction` is off. restingSurfaces: every surface is
+// at rest (the energy guard applies).
+std::vector<ContactRow> LayeredBody::contactRows(const std::vector<NodeContact>& cs, bool friction,
+                                                 bool* restingSurfaces) {
+  std::vector<ContactRow> rows(cs.size());
+  std::unordered_map<int, int> lastRowOf;  // node -> its last row so far
+  for (int k = 0; k < int(cs.size()); ++k) {
+    const NodeContact& c = cs[size_t(k)];
+    ContactRow& row = rows[size_t(k)];
+    row.node = c.node;
+    row.normal = c.normal;
+    row.surfaceVelocity = c.surfaceVelocity;
+    row.depth = c.depth;
+    row.startGap = c.startGap;
+    row.lo = -c.impulse;
+    row.friction = friction ? c.friction : 0.0;
+    row.release = c.release;
+    auto [last, first] = lastRowOf.try_emplace(c.node, k);
+    if (!first) {
+      row.previous = last->second;
+      rows[size_t(last->second)].next = k;
+      last->second = k;
+    }
+    *restingSurfaces = *restingSurfaces && c.surfaceVelocity.isZero(0);
+  }
+  return rows;
+}
+
+// The rows' results into the contacts (the release rows then leave the list), and each
+// node's impulse kept for the next step's support (correct).
+void LayeredBody::takeRowResults(const RowOutcome& out, std::vector<NodeContact>& cs) {
+  info_.pulling += out.pulling;
+  for (size_t k = 0; k < cs.size(); ++k) {
+    NodeContact& c = cs[k];
+    const RowResult& res = out.rows[k];
+    info_.activeContacts += c.impulse + res.lambda > 0;
+    c.startGap = res.startGap;
+    c.impulse += out.share * res.lambda;
+    c.frictionImpulse += res.frictionImpulse;
+  }
+  const size_t n = size_t(nodeCount());
+  if (rowImpulse_.size() != n) {
+    rowImpulse_.assign(n, 0.0);
+    rowOther_.assign(n, kNoRow);
+    rowNodes_.clear();
+  }
+  for (const NodeContact& c : cs) {
+    if (c.release) continue;
+    if (rowOther_[size_t(c.node)] == kNoRow) rowNodes_.push_back(c.node);
+    rowImpulse_[size_t(c.node)] = c.impulse;
+    rowOther_[size_t(c.node)] = c.other;
+  }
+  cs.erase(std::remove_if(cs.begin(), cs.end(), [](const NodeContact& c) { return c.release; }), cs.end());
 }
 
 // 9 the rows (the diagonal term D_k = nb^T Mh_i^-1 nb, the coupling rows U_k (12)) and
@@ -240,7 +258,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
 //    are out from the start.
 LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows,
                                                     const Vec3& v0, const Vec3& w0, double dt,
-                                                    bool restingSurfaces, Profile& profile) {
+                                                    bool guardEnergy, Profile& profile) {
   const BakedBody& m = *model_;
   const bool fixed = settings_.fixedCore;
   LayeredState& s = state_;
@@ -263,12 +281,12 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   }
   {
     StageTimer t(profile, Stage::Multipliers);
-    RowSums sums = r.roundRows(nullptr, settings_.oneSided);
+    RowSums sums = r.roundRows(nullptr, settings_.response.oneSided);
     for (int round = 0; round < 20; ++round) {
       const Vec6 dv = fixed ? Vec6::Zero() : Vec6((A + sums.S).ldlt().solve(sums.rhs));
-      sums = r.roundRows(&dv, settings_.oneSided);
+      sums = r.roundRows(&dv, settings_.response.oneSided);
       if (round == 0) out.pulling = sums.below;
-      if (!settings_.oneSided || sums.below == 0) break;
+      if (!settings_.response.oneSided || sums.below == 0) break;
     }
   }
   // 11 the impulse J^T lambda as a velocity change through steps 3-4, with Mh_e as the
@@ -283,24 +301,16 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
     dv = A.ldlt().solve(rhs6);
   }
   const Vec3 dvt = Rt * dv.head<3>(), dw = dv.tail<3>();
-  // An inelastic contact against a resting surface cannot add kinetic energy, but
-  // the response applied through the block-diagonal Mh_e can (it pushes the core
-  // as if each node hung on its own diagonal spring, on top of the elastic push the
-  // implicit solve already gave it; docs/decisions/0017-response-energy-guard.md).
-  // Where the surfaces are at rest, the impulse is scaled down to
-  // the largest share s in [0, 1] that keeps the kinetic energy from growing;
-  // what it leaves of the penetration goes to the position correction. The energy
-  // along the share t is KE(t) = k0 + ka t + kb t^2 (each velocity is linear in t;
-  // body frame, as kineticEnergy): the core's part here, the skin's from its pass.
-  if (restingSurfaces) {
+  // The energy guard (policy `energy_guard`; responseEnergyShare): the skin's part of
+  // KE(t) from its pass, the core's here (body frame, as kineticEnergy).
+  if (guardEnergy) {
     const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
     const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * dw;
     const Vec3 skin = r.energy(*this, s, dvt, dw);
     const double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw)) + skin[0];
     const double ka = m.coreMass * vb.dot(dvt) + w.dot(icdw) + skin[1];
     const double kb = 0.5 * (m.coreMass * dvt.squaredNorm() + dw.dot(icdw)) + skin[2];
-    if (ka + kb > k0 * 1e-9 + 1e-12)
-      out.share = kb > 0 && ka < 0 ? std::clamp(-ka / kb, 0.0, 1.0) : 0.0;  // KE back to k0 at t = -ka/kb
+    out.share = responseEnergyShare(k0, ka, kb);
   }
   s.velocity = v0 + out.share * dv.head<3>();
   s.angularVelocity = w0 + out.share * dw;
@@ -341,6 +351,10 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, double dt, P
   std::vector<std::pair<int, Vec3>> dq;  // (a node may have contacts with several surfaces)
   for (const NodeContact& c : contacts) {
     if (c.depth <= 0) continue;
+    if (!settings_.response.correction) {  // (the policy is off: the penetration stays)
+      info_.finalPenetration = std::max(info_.finalPenetration, c.depth);
+      continue;
+    }
     dq.emplace_back(c.node, Rt * (c.stiffnessShare * c.depth * c.normal));
     ++info_.corrected;
     info_.maxCorrection = std::max(info_.maxCorrection, c.stiffnessShare * c.depth);

@@ -369,7 +369,7 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
   std::vector<SupportedNode> last;  // the last step's support, by node
   last.swap(supported_);
   const LayeredState& s = state_;
-  if (s.touching.empty() || !settings_.contactSupport) return;
+  if (s.touching.empty() || !settings_.response.support) return;
   const BakedBody& m = *model_;
   {  // (the nodes read below, from the solver where it holds the skin)
     std::vector<int> read;

@@ -341,13 +341,10 @@ struct LayeredSettings {
 
   int cgIterations = 50;        ///< maximum CG iterations per solve
   double cgTolerance = 1e-6;    ///< CG relative residual
-  bool oneSided = true;         ///< contact multipliers lambda >= 0 (no pulling)
   bool exactCoupling = false;   ///< solve Mt_e Y = M_ec by CG every step instead of the cache
   bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
-  /// Colliders support the resting skin inside the free update (computeSupport): a body at
-  /// rest then sinks as the static solve says; the block-diagonal response alone leaves
-  /// it too high (docs/decisions/0012-contact-support.md).
-  bool contactSupport = true;
+  /// The contact response's units, each on or off (the world's, set every step).
+  ResponsePolicies response;
 };
 
 /// Statistics of the last step.
@@ -609,7 +606,16 @@ class LayeredBody {
     int pulling = 0;   // rows whose first multiplier pulled
   };
   RowOutcome respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows, const Vec3& v0, const Vec3& w0,
-                            double dt, bool restingSurfaces, Profile& profile);
+                            double dt, bool guardEnergy, Profile& profile);
+  // the units of respond (response_policies.h), in the order it calls them
+  void addSupportRows(std::vector<NodeContact>& cs, double dt) const;
+  struct ImpactMotion {  // the rigid motion before a restitution impact within the step
+    Vec3 velocity = Vec3::Zero(), angularVelocity = Vec3::Zero();  // (world; body frame)
+  };
+  ImpactMotion colliderImpact(const std::vector<NodeContact>& cs, double dt, const Vec3& g);
+  static std::vector<ContactRow> contactRows(const std::vector<NodeContact>& cs, bool friction,
+                                             bool* restingSurfaces);
+  void takeRowResults(const RowOutcome& out, std::vector<NodeContact>& cs);
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   BakedBodyPtr model_;

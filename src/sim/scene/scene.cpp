@@ -183,8 +183,25 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
     t.dt = sim.number("dt", t.dt, 1e-6, 0.1);
     t.gravity = sim.vec3("gravity", t.gravity);
     t.backend = sim.string("backend", t.backend, {"cpu", "gpu"});
-    t.oneSidedContact = sim.boolean("one_sided_contact", t.oneSidedContact);
-    t.contactSupport = sim.boolean("contact_support", t.contactSupport);
+    for (const char* moved : {"one_sided_contact", "contact_support"})
+      if (sim.has(moved))
+        sim.fail(moved, std::string("moved to simulation/response/") +
+                            (moved[0] == 'o' ? "one_sided" : "support"));
+    JsonReader response(root, file);
+    if (sim.optionalObject("response", &response)) {
+      ResponsePolicies& p = t.response;
+      p.oneSided = response.boolean("one_sided", p.oneSided);
+      p.support = response.boolean("support", p.support);
+      p.restitution = response.boolean("restitution", p.restitution);
+      p.friction = response.boolean("friction", p.friction);
+      p.energyGuard = response.boolean("energy_guard", p.energyGuard);
+      p.shockPropagation = response.boolean("shock_propagation", p.shockPropagation);
+      p.pairSupportBalance = response.boolean("pair_support_balance", p.pairSupportBalance);
+      p.pairImpulseBalance = response.boolean("pair_impulse_balance", p.pairImpulseBalance);
+      p.patchFriction = response.boolean("patch_friction", p.patchFriction);
+      p.correction = response.boolean("correction", p.correction);
+      response.finish();
+    }
     JsonReader solver(root, file);
     if (sim.optionalObject("solver", &solver)) {
       t.solver.method = solver.string("method", t.solver.method, {"auto", "cg", "direct"});

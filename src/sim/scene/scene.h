@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/base/math.h"
+#include "sim/contact/response_policies.h"
 #include "sim/scene/shape.h"
 
 namespace d2t {
@@ -116,8 +117,7 @@ struct SimulationSettings {
   Vec3 gravity = Vec3(0, -9.81, 0);        ///< [m/s^2]
   std::string backend = "cpu";             ///< cpu | gpu
   SolverSettings solver;
-  bool oneSidedContact = true;             ///< lambda >= 0 (no pulling)
-  bool contactSupport = true;              ///< colliders support resting skin in the free update (LayeredSettings)
+  ResponsePolicies response;               ///< the contact response's units, each on or off
 };
 
 struct CameraDesc {

@@ -891,7 +891,7 @@ TEST_F(GpuSkinTest, BallDropStaysWithTheCpuFor200Steps) {
     Pair p(d, true);
     p.settings([&](SimulationSettings& s) {
       s.solver.method = "cg";
-      s.contactSupport = support;
+      s.response.support = support;
     });
     double maxPos = 0, maxQ = 0, maxV = 0;
     int supported = 0;

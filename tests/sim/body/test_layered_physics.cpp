@@ -304,7 +304,7 @@ struct RestRun {
 };
 
 struct RestSetup {
-  bool contactSupport = LayeredSettings{}.contactSupport;
+  bool contactSupport = ResponsePolicies{}.support;
   int resolution = 32;
   double young = 1e5;
   double dt = 0.005;
@@ -315,7 +315,7 @@ RestRun restOnPlane(const RestSetup& setup = {}) {
   BodyDesc d = ballDesc(setup.resolution, setup.young);
   d.position = Vec3(0, kR + 0.2, 0);  // lowest point 0.2 m above the plane
   Sim s(d, planeCollider(Vec3::UnitY(), 0, d.material));
-  s.world.settings().contactSupport = setup.contactSupport;
+  s.world.settings().response.support = setup.contactSupport;
   const double dt = setup.dt;
   RestRun r;
   for (int n = 1; n * dt <= setup.duration + 1e-9; ++n) {
@@ -414,7 +414,7 @@ TEST(LayeredPhysics, PressedBallWithContactSupportIndentsAsTheStaticSolveForTheS
   k.anchor = Vec3::Zero();
   d.springs.push_back(k);
   Sim s(d, planeCollider(Vec3::UnitY(), offset + travel, d.material));
-  s.world.settings().contactSupport = true;
+  s.world.settings().response.support = true;
   const double dt = 0.005;
   // where c is when the spring is slack (c is the centre of mass, not the shape's origin)
   const Vec3 c0 = s.body.state().position - (d.position - k.anchor);
@@ -477,7 +477,7 @@ namespace {
 struct InclineSetup {
   double friction = 1.0;
   double crr = 0;  ///< rolling resistance coefficient
-  bool contactSupport = LayeredSettings{}.contactSupport;
+  bool contactSupport = ResponsePolicies{}.support;
   int resolution = 32;
 };
 
@@ -502,7 +502,7 @@ InclineRun rollDownIncline(double theta, double t0, double t1, const InclineSetu
   d.material.rollingResistance = setup.crr;
   d.position = n * (kR + 1e-3);
   Sim s(d, planeCollider(n, 0, d.material, setup.friction));
-  s.world.settings().contactSupport = setup.contactSupport;
+  s.world.settings().response.support = setup.contactSupport;
   const double dt = 0.002;
   Eigen::Matrix3d ata = Eigen::Matrix3d::Zero();
   Eigen::Vector3d atb = Eigen::Vector3d::Zero();
@@ -702,7 +702,7 @@ HeterogeneousRest heterogeneousRest(bool contactSupport) {
     dk.orientation = orient[k];
     dk.position = Vec3(0, kR + 0.02, 0);
     Sim s(dk, planeCollider(Vec3::UnitY(), 0, dk.material));
-    s.world.settings().contactSupport = contactSupport;
+    s.world.settings().response.support = contactSupport;
     const LayeredBody& b = s.body;
     for (int n = 0; n < 600; ++n) {  // 3 s
       s.step(0.005, kG);

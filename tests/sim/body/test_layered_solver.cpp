@@ -95,7 +95,7 @@ TEST(LayeredSolver, OneSidedContactNeverPullsWhereEqualityConstraintsDo) {
   };
   auto roll = [](bool oneSided) {
     Scene s = ballOnGround(0.46, Vec3(2, 0, 0), Vec3(0, 0, -4));
-    s.simulation.oneSidedContact = oneSided;
+    s.simulation.response.oneSided = oneSided;
     World w(s);
     Run r;
     for (int n = 0; n < 200; ++n) {

@@ -83,7 +83,7 @@ TEST(World, BlowUpIsReportedAndTheBodyReset) {
 TEST(World, ABodyThatFailsAgainFromItsLastGoodStateStartsOverFromTheScene) {
   Scene s = ballScene(0.8, 0.005);
   s.bodies[0].material.young = 3000;
-  s.simulation.contactSupport = true;
+  s.simulation.response.support = true;
   World w(s);
   const Vec3 x0 = w.bodies()[0].state.position;
   std::vector<long> resetSteps;
