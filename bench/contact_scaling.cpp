@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
               "all_positions_ms\n");
   for (int res : {32, 64, 128, 256}) {
     const BodyDesc da = ball(res, Vec3(0, 0, 0)), db = ball(res, Vec3(0.01, 0.98, -0.02));
-    const LayeredBody a(bake(da), da), b(bake(db), db);
+    LayeredBody a(bake(da), da), b(bake(db), db);
     ProxyContact pair;
     pair.normal = (b.centerOfMass() - a.centerOfMass()).normalized();
     PairPatches patches;

@@ -9,7 +9,7 @@ namespace {
 nlohmann::json vec(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
 }  // namespace
 
-nlohmann::json runMetrics(const World& world, const StepLog& log, const std::string& renderer,
+nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& renderer,
                           const std::string& backend) {
   nlohmann::json j;
   j["scene"] = world.scene().file;
@@ -23,7 +23,7 @@ nlohmann::json runMetrics(const World& world, const StepLog& log, const std::str
   for (const StageClock& s : log.clocks()) timing[s.name()] = log.medianStage(s);
   j["timing_ms"] = timing;
   nlohmann::json bodies = nlohmann::json::array();
-  for (const Body& b : world.bodies()) {
+  for (Body& b : world.bodies()) {
     nlohmann::json o;
     o["name"] = b.desc.name;
     o["nodes"] = b.nodes();

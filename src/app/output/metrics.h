@@ -10,8 +10,9 @@ namespace d2t {
 /// Fields: scene, backend, renderer, steps, dt, timing_ms {step, <stage>...},
 /// bodies [{name, nodes, tets, com, velocity, angular_velocity, min_height,
 /// max_penetration, final_max_penetration, energy {kinetic, gravitational, elastic},
-/// resets, trajectory [[t, x, y, z], ...]}].
-nlohmann::json runMetrics(const World& world, const StepLog& log, const std::string& renderer,
+/// resets, trajectory [[t, x, y, z], ...]}]. The energies read the skin back from a GPU
+/// solver that holds it.
+nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& renderer,
                           const std::string& backend);
 
 /// Writes JSON to a file; throws std::runtime_error naming the path on failure.

@@ -4,15 +4,15 @@
 
 namespace d2t {
 
-void contactLines(const World& world, const std::vector<std::vector<NodeContact>>& contacts, double length,
+void contactLines(World& world, const std::vector<std::vector<NodeContact>>& contacts, double length,
                   std::vector<LineVertex>* out) {
   const Eigen::Vector3f red(1.0f, 0.15f, 0.1f), yellow(1.0f, 0.85f, 0.1f), magenta(0.95f, 0.2f, 0.95f);
-  const auto& bodies = world.bodies();
+  auto& bodies = world.bodies();
   for (size_t i = 0; i < contacts.size() && i < bodies.size(); ++i) {
     std::vector<int> nodes;  // (one gather from a GPU solver, not the whole skin)
     for (const NodeContact& c : contacts[i])
       if (c.node >= 0 && c.node < bodies[i].nodes()) nodes.push_back(c.node);
-    bodies[i].layered.prefetchNodes(nodes);
+    bodies[i].layered.syncNodes(nodes);
     for (const NodeContact& c : contacts[i]) {
       if (c.node < 0 || c.node >= bodies[i].nodes()) continue;
       const Vec3 x = bodies[i].layered.nodePosition(c.node);
@@ -23,16 +23,14 @@ void contactLines(const World& world, const std::vector<std::vector<NodeContact>
   }
 }
 
-double grownProxyMargin(const Body& body) {
-  double qmax = 0;
-  for (const Vec3& q : body.layered.state().q) qmax = std::max(qmax, q.norm());
-  return body.proxy.margin + qmax;
+double grownProxyMargin(Body& body) {
+  return body.proxy.margin + body.layered.maxDisplacement();  // (a summary pass where a GPU solver holds the skin)
 }
 
-void proxyLines(const World& world, std::vector<LineVertex>* out) {
+void proxyLines(World& world, std::vector<LineVertex>* out) {
   const Eigen::Vector3f color(0.2f, 0.9f, 0.9f);
-  for (const Body& b : world.bodies()) {
-    const LayeredState& s = b.layered.state();
+  for (Body& b : world.bodies()) {
+    const CoreState& s = b.layered.core();
     const Mat3 R = s.orientation.toRotationMatrix();
     // arms of the grown margin, but small enough that the crosses stay apart
     const double arm = std::clamp(grownProxyMargin(b), 0.005, 0.05);

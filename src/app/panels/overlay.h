@@ -20,15 +20,15 @@ struct LineVertex {
 /// `length` long [m]: red against a collider, magenta against another body, yellow
 /// for a speculative contact (depth <= 0, a gap within kContactMargin). `contacts`:
 /// [body][contact], e.g. World::lastContacts().
-void contactLines(const World& world, const std::vector<std::vector<NodeContact>>& contacts, double length,
+void contactLines(World& world, const std::vector<std::vector<NodeContact>>& contacts, double length,
                   std::vector<LineVertex>* out);
 
 /// Each body's stage-1 proxy: a cross at each proxy point (world frame) whose arms
 /// are the proxy's margin (grown by the largest skin displacement, as stage 1 uses it).
-void proxyLines(const World& world, std::vector<LineVertex>* out);
+void proxyLines(World& world, std::vector<LineVertex>* out);
 
 /// The proxy margin stage 1 uses for a body at its current state [m]: the baked margin
 /// plus the largest skin displacement.
-double grownProxyMargin(const Body& body);
+double grownProxyMargin(Body& body);
 
 }  // namespace d2t

@@ -55,7 +55,7 @@ const char* viewerTextureLabel(int i) {
 }
 
 void atlasPanel(Ui& ui) {
-  const auto& bodies = ui.session.world->bodies();
+  auto& bodies = ui.session.world->bodies();
   ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 300 * ui.scale, 10 * ui.scale),
                           ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(px(ui, 290, 400), ImGuiCond_FirstUseEver);
@@ -115,7 +115,7 @@ void atlasPanel(Ui& ui) {
         if (ImGui::Selectable(bodies[size_t(i)].desc.name.c_str(), i == ui.atlasBody)) ui.atlasBody = i;
       ImGui::EndCombo();
     }
-    const Body& body = bodies[size_t(ui.atlasBody)];
+    Body& body = bodies[size_t(ui.atlasBody)];
     const AtlasChannel channel = channels[size_t(ui.atlasChannel)].first;
     const bool live = isLiveChannel(channel);
     if (ui.atlasShownBody != ui.atlasBody || ui.atlasShownChannel != ui.atlasChannel ||

@@ -194,7 +194,7 @@ void Renderer::setWorld(const World& world) {
   }
 }
 
-void Renderer::render(const World& world, const Camera& camera, RenderTarget& target, const ViewOptions& options,
+void Renderer::render(World& world, const Camera& camera, RenderTarget& target, const ViewOptions& options,
                       const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins) {
   // what to draw this frame, with its model matrix and colour
   struct Draw {
@@ -212,7 +212,7 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
   draws.reserve(world.bodies().size() + world.colliders().size());
   Aabb bounds;
   for (size_t i = 0; i < world.bodies().size() && i < bodyMeshes_.size(); ++i) {
-    const Body& b = world.bodies()[i];
+    Body& b = world.bodies()[i];
     const Eigen::Matrix4f pose = poseMatrix(b.layered.core().position, b.layered.core().orientation);
     const Eigen::Vector3f color = int(i) == options.highlightBody ? highlight(kBodyColors[i % 6]) : kBodyColors[i % 6];
     GpuSkin* skin = i < gpuSkins.size() ? gpuSkins[i].get() : nullptr;
@@ -224,6 +224,7 @@ void Renderer::render(const World& world, const Camera& camera, RenderTarget& ta
       skin->updateSurface(b.layered);
       draws.push_back({nullptr, pose, color, false, skin, skinIndices_[i].get(), true});
     } else {
+      b.layered.syncSkin();  // (a body dropped by its GPU solver, or drawn without the skin program)
       bodyMeshes_[i]->update(skinMesh(b));
       draws.push_back({bodyMeshes_[i].get(), Eigen::Matrix4f::Identity(), color, false, nullptr, nullptr, true});
     }

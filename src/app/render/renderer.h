@@ -69,7 +69,7 @@ class Renderer {
   /// Renders the current state of `world` (the one given to setWorld) into `target`.
   /// gpuSkins[i]: the GPU solver attached to body i, if any (Session::gpuSkins): the
   /// body's skin is drawn from its textures while the body runs on it.
-  void render(const World& world, const Camera& camera, RenderTarget& target, const ViewOptions& options,
+  void render(World& world, const Camera& camera, RenderTarget& target, const ViewOptions& options,
               const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins = {});
 
  private:

@@ -53,7 +53,7 @@ bool rayNearSphere(const Ray& ray, const Vec3& center, double radius) {
   return (d - std::max(along, 0.0) * ray.dir).squaredNorm() <= radius * radius;
 }
 
-Pick pickWorld(const World& world, const Ray& ray, bool planes) {
+Pick pickWorld(World& world, const Ray& ray, bool planes) {
   Pick best;
   auto take = [&](Pick::Kind kind, int index, double t) {
     if (best && t >= best.t) return false;
@@ -65,11 +65,12 @@ Pick pickWorld(const World& world, const Ray& ray, bool planes) {
     return true;
   };
   // bodies: the deformed skin at the current state
-  const auto& bodies = world.bodies();
+  auto& bodies = world.bodies();
   for (size_t i = 0; i < bodies.size(); ++i) {
-    const Body& b = bodies[i];
+    Body& b = bodies[i];
     const double r = b.desc.shape->boundingRadius() * 1.5;  // room for the skin's deformation
     if (!rayNearSphere(ray, b.layered.core().position, r)) continue;
+    b.layered.syncSkin();  // (from a GPU solver that holds it)
     const std::vector<Vec3> x = b.skinPositions();
     const auto& tris = b.model->atlas.triangles;
     const auto h = intersectMesh(ray, x, tris);

@@ -58,7 +58,7 @@ struct Pick {
 /// The nearest body skin (deformed, current state) or collider surface the ray hits.
 /// Planes are picked only when `planes` is true (a click on the ground should orbit
 /// the camera, not select the ground).
-Pick pickWorld(const World& world, const Ray& ray, bool planes = false);
+Pick pickWorld(World& world, const Ray& ray, bool planes = false);
 
 /// The plane through `grab` facing the camera (normal along the view direction).
 struct DragPlane {

@@ -354,12 +354,12 @@ int finish(std::vector<NodeContact>& a, std::vector<NodeContact>& b, const Vec3&
 
 }  // namespace
 
-int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
+int ContactCamera::find(LayeredBody& a, LayeredBody& b, const ProxyContact& pair,
                         std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
   PairPatches patches;
   if (!draw(a, b, pair, a.desc().name, b.desc().name, &patches)) return 0;
   // passes 4-5 for both bodies, and the contacts they found
-  const LayeredBody* body[2] = {&a, &b};
+  LayeredBody* body[2] = {&a, &b};
   const SkinPatch* patch[2] = {&patches.a, &patches.b};
   const RigidMotion motion[2] = {rigidMotion(a), rigidMotion(b)};
   std::vector<NodeContact> found[2];
@@ -367,8 +367,8 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
     std::vector<float> contact;
     std::vector<GLint> other;
     mapNodes(body[k]->modelPtr(), *patch[k], k, &contact, &other);
-    const LayeredBody& mine = *body[k];
-    const LayeredBody& theirs = *body[1 - k];
+    LayeredBody& mine = *body[k];
+    LayeredBody& theirs = *body[1 - k];
     const std::vector<Vec3i>& theirTris = theirs.model().atlas.triangles;
     const ContactSurface self(mine), surface(theirs);
     for (size_t j = 0; j < patch[k]->nodes.size(); ++j) {
@@ -387,7 +387,7 @@ int ContactCamera::find(const LayeredBody& a, const LayeredBody& b, const ProxyC
   return finish(found[0], found[1], pair.normal, outA, outB);
 }
 
-int ContactCamera::find(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+int ContactCamera::find(LayeredBody& a, const Collider& b, const ProxyContact& pair,
                         std::vector<NodeContact>* outA) {
   PairPatches patches;
   if (!draw(a, b, pair, a.desc().name, b.name(), &patches)) return 0;

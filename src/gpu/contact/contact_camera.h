@@ -41,10 +41,10 @@ class ContactCamera final : public PairContactFinder {
   ContactCamera& operator=(const ContactCamera&) = delete;
 
   /// Stage 2 for one pair of bodies at their current states (as findSkinContacts).
-  int find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair, std::vector<NodeContact>* outA,
+  int find(LayeredBody& a, LayeredBody& b, const ProxyContact& pair, std::vector<NodeContact>* outA,
            std::vector<NodeContact>* outB) override;
   /// ... for a body and a mesh collider (as findColliderContacts).
-  int find(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+  int find(LayeredBody& a, const Collider& b, const ProxyContact& pair,
            std::vector<NodeContact>* outA) override;
 
   int resolution() const { return resolution_; }

@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 
 #include "sim/body/layered_body.h"
@@ -23,25 +24,30 @@ using namespace layered_detail;
 
 template <class F>
 auto LayeredBody::withResponse(Profile& profile, F f) {
-  if (freeSolver_ && freeSolver_->response()) {
-    try {
-      if (!skinResident()) {
-        StageTimer t(profile, Stage::Transfer);
-        if (startStale_) throw std::logic_error("the start of the step is on the GPU only");
-        freeSolver_->load(*this, state_, start_.q);
-        solverHoldsSkin_ = true;
-      }
-      struct TakeTimes {  // (also when f returns nothing)
-        SkinResponse& r;
-        Profile& p;
-        ~TakeTimes() { r.takeTimes(p); }
-      } take{*freeSolver_->response(), profile};
-      return f(take.r);
-    } catch (const std::exception& e) {
-      dropSolver(e.what());
+  using Result = decltype(f(cpuResponse_));
+  std::conditional_t<std::is_void_v<Result>, bool, std::optional<Result>> out{};
+  const bool done = skin_.solver() && skin_.solver()->response() && onSolver([&](FreeMotionSolver& solver) {
+    if (!skinResident()) {
+      StageTimer t(profile, Stage::Transfer);
+      if (skin_.startStale()) throw std::logic_error("the start of the step is on the GPU only");
+      solver.load(*this, state_, start_.q);
+      skin_.loadedOnSolver();
     }
+    struct TakeTimes {  // (also when f throws)
+      SkinResponse& r;
+      Profile& p;
+      ~TakeTimes() { r.takeTimes(p); }
+    } take{*solver.response(), profile};
+    if constexpr (std::is_void_v<Result>)
+      f(take.r);
+    else
+      out.emplace(f(take.r));
+  });
+  if constexpr (std::is_void_v<Result>) {
+    if (!done) f(cpuResponse_);
+  } else {
+    return done ? std::move(*out) : f(cpuResponse_);
   }
-  return f(cpuResponse_);
 }
 
 // Steps 6-13 from the collision-free prediction in state_; positions are
@@ -92,7 +98,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
   });
   timer.emplace(profile, Stage::Apply);  // (the results taken back)
   takeRowResults(out, cs);
-  if (skinResident()) skinChangedOnSolver();  // (the solver's apply: q, qdot are on the GPU)
+  if (skinResident()) skin_.changedOnSolver();  // (the solver's apply: q, qdot are on the GPU)
   s.position = start_.position + dt * (s.velocity + impact.velocity);
   s.orientation = integrateBodyRotation(start_.orientation, s.angularVelocity + impact.angularVelocity, dt);
 }
@@ -149,7 +155,7 @@ LayeredBody::ImpactMotion LayeredBody::colliderImpact(const std::vector<NodeCont
     std::vector<int> read;
     for (const NodeContact& c : cs)
       if (c.other < 0 && c.depth > 0) read.push_back(c.node);
-    pullNodes(read);
+    syncNodes(read);
   }
   for (const NodeContact& c : cs) {
     if (c.other >= 0 || c.depth <= 0) continue;
@@ -370,7 +376,7 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, double dt, P
       dq[++k] = dq[j];
   dq.resize(k + 1);
   withResponse(profile, [&](SkinResponse& r) { r.correct(*this, dq, s); });
-  momentsVersion_ = -1;  // (the solver's moments take the correction; the ones kept here do not)
+  if (skinResident()) skin_.changedOnSolver();  // (the solver's correction: q is on the GPU)
 }
 
 }  // namespace d2t

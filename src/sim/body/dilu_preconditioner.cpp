@@ -49,7 +49,6 @@ void DiluPreconditioner::build(const std::vector<Stencil>& stencil,
         (pass == 0 ? row.lower : row.upper)++;
       }
   }
-  sweep_.resize(n);
 }
 
 // forward:  (Dt + L) w = r   ->  w_i = Dt_i^-1 r_i - sum_(j < i) (Dt_i^-1 A_ij) w_j
@@ -57,22 +56,23 @@ void DiluPreconditioner::build(const std::vector<Stencil>& stencil,
 // Each node waits for the one before it (the (-1, 0) neighbour), so one chunk's sweep
 // is bound by that chain's latency; a thread sweeps chunks c and c + kChunks/2 in
 // lockstep to run two chains at once (docs/decisions/0004-dilu-preconditioner.md).
-double DiluPreconditioner::apply(const std::vector<Vec3>& r, std::vector<Vec3>& z) const {
+double DiluPreconditioner::apply(const std::vector<Vec3>& r, std::vector<Vec3>& z, Sweep& sweep) const {
   static_assert(kChunks % 2 == 0, "chunks are swept in pairs");
   constexpr int kPairs = kChunks / 2;
   const int n = int(rows_.size());
   z.resize(n);
+  sweep.resize(size_t(n));
   auto forward = [&](int i) {
     const Row& row = rows_[i];
     Vec3f s = diagInverse_[i] * r[i].cast<float>();
-    for (int m = 0; m < row.lower; ++m) s -= row.block[m] * sweep_[row.node[m]];
-    sweep_[i] = s;
+    for (int m = 0; m < row.lower; ++m) s -= row.block[m] * sweep[row.node[m]];
+    sweep[i] = s;
   };
   auto backward = [&](int i) {
     const Row& row = rows_[i];
-    Vec3f s = sweep_[i];
-    for (int m = row.lower; m < row.lower + row.upper; ++m) s -= row.block[m] * sweep_[row.node[m]];
-    sweep_[i] = s;
+    Vec3f s = sweep[i];
+    for (int m = row.lower; m < row.lower + row.upper; ++m) s -= row.block[m] * sweep[row.node[m]];
+    sweep[i] = s;
     z[i] = s.cast<double>();
     return r[i].dot(z[i]);
   };

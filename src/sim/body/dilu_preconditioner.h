@@ -42,8 +42,11 @@ class DiluPreconditioner {
   bool empty() const { return rows_.empty(); }
   int nodeCount() const { return int(rows_.size()); }
 
-  /// z = M^-1 r (z may not alias r); returns r . z.
-  double apply(const std::vector<Vec3>& r, std::vector<Vec3>& z) const;
+  /// The sweeps' working vector, in float (one per solve: apply() writes it).
+  using Sweep = std::vector<Eigen::Vector3f>;
+  /// z = M^-1 r (z may not alias r), with `sweep` as the sweeps' working vector;
+  /// returns r . z.
+  double apply(const std::vector<Vec3>& r, std::vector<Vec3>& z, Sweep& sweep) const;
 
   /// First node of chunk c (c = kChunks: the node count).
   int chunkStart(int c) const { return int(long(rows_.size()) * c / kChunks); }
@@ -60,7 +63,6 @@ class DiluPreconditioner {
   };
   std::vector<Row> rows_;             // (nnode)
   std::vector<Mat3f> diagInverse_;    // (nnode) Dt_i^-1
-  mutable std::vector<Vec3f> sweep_;  // (nnode) the forward sweep's result, then z in float
 };
 
 }  // namespace d2t

@@ -200,28 +200,33 @@ void LayeredBody::beginDrag(int node, const Vec3& target, double stiffness, doub
 // rest it spreads the spring force over the node's stencil neighbours by Mt_ji
 // Mh_i^-1, which is O(1) where dt^2 K dominates the node mass (a 128^2 head at
 // dt = 5 ms), so the skin would settle to another shape than K q = f.
+// Z = Mt_e^-1 E_i for the dragged node i, once per drag and operator (a point load
+// converges slowly in CG: docs/decisions/0023-drag-spring-exact-compliance.md).
+void LayeredBody::solveDragColumns() {
+  const int n = nodeCount(), i = drag_.node;
+  if (dragZNode_ == i && dragZVersion_ == op_.version()) return;
+  std::vector<std::array<Vec3, 6>> rhs(n), sol;
+  for (auto& r : rhs) r.fill(Vec3::Zero());
+  for (int k = 0; k < 3; ++k) rhs[i][k] = Vec3::Unit(k);
+  op_.solve6(rhs, sol, 20 * n + 100, 1e-8);
+  dragZ_.resize(n);
+  for (int j = 0; j < n; ++j)
+    for (int k = 0; k < 3; ++k) dragZ_[j].col(k) = sol[j][k];
+  dragZNode_ = i;
+  dragZVersion_ = op_.version();
+}
+
 void LayeredBody::applyDrag(double dt, Profile& profile) {
   dragImpulse_.setZero();
   if (!dragging()) return;
   StageTimer t(profile, Stage::Drag);
-  if (mirrorStale_) pullSkin();
-  solverHoldsSkin_ = false;  // (it changes the skin here, on the CPU)
+  syncSkin();
+  skin_.writtenOnCpu();  // (it changes the skin here, on the CPU)
   const BakedBody& m = *model_;
   const int n = m.nodeCount();
   const int i = drag_.node;
   const bool fixed = settings_.fixedCore;
-  if (dragZNode_ != i || dragZVersion_ != op_.version()) {
-    std::vector<std::array<Vec3, 6>> rhs(n), sol;
-    for (auto& r : rhs) r.fill(Vec3::Zero());
-    for (int k = 0; k < 3; ++k) rhs[i][k] = Vec3::Unit(k);
-    // (a point load converges slowly in CG: once per drag, docs/decisions/0023-drag-spring-exact-compliance.md)
-    op_.solve6(rhs, sol, 20 * n + 100, 1e-8);
-    dragZ_.resize(n);
-    for (int j = 0; j < n; ++j)
-      for (int k = 0; k < 3; ++k) dragZ_[j].col(k) = sol[j][k];
-    dragZNode_ = i;
-    dragZVersion_ = op_.version();
-  }
+  solveDragColumns();
   const LayeredState& start = start_;
   LayeredState& s = state_;
   const Vec3 momentumBefore = linearMomentum();
@@ -300,9 +305,9 @@ void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
   }
   // positions at t (step 13 integrates from them); the skin's stays on the solver
   // unless the drag reads it on the CPU
-  if (mirrorStale_ && dragging()) pullSkin();
+  if (dragging()) syncSkin();
   start_ = state_;
-  startStale_ = mirrorStale_;
+  skin_.stepStarted();
   StageTimer t(profile, Stage::Support);
   computeSupport(g, dt);
   gatherLoadForces();
@@ -336,20 +341,15 @@ void LayeredBody::setSupportFrom(int other, const std::vector<double>& forces) {
 }
 
 void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
-  bool done = false;
-  if (freeSolver_) {
-    try {
-      free_ = freeSolver_->integrate(*this, state_, dt, g, profile);
-      done = true;
-      solverHoldsSkin_ = true;
-      skinChangedOnSolver();
-    } catch (const std::exception& e) {
-      // the other backend failed (a GL error, say): back to the CPU from the start state
-      dropSolver(e.what());
-      state_ = start_;
-    }
+  const bool hadSolver = skin_.solver() != nullptr;
+  const bool done = onSolver([&](FreeMotionSolver& s) {
+    free_ = s.integrate(*this, state_, dt, g, profile);
+    skin_.changedOnSolver();
+  });
+  if (!done) {
+    if (hadSolver) state_ = start_;  // (the solver failed: back to the CPU from the start state)
+    free_ = integrateFree(start_, dt, g, profile);
   }
-  if (!done) free_ = integrateFree(start_, dt, g, profile);
   applyDrag(dt, profile);
   info_.cgIterations = free_.cgIterations;
   info_.cgResidual = free_.cgResidual;
@@ -376,7 +376,7 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
     for (const TouchingNode& t : s.touching)
       for (int j : m.atlas.stencil[size_t(t.node)])
         if (j >= 0) read.push_back(j);
-    pullNodes(read);
+    syncNodes(read);
   }
   const Mat3 R = rotation(s.orientation);
   const Vec3 gb = R.transpose() * g;

@@ -72,6 +72,7 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
   const std::vector<Stencil>& stencil = model_->atlas.stencil;
   const int n = int(b.size());
   std::vector<Vec3> r(n), z(n), p(n), ap(n);
+  DiluPreconditioner::Sweep sweep(static_cast<size_t>(n));  // (the preconditioner's working vector)
   if (startResidual) r.swap(*startResidual);
   // r = b - Mt x (in double: the warm start's residual is exact)
   double bb = 0, rr = 0;
@@ -89,7 +90,7 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
   bb = std::max(bb, referenceNorm * referenceNorm);  // (the scale the residual is measured against)
   int it = 0;
   if (rr > tolerance * tolerance * bb && maxIterations > 0) {
-    double rz = dilu_.apply(r, z);
+    double rz = dilu_.apply(r, z, sweep);
     p = z;
     while (it < maxIterations && rr > tolerance * tolerance * bb) {
       // ap = Mt p, pap = p . ap
@@ -112,7 +113,7 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
       ++it;
       // (the last iteration's z and p would not be used)
       if (it == maxIterations || !(rr > tolerance * tolerance * bb)) break;
-      const double rzNew = dilu_.apply(r, z);
+      const double rzNew = dilu_.apply(r, z, sweep);
       const double beta = rzNew / rz;
       rz = rzNew;
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)

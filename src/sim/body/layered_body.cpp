@@ -1,6 +1,7 @@
 // LayeredBody, the CPU reference of one body's step (layered_body.h): its lifetime,
-// kinematics, the skin's mirror (pullSkin / pullNodes from a backend that holds the skin,
-// snapshot / restore, saveGood / restoreGood), the moments, the summary and the energies.
+// kinematics, where the skin lives (the one fallback to the CPU, onSolver; syncSkin /
+// syncNodes / syncMoments from a backend that holds the skin; snapshot / restore,
+// saveGood / restoreGood), the moments, the summary and the energies.
 // The rest of the class, by what it does:
 //   implicit_operator.cpp Mt_e (ImplicitOperator): stencil products, CG with DILU, the factor
 //   free_update.cpp       the step's start, rigid impulses, springs, the drag, the contact
@@ -35,9 +36,7 @@ void LayeredBody::resetToDesc() {
   const BakedBody& m = *model_;
   const int n = m.nodeCount();
   state_ = LayeredState{};
-  solverHoldsSkin_ = false;
-  mirrorStale_ = startStale_ = false;
-  pulledAt_.assign(size_t(n), -1);
+  skin_.onCpu(n);
   previousContacts_ = 0;
 
   state_.orientation = desc_.orientation;
@@ -75,28 +74,23 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
   // the body frame moves with the centre of mass by d (body frame); rest points
   // move by -d, so c + R (ub + q) is unchanged when c moves by R d
   const Vec3 d = model->comOffset - model_->comOffset;
-  if (mirrorStale_) pullSkin();  // (the skin keeps its displacements)
+  syncSkin();  // (the skin keeps its displacements)
   const Vec3 shift = state_.orientation * d;
   state_.position += shift;
   state_.velocity += (state_.orientation * state_.angularVelocity).cross(shift);
   model_ = std::move(model);
   elastic_ = std::make_unique<ConstantStiffness>(model_);  // (Mt_e follows at the next step: its key changed)
   desc_ = desc;
-  solverHoldsSkin_ = false;  // (the solver's copy was the old model's)
+  skin_.writtenOnCpu();  // (the solver's copy was the old model's)
   ySolve_.reset(model_->nodeCount());
 }
 
 // ---- kinematics -------------------------------------------------------------------------------
 
-double LayeredBody::maxDisplacement() const {
-  if (mirrorStale_ && skinResident()) {  // (the solver's summary pass, not the whole skin back)
-    if (SkinResponse* r = freeSolver_->response()) {
-      try {
-        return r->maxDisplacement(*this, state_);
-      } catch (const std::exception& e) {
-        dropSolver(e.what());
-      }
-    }
+double LayeredBody::maxDisplacement() {
+  if (skin_.mirrorStale() && skinResident() && skin_.solver()->response()) {  // (a pass there, not the skin back)
+    double d = 0;
+    if (onSolver([&](FreeMotionSolver& s) { d = s.response()->maxDisplacement(*this, state_); })) return d;
   }
   double m = 0;
   for (const Vec3& q : state().q) m = std::max(m, q.squaredNorm());
@@ -112,49 +106,65 @@ Vec3 LayeredBody::nodeVelocity(int i) const {
   return state_.velocity + state_.orientation * (state_.angularVelocity.cross(u) + qdotAt(i));
 }
 
-// ---- the skin's mirror -------------------------------------------------------------------------
-
-void LayeredBody::pullSkin() const {
-  try {
-    freeSolver_->readSkin(*this, state_);
-    mirrorStale_ = false;
-  } catch (const std::exception& e) {
-    dropSolver(e.what());
-  }
+const Vec3& LayeredBody::qAt(int i) const {
+  if (!skin_.nodeCurrent(i)) requireMirror("a node's position");
+  return state_.q[size_t(i)];
 }
 
-void LayeredBody::pullNodes(const std::vector<int>& nodes) const {
-  if (!mirrorStale_) return;
-  std::vector<int> wanted;
-  for (int i : nodes)
-    if (pulledAt_[size_t(i)] != skinVersion_) {
-      pulledAt_[size_t(i)] = skinVersion_;  // (also marks a node listed twice)
-      wanted.push_back(i);
-    }
-  if (wanted.empty()) return;
-  try {
-    freeSolver_->readNodes(*this, wanted, state_);
-  } catch (const std::exception& e) {
-    dropSolver(e.what());
-  }
+const Vec3& LayeredBody::qdotAt(int i) const {
+  if (!skin_.nodeCurrent(i)) requireMirror("a node's velocity");
+  return state_.qdot[size_t(i)];
 }
 
-void LayeredBody::dropSolver(const std::string& why) const {
-  backendFailure_ = why;
-  if (mirrorStale_ || startStale_) {
+// ---- where the skin lives ---------------------------------------------------------------------
+
+void LayeredBody::requireMirror(const char* what) const {
+  if (skin_.mirrorStale())
+    throw std::logic_error(std::string("LayeredBody: ") + what + " of body '" + desc_.name +
+                           "' read through a const body while its skin is on the GPU solver (syncSkin() first)");
+}
+
+void LayeredBody::syncSkin() {
+  if (skin_.mirrorStale()) onSolver([&](FreeMotionSolver& s) {
+      s.readSkin(*this, state_);
+      skin_.mirrorRead();
+    });
+}
+
+void LayeredBody::syncNodes(const std::vector<int>& nodes) {
+  if (!skin_.mirrorStale()) return;
+  const std::vector<int> wanted = skin_.unread(nodes);
+  if (!wanted.empty()) onSolver([&](FreeMotionSolver& s) { s.readNodes(*this, wanted, state_); });
+}
+
+void LayeredBody::syncMoments() {
+  if (skin_.mirrorStale() && !skin_.moments())
+    onSolver([&](FreeMotionSolver& s) { skin_.keepMoments(s.moments(*this)); });
+}
+
+void LayeredBody::setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) {
+  syncSkin();  // (from the solver it leaves)
+  if (goodOnSolver_) {  // (its copy was on the solver it leaves: the current state is good too)
+    good_ = state_;
+    goodOnSolver_ = false;
+  }
+  skin_.attach(std::move(solver));
+}
+
+void LayeredBody::dropSolver(const std::string& why) {
+  const bool lost = skin_.mirrorStale() || skin_.startStale();
+  skin_.drop(why, nodeCount());
+  if (lost) {
     const size_t n = size_t(nodeCount());
     for (LayeredState* s : {&state_, &start_}) {
       s->q.assign(n, Vec3::Zero());
       s->qdot.assign(n, Vec3::Zero());
     }
-    backendFailure_ += "; the skin's state was on the GPU only: the skin restarts at rest";
+    skin_.addToFailure("; the skin's state was on the GPU only: the skin restarts at rest");
   }
-  mirrorStale_ = startStale_ = false;
-  freeSolver_.reset();
-  solverHoldsSkin_ = false;
 }
 
-LayeredBody::Snapshot LayeredBody::snapshot() const {
+LayeredBody::Snapshot LayeredBody::snapshot() {
   return {model_->fingerprint, op_.key().dt, op_.key().method, state(), supported_, ySolve_.history(),
           previousContacts_, drag_};
 }
@@ -167,8 +177,7 @@ void LayeredBody::restore(const Snapshot& snap) {
     op_.prepare(model_, *elastic_, operatorKey(snap.dt, snap.method));
   // the whole state is replaced: nothing to read back first (as editState() would)
   state_ = snap.state;
-  mirrorStale_ = false;
-  solverHoldsSkin_ = false;  // (the solver's copy is loaded again at the next step)
+  skin_.onCpu(nodeCount());  // (the solver's copy is loaded again at the next step)
   supported_ = snap.supported;
   gatherLoadForces();
   buildNodeForces();
@@ -178,58 +187,38 @@ void LayeredBody::restore(const Snapshot& snap) {
 }
 
 void LayeredBody::saveGood() {
-  if (skinResident()) {
-    try {
-      freeSolver_->saveGood(*this);
-      static_cast<CoreState&>(good_) = state_;
-      good_.touching = state_.touching;
-      goodOnSolver_ = true;
-      return;
-    } catch (const std::exception& e) {
-      dropSolver(e.what());
-    }
+  goodOnSolver_ = skinResident() && onSolver([&](FreeMotionSolver& s) { s.saveGood(*this); });
+  if (goodOnSolver_) {
+    static_cast<CoreState&>(good_) = state_;
+    good_.touching = state_.touching;
+  } else {
+    good_ = state();
   }
-  good_ = state();
-  goodOnSolver_ = false;
 }
 
 void LayeredBody::restoreGood() {
-  const bool lost = goodOnSolver_ && !(freeSolver_ && freeSolver_->holds(*this));
+  const bool lost = goodOnSolver_ && !(skin_.solver() && skin_.solver()->holds(*this));
   static_cast<CoreState&>(state_) = good_;
   state_.touching = good_.touching;
   state_.velocity.setZero();
   state_.angularVelocity.setZero();
-  if (goodOnSolver_ && !lost) {
-    try {
-      freeSolver_->restoreGood(*this);
-      solverHoldsSkin_ = true;
-      skinChangedOnSolver();
-      return;
-    } catch (const std::exception& e) {
-      dropSolver(e.what());
-    }
-  }
+  if (goodOnSolver_ && !lost && onSolver([&](FreeMotionSolver& s) {
+        s.restoreGood(*this);
+        skin_.changedOnSolver();
+      }))
+    return;
   const size_t n = size_t(nodeCount());
   if (goodOnSolver_)  // (its skin was on a solver that is gone: at rest)
     state_.q.assign(n, Vec3::Zero());
   else
     state_.q = good_.q;
   state_.qdot.assign(n, Vec3::Zero());
-  mirrorStale_ = false;
-  solverHoldsSkin_ = false;
+  skin_.onCpu(int(n));
 }
 
-SkinSummary LayeredBody::skinMoments() const {
-  if (mirrorStale_) {
-    if (momentsVersion_ == skinVersion_) return moments_;
-    try {
-      moments_ = freeSolver_->moments(*this);
-      momentsVersion_ = skinVersion_;
-      return moments_;
-    } catch (const std::exception& e) {
-      dropSolver(e.what());
-    }
-  }
+SkinSummary LayeredBody::moments() const {
+  if (const SkinSummary* kept = skin_.moments()) return *kept;
+  requireMirror("the centre of mass or momentum");
   const BakedBody& m = *model_;
   SkinSummary s;
   for (int i = 0; i < m.nodeCount(); ++i) {
@@ -239,11 +228,8 @@ SkinSummary LayeredBody::skinMoments() const {
   return s;
 }
 
-Vec3 LayeredBody::centerOfMass() const { return centerOfMass(skinMoments()); }
-
-Vec3 LayeredBody::linearMomentum() const { return linearMomentum(skinMoments()); }
-
-Vec3 LayeredBody::angularMomentum(const Vec3& about) const {
+Vec3 LayeredBody::angularMomentum(const Vec3& about) {
+  syncSkin();
   const BakedBody& m = *model_;
   const Mat3 R = rotation(state_.orientation);
   // core: spin about its own com (the body origin) + orbital term of the core mass
@@ -254,22 +240,15 @@ Vec3 LayeredBody::angularMomentum(const Vec3& about) const {
   return l;
 }
 
-SkinSummary LayeredBody::skinSummary(const Vec3& up) const {
-  return CpuSkinResponse().summarize(*this, state(), up);
-}
+SkinSummary LayeredBody::skinSummary(const Vec3& up) { return CpuSkinResponse().summarize(*this, state(), up); }
 
 SkinSummary LayeredBody::summarize(const Vec3& up, Profile& profile) {
-  if (skinResident()) {
-    if (SkinResponse* r = freeSolver_->response()) {
-      try {
-        const SkinSummary s = r->summarize(*this, state_, up);
-        r->takeTimes(profile);
-        return s;
-      } catch (const std::exception& e) {
-        dropSolver(e.what());
-      }
-    }
-  }
+  SkinSummary out;
+  if (skinResident() && skin_.solver()->response() && onSolver([&](FreeMotionSolver& s) {
+        out = s.response()->summarize(*this, state_, up);
+        s.response()->takeTimes(profile);
+      }))
+    return out;
   return skinSummary(up);
 }
 

@@ -10,16 +10,19 @@
 // qdot (body)]. Node i: u_i = ub_i + q_i (body frame), x_i = c + R u_i.
 //
 // Sections: the state (TouchingNode, CoreState, LayeredState); contacts and rows
-// (NodeContact, ContactRow, RowResult, RowSums, ImpulseSums, CondensedSums); the skin's
-// summary; the backend interfaces (SkinResponse and its CPU reference CpuSkinResponse,
+// (NodeContact, ContactRow, RowResult, RowSums, ImpulseSums, CondensedSums); the backend
+// interfaces (SkinResponse and its CPU reference CpuSkinResponse,
 // FreeMotionSolver); the solver's constants and settings (SolverMethod, the support's
 // relaxation, LayeredSettings, LayeredStepInfo); LayeredBody.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/model/baked_body.h"
 #include "sim/body/implicit_operator.h"
+#include "sim/body/skin_residency.h"
+#include "sim/body/skin_summary.h"
 #include "sim/loads/node_load.h"
 #include "sim/base/profile.h"
 #include "sim/scene/scene.h"
@@ -152,24 +155,6 @@ struct CondensedSums {
   Mat3 tt = Mat3::Zero();  ///< sum m_i^2 Mh_i^-1
   Mat3 tr = Mat3::Zero();  ///< sum m_i^2 Mh_i^-1 [u_i]x
   Mat3 rr = Mat3::Zero();  ///< sum [u_i]x m_i^2 Mh_i^-1 [u_i]x
-};
-
-/// Whole-skin sums and extremes of one skin state, body frame (u_i = ub_i + q_i), in one
-/// pass over the nodes: what a step's checks and statistics need of the whole skin (the
-/// blow-up check, the energy bound, the centre of mass, momentum and lowest point), so a
-/// backend holding the state answers them without sending it back (SkinResponse::summarize).
-struct SkinSummary {
-  Vec3 mu = Vec3::Zero();       ///< sum m_i u_i [kg m]
-  Vec3 mqdot = Vec3::Zero();    ///< sum m_i qdot_i [kg m/s]
-  Vec3 muxqdot = Vec3::Zero();  ///< sum m_i u_i x qdot_i [kg m^2/s]
-  Mat3 muu = Mat3::Zero();      ///< sum m_i u_i u_i^T [kg m^2]
-  double mqdot2 = 0;            ///< sum m_i |qdot_i|^2 [kg m^2/s^2]
-  double elastic = 0;           ///< 1/2 q^T K_e q [J]
-  double maxQ = 0;              ///< max |q_i| [m]
-  double maxStretch = 0;        ///< max |q_i| / |ub_i - f_i| (the layer's thickness there) [-]
-  double maxQdot = 0;           ///< max |qdot_i| [m/s]
-  double lowest = 0;            ///< min up . u_i, for the direction `up` asked for [m]
-  bool finite = true;           ///< every q_i and qdot_i is finite (else the rest is meaningless)
 };
 
 /// The contact response's passes over every skin node and contact row (steps 9-13): on
@@ -370,10 +355,16 @@ class LayeredBody {
   int nodeCount() const { return model_->nodeCount(); }
 
   /// The state. Where the free-motion solver holds the skin (skinResident()), the CPU's
-  /// q and qdot are a mirror: read back (whole, FreeMotionSolver::readSkin) the first time
-  /// they are asked for after the solver changed them.
+  /// q and qdot are a mirror (skin_residency.h): this reads it back first (whole,
+  /// FreeMotionSolver::readSkin) if the solver changed it since.
+  const LayeredState& state() {
+    syncSkin();
+    return state_;
+  }
+  /// ... as it is: throws std::logic_error while the mirror is stale (a const body
+  /// cannot read the skin back; syncSkin() it first).
   const LayeredState& state() const {
-    if (mirrorStale_) pullSkin();
+    requireMirror("state");
     return state_;
   }
   /// The core's state: never waits for the skin.
@@ -381,10 +372,23 @@ class LayeredBody {
   /// The state, to write: this also tells the free-motion solver that its copy of the
   /// skin is stale (it is loaded again before its next use).
   LayeredState& editState() {
-    if (mirrorStale_) pullSkin();
-    solverHoldsSkin_ = false;
+    syncSkin();
+    skin_.writtenOnCpu();
     return state_;
   }
+  /// Reads the skin back from the free-motion solver if it changed it since the last
+  /// read (whole): state() const and every node's reads are current afterwards.
+  void syncSkin();
+  /// ... these nodes only (one gather), so that their reads after it (nodePosition,
+  /// ...) do not read back the whole skin.
+  void syncNodes(const std::vector<int>& nodes);
+  /// The skin's first moments (sum m u, sum m qdot) from the solver where it holds the
+  /// skin (a reduction there, no transfer of the skin): centerOfMass() const and
+  /// linearMomentum() const are current afterwards.
+  void syncMoments();
+  /// True while the CPU's copy of the skin is behind the solver's: a read of a node not
+  /// synced reads the whole skin back (worth knowing before a syncNodes).
+  bool skinMirrorStale() const { return skin_.mirrorStale(); }
   /// Everything of this body that its next step reads: the state, and what the
   /// solver carries from one step to the next (the support's forces, which the next
   /// step relaxes from; the warm starts of the y solve; the restitution episode; the
@@ -399,7 +403,7 @@ class LayeredBody {
     int previousContacts = 0;
     DragSpring drag;
   };
-  Snapshot snapshot() const;
+  Snapshot snapshot();
   /// Back to a snapshot of this body (on the free-motion solver, the skin is loaded
   /// again at the next step). Throws std::invalid_argument for a snapshot taken with
   /// another model (a material changed since).
@@ -482,26 +486,14 @@ class LayeredBody {
   const std::vector<std::shared_ptr<const NodeLoad>>& loads() const { return loads_; }
 
   /// Runs steps 1-5 on `solver` instead of the CPU (nullptr: back to the CPU).
-  void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) {
-    if (mirrorStale_) pullSkin();  // (from the solver it leaves)
-    if (goodOnSolver_) {  // (its copy was on the solver it leaves: the current state is good too)
-      good_ = state_;
-      goodOnSolver_ = false;
-    }
-    freeSolver_ = std::move(solver);
-    solverHoldsSkin_ = false;
-  }
-  const FreeMotionSolver* freeMotionSolver() const { return freeSolver_.get(); }
+  void setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver);
+  const FreeMotionSolver* freeMotionSolver() const { return skin_.solver(); }
   /// The free-motion solver holds this body's current skin state (q, qdot): nothing
   /// wrote it on the CPU since the solver's last pass, so the solver need not load it.
-  bool skinResident() const { return solverHoldsSkin_ && freeSolver_ && freeSolver_->holds(*this); }
-  std::shared_ptr<FreeMotionSolver> freeMotionSolverShared() const { return freeSolver_; }
+  bool skinResident() const { return skin_.solverHolds() && skin_.solver()->holds(*this); }
+  std::shared_ptr<FreeMotionSolver> freeMotionSolverShared() const { return skin_.sharedSolver(); }
   /// Why the free-motion solver was dropped during a step (then cleared); empty if it was not.
-  std::string takeBackendFailure() {
-    std::string s;
-    s.swap(backendFailure_);
-    return s;
-  }
+  std::string takeBackendFailure() { return skin_.takeFailure(); }
 
   // ---- the operators of the current time step, for other backends -------------------------
   /// The implicit operator Mt_e of the current time step (built by startStep).
@@ -552,29 +544,36 @@ class LayeredBody {
   /// Impulse of the drag spring over the last step (world) [N s].
   const Vec3& lastDragImpulse() const { return dragImpulse_; }
 
-  /// Reads these nodes' skin state back from the free-motion solver where it holds the
-  /// skin (one gather), so that node-wise reads of them after it (nodePosition, ...) do
-  /// not read back the whole skin.
-  void prefetchNodes(const std::vector<int>& nodes) const { pullNodes(nodes); }
-  /// True while the CPU's copy of the skin is behind the solver's: a read of a node
-  /// not prefetched reads the whole skin back (worth knowing before a prefetch).
-  bool skinMirrorStale() const { return mirrorStale_; }
-
   // ---- kinematics and invariants (world frame) ----------------------------------------
+  // Each read has two forms: on a body, it reads back what it needs from the solver
+  // holding the skin (node i alone if synced, else the whole skin; the moments by a
+  // reduction there); on a const body, it reads the CPU's copy and throws
+  // std::logic_error where that is stale (see state()).
   Vec3 nodePosition(int i) const;   ///< x_i = c + R u_i [m]
   Vec3 nodeLocal(int i) const;      ///< u_i = rest_i + q_i (body frame) [m]
   Vec3 nodeVelocity(int i) const;   ///< xdot_i = cdot + R (omega x u_i + qdot_i) [m/s]
+  Vec3 nodePosition(int i) { return syncNode(i).nodePosition(i); }
+  Vec3 nodeLocal(int i) { return syncNode(i).nodeLocal(i); }
+  Vec3 nodeVelocity(int i) { return syncNode(i).nodeVelocity(i); }
   double totalMass() const { return model_->totalMass; }
-  Vec3 centerOfMass() const;        ///< of core + skin nodes [m]
+  Vec3 centerOfMass() const { return centerOfMass(moments()); }  ///< of core + skin nodes [m]
+  Vec3 linearMomentum() const { return linearMomentum(moments()); }  ///< [kg m/s]
+  Vec3 centerOfMass() {
+    syncMoments();
+    return std::as_const(*this).centerOfMass();
+  }
+  Vec3 linearMomentum() {
+    syncMoments();
+    return std::as_const(*this).linearMomentum();
+  }
   /// The largest skin displacement |q_i| [m] (a summary pass where the solver holds the skin).
-  double maxDisplacement() const;
-  Vec3 linearMomentum() const;      ///< [kg m/s]
-  Vec3 angularMomentum(const Vec3& about) const;  ///< [kg m^2/s]
-  double kineticEnergy() const { return kineticEnergy(skinSummary()); }  ///< [J]
-  double elasticEnergy() const { return skinSummary().elastic; }        ///< 1/2 q^T K q [J]
-  double gravitationalEnergy(const Vec3& g) const { return gravitationalEnergy(skinSummary(), g); }  ///< [J]
+  double maxDisplacement();
+  Vec3 angularMomentum(const Vec3& about);  ///< [kg m^2/s]
+  double kineticEnergy() { return kineticEnergy(skinSummary()); }  ///< [J]
+  double elasticEnergy() { return skinSummary().elastic; }        ///< 1/2 q^T K q [J]
+  double gravitationalEnergy(const Vec3& g) { return gravitationalEnergy(skinSummary(), g); }  ///< [J]
   /// The skin's summary at the current state, on the CPU in double (`up`: body frame).
-  SkinSummary skinSummary(const Vec3& up = Vec3::UnitY()) const;
+  SkinSummary skinSummary(const Vec3& up = Vec3::UnitY());
   /// ... from the backend holding the skin state (body.skinResident(): a pass there, no
   /// transfer), else the CPU's; the backend's time goes to `profile`. A backend failure
   /// falls back to the CPU (takeBackendFailure()).
@@ -597,6 +596,7 @@ class LayeredBody {
   ImplicitOperator::Key operatorKey(double dt, SolverMethod method) const;
   void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
   void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
+  void solveDragColumns();  // dragZ_ for the dragged node and the current operator
   // steps 9-13 through the response backend r: the rows solved (the 6x6 solves here),
   // the impulse and friction on the skin; the core's velocities set from v0, w0 (those
   // before the response: a backend failure reruns it all on the CPU)
@@ -622,57 +622,39 @@ class LayeredBody {
   std::unique_ptr<ElasticModel> elastic_;  // K_e of model_
   BodyDesc desc_;
   LayeredSettings settings_;
-  // the skin's mirror (state()): node i of state_.q, qdot is current when the mirror is
-  // (!mirrorStale_) or when it was read at this version of the solver's state
-  // (pulledAt_[i] == skinVersion_); any other read reads the whole skin back first
-  void pullSkin() const;
-  void pullNodes(const std::vector<int>& nodes) const;
-  bool nodeCurrent(int i) const { return !mirrorStale_ || pulledAt_[size_t(i)] == skinVersion_; }
-  const Vec3& qAt(int i) const {
-    if (!nodeCurrent(i)) pullSkin();
-    return state_.q[size_t(i)];
-  }
-  const Vec3& qdotAt(int i) const {
-    if (!nodeCurrent(i)) pullSkin();
-    return state_.qdot[size_t(i)];
-  }
-  // sum m u and sum m qdot of the current skin (SkinSummary::mu, mqdot): the solver's
-  // while the mirror is stale (kept per skin version), else the CPU's
-  SkinSummary skinMoments() const;
-  // the solver changed the skin it holds: the mirror is stale
-  void skinChangedOnSolver() {
-    mirrorStale_ = true;
-    ++skinVersion_;
-  }
+  // ---- where the skin lives (skin_residency.h) and the one fallback to the CPU ----
+  SkinResidency skin_;
+  // f(solver) on the free-motion solver: false if there is none, or if f threw (the
+  // solver is then dropped: dropSolver), so that the caller runs the CPU's instead
+  template <class F>
+  bool onSolver(F f);
   // the solver failed (why): back to the CPU; a skin state only the solver held is lost
-  // (the skin restarts at rest, said in backendFailure_)
-  void dropSolver(const std::string& why) const;
+  // (the skin restarts at rest, said in the failure)
+  void dropSolver(const std::string& why);
+  // node i read back (alone if synced, else the whole skin); *this, to read it
+  const LayeredBody& syncNode(int i) {
+    if (!skin_.nodeCurrent(i)) syncSkin();
+    return *this;
+  }
+  void requireMirror(const char* what) const;  // throws if the CPU's copy of the skin is stale
+  const Vec3& qAt(int i) const;
+  const Vec3& qdotAt(int i) const;
+  // sum m u and sum m qdot of the current skin (SkinSummary::mu, mqdot): the solver's
+  // kept by syncMoments while the mirror is stale, else the CPU's
+  SkinSummary moments() const;
 
-  mutable LayeredState state_;
-  mutable bool mirrorStale_ = false;
-  mutable bool startStale_ = false;  // start_'s q, qdot: the solver's (not read back)
-  mutable long skinVersion_ = 0;
-  mutable std::vector<long> pulledAt_;
-  mutable SkinSummary moments_;        // the solver's skinMoments() at momentsVersion_
-  mutable long momentsVersion_ = -1;
+  LayeredState state_;
   LayeredState good_;          // the last good state (saveGood); its q, qdot unused when
   bool goodOnSolver_ = false;  // the solver keeps them
   LayeredStepInfo info_;
 
   ImplicitOperator op_;         // Mt_e of the current time step
   ProjectedWarmStart ySolve_;   // the y solve's warm start
-  mutable LayeredState start_;  // state at the start of the current step (dropSolver may zero its skin)
+  LayeredState start_;          // state at the start of the current step (dropSolver may zero its skin)
   FreeStepResult free_;    // what the collision-free update of this step left
-  mutable std::shared_ptr<FreeMotionSolver> freeSolver_;
-  // the free-motion solver's copy of the skin is the body's current skin state (and,
-  // from its integrate() or load() in this step on, holds start_.q): cleared by every
-  // write on the CPU
-  mutable bool solverHoldsSkin_ = false;
   CpuSkinResponse cpuResponse_;
-  mutable std::string backendFailure_;
   // f(SkinResponse&) with the contact response's all-node passes: the free-motion
-  // solver's (its copy loaded when stale), or the CPU's; a backend that fails is
-  // dropped (backendFailure_) and f runs on the CPU
+  // solver's (its copy loaded when stale), or the CPU's (onSolver)
   template <class F>
   auto withResponse(Profile& profile, F f);
   int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
@@ -696,5 +678,18 @@ class LayeredBody {
   int dragZNode_ = -1;        // the node and operator version dragZ_ was solved for
   int dragZVersion_ = -1;
 };
+
+// The one place where a backend's failure falls back to the CPU.
+template <class F>
+inline bool LayeredBody::onSolver(F f) {
+  if (!skin_.solver()) return false;
+  try {
+    f(*skin_.solver());
+    return true;
+  } catch (const std::exception& e) {
+    dropSolver(e.what());
+    return false;
+  }
+}
 
 }  // namespace d2t

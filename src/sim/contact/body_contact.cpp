@@ -32,7 +32,7 @@ PlacedProxy place(const ConvexProxy& p, const Vec3& position, const Mat3& R, dou
 
 }  // namespace
 
-PlacedProxy placeProxy(const LayeredBody& body, const ConvexProxy& p) {
+PlacedProxy placeProxy(LayeredBody& body, const ConvexProxy& p) {
   const CoreState& s = body.core();  // (the skin's state is not read: the summary's max |q|)
   return place(p, s.position, s.orientation.toRotationMatrix(), body.maxDisplacement());
 }
@@ -85,7 +85,7 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<PlacedProxy>& w, d
   return out;
 }
 
-std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*>& bodies,
+std::vector<ProxyContact> findProxyContacts(const std::vector<LayeredBody*>& bodies,
                                             const std::vector<ConvexProxy>& proxies, double tolerance,
                                             PairStats* stats) {
   std::vector<PlacedProxy> placed;
@@ -95,7 +95,7 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*
 
 // ---- stage 2, CPU reference ------------------------------------------------------------------------
 
-RigidMotion rigidMotion(const LayeredBody& b) {
+RigidMotion rigidMotion(LayeredBody& b) {
   RigidMotion r;
   const Mat3 R = b.core().orientation.toRotationMatrix();
   r.mass = b.totalMass();
@@ -116,15 +116,15 @@ Vec3 pairSurfaceVelocity(const RigidMotion& self, const RigidMotion& other, cons
 namespace {
 
 // Normal stiffness n^T K_ii n of node i (n world, rotated into the body frame) [N/m].
-double nodeStiffness(const LayeredBody& b, int i, const Vec3& nWorld) {
+double nodeStiffness(LayeredBody& b, int i, const Vec3& nWorld) {
   const Vec3 nb = b.core().orientation.conjugate() * nWorld;
   return nb.dot(b.model().stiffness[size_t(i)][0] * nb);
 }
 
 }  // namespace
 
-NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int node, const Vec3& x,
-                            const LayeredBody& other, const RigidMotion& ro, const Vec3i& tri,
+NodeContact makePairContact(LayeredBody& self, const RigidMotion& rs, int node, const Vec3& x,
+                            LayeredBody& other, const RigidMotion& ro, const Vec3i& tri,
                             const std::array<double, 3>& bary, const Vec3& normal, double depth) {
   const Material &ms = self.desc().material, &mo = other.desc().material;
   NodeContact k;
@@ -285,7 +285,7 @@ void prefetchSide(const ContactSurface& surface, const Vec3& dir, double grow, c
       for (int a = bvh.aroundStart()[size_t(i)]; a < bvh.aroundStart()[size_t(i) + 1]; ++a)
         for (int c = 0; c < 3; ++c) mark(tris[size_t(bvh.aroundList()[size_t(a)])][c]);
     }
-  surface.body->prefetchNodes(nodes);
+  surface.body->syncNodes(nodes);
 }
 
 // The contact of a node of one side, at x, behind the other side's triangle `tri`
@@ -293,67 +293,58 @@ void prefetchSide(const ContactSurface& surface, const Vec3& dir, double grow, c
 using MakeContact = std::function<NodeContact(int node, const Vec3& x, const Vec3i& tri,
                                               const std::array<double, 3>& bary, const Vec3& normal, double depth)>;
 
-// Casts the nodes of one side's patch beyond hOther along `dir` (towards the
-// other side) against the triangles of the other side's patch (they face it);
-// appends the penetrating nodes and those within `margin`.
-int castAlong(const SkinPatch& mine, LazyPositions& ps, double hOther, const ContactSurface& other,
-              const SkinPatch& theirs, LazyPositions& po, const Vec3& dir, double margin, const MakeContact& make,
-              std::vector<NodeContact>* out) {
-  // the contact camera's window: a grid on the plane orthogonal to dir
-  const Vec3 t1 = dir.unitOrthogonal(), t2 = dir.cross(t1);
-  auto plane = [&](const Vec3& p) { return Vec2(t1.dot(p), t2.dot(p)); };
-  struct Tri {
-    Vec3i v;
-    Vec2 p[3];
-    Vec2 lo, hi;
-  };
-  std::vector<Tri> tris;
-  Vec2 lo(1e300, 1e300), hi(-1e300, -1e300);
-  double extent = 0;
-  for (int id : theirs.triangles) {
-    const Vec3i& t = (*other.triangles)[size_t(id)];
-    Tri tr;
-    tr.v = t;
-    for (int k = 0; k < 3; ++k) tr.p[k] = plane(po(t[k]));
-    tr.lo = tr.p[0].cwiseMin(tr.p[1]).cwiseMin(tr.p[2]);
-    tr.hi = tr.p[0].cwiseMax(tr.p[1]).cwiseMax(tr.p[2]);
-    lo = lo.cwiseMin(tr.lo);
-    hi = hi.cwiseMax(tr.hi);
-    extent += (tr.hi - tr.lo).maxCoeff();
-    tris.push_back(tr);
+// The other side's patch seen along `dir`: its triangles projected on the plane
+// orthogonal to dir (the contact camera's window) and binned in a grid, to find the
+// first of them a ray along dir meets.
+class ProjectedPatch {
+ public:
+  ProjectedPatch(const SkinPatch& theirs, const ContactSurface& other, LazyPositions& po, const Vec3& dir)
+      : t1_(dir.unitOrthogonal()), t2_(dir.cross(t1_)) {
+    Vec2 lo(1e300, 1e300), hi(-1e300, -1e300);
+    double extent = 0;
+    for (int id : theirs.triangles) {
+      const Vec3i& t = (*other.triangles)[size_t(id)];
+      Tri tr;
+      tr.v = t;
+      for (int k = 0; k < 3; ++k) tr.p[k] = plane(po(t[k]));
+      tr.lo = tr.p[0].cwiseMin(tr.p[1]).cwiseMin(tr.p[2]);
+      tr.hi = tr.p[0].cwiseMax(tr.p[1]).cwiseMax(tr.p[2]);
+      lo = lo.cwiseMin(tr.lo);
+      hi = hi.cwiseMax(tr.hi);
+      extent += (tr.hi - tr.lo).maxCoeff();
+      tris_.push_back(tr);
+    }
+    lo_ = lo;
+    hi_ = hi;
+    if (tris_.empty()) return;
+    const double cell = std::max(extent / double(tris_.size()), 1e-6);
+    gx_ = std::clamp(int((hi.x() - lo.x()) / cell) + 1, 1, 512);
+    gy_ = std::clamp(int((hi.y() - lo.y()) / cell) + 1, 1, 512);
+    sx_ = gx_ / std::max(hi.x() - lo.x(), 1e-12);
+    sy_ = gy_ / std::max(hi.y() - lo.y(), 1e-12);
+    grid_.resize(size_t(gx_) * size_t(gy_));
+    for (int k = 0; k < int(tris_.size()); ++k) {
+      int x0, y0, x1, y1;
+      cellOf(tris_[size_t(k)].lo, &x0, &y0);
+      cellOf(tris_[size_t(k)].hi, &x1, &y1);
+      for (int y = y0; y <= y1; ++y)
+        for (int x = x0; x <= x1; ++x) grid_[size_t(y) * size_t(gx_) + size_t(x)].push_back(k);
+    }
   }
-  if (tris.empty()) return 0;
-  const double cell = std::max(extent / double(tris.size()), 1e-6);
-  const int gx = std::clamp(int((hi.x() - lo.x()) / cell) + 1, 1, 512);
-  const int gy = std::clamp(int((hi.y() - lo.y()) / cell) + 1, 1, 512);
-  const double sx = gx / std::max(hi.x() - lo.x(), 1e-12), sy = gy / std::max(hi.y() - lo.y(), 1e-12);
-  auto cellOf = [&](const Vec2& p, int* cx, int* cy) {
-    *cx = std::clamp(int((p.x() - lo.x()) * sx), 0, gx - 1);
-    *cy = std::clamp(int((p.y() - lo.y()) * sy), 0, gy - 1);
-  };
-  std::vector<std::vector<int>> grid(size_t(gx) * size_t(gy));
-  for (int k = 0; k < int(tris.size()); ++k) {
-    int x0, y0, x1, y1;
-    cellOf(tris[size_t(k)].lo, &x0, &y0);
-    cellOf(tris[size_t(k)].hi, &x1, &y1);
-    for (int y = y0; y <= y1; ++y)
-      for (int x = x0; x <= x1; ++x) grid[size_t(y) * size_t(gx) + size_t(x)].push_back(k);
-  }
-  int found = 0;
-  for (size_t j = 0; j < mine.nodes.size(); ++j) {
-    const int i = mine.nodes[j];
-    const Vec3& x = mine.x[j];
-    if (dir.dot(x) <= hOther - margin) continue;  // not in the overlap slab
+  bool empty() const { return tris_.empty(); }
+  Vec2 plane(const Vec3& p) const { return Vec2(t1_.dot(p), t2_.dot(p)); }
+  /// The first triangle (its corners) met along dir through the point x: false if none;
+  /// else its height along dir and the barycentric coordinates of the hit.
+  bool firstHit(const Vec3& x, LazyPositions& po, const Vec3& dir, Vec3i* tri, double* height,
+                std::array<double, 3>* at) const {
     const Vec2 p = plane(x);
-    if (p.x() < lo.x() || p.y() < lo.y() || p.x() > hi.x() || p.y() > hi.y()) continue;
+    if (p.x() < lo_.x() || p.y() < lo_.y() || p.x() > hi_.x() || p.y() > hi_.y()) return false;
     int cx, cy;
     cellOf(p, &cx, &cy);
-    // the first surface of `other` met along dir (the one facing self)
     double best = 1e300;
     int bestTri = -1;
-    std::array<double, 3> bestBary{};
-    for (int k : grid[size_t(cy) * size_t(gx) + size_t(cx)]) {
-      const Tri& t = tris[size_t(k)];
+    for (int k : grid_[size_t(cy) * size_t(gx_) + size_t(cx)]) {
+      const Tri& t = tris_[size_t(k)];
       if (p.x() < t.lo.x() || p.y() < t.lo.y() || p.x() > t.hi.x() || p.y() > t.hi.y()) continue;
       const Vec2 e0 = t.p[1] - t.p[0], e1 = t.p[2] - t.p[0], r = p - t.p[0];
       const double det = e0.x() * e1.y() - e0.y() * e1.x();
@@ -366,19 +357,60 @@ int castAlong(const SkinPatch& mine, LazyPositions& ps, double hOther, const Con
       if (h < best) {
         best = h;
         bestTri = k;
-        bestBary = bary;
+        *at = bary;
       }
     }
-    if (bestTri < 0 || dir.dot(x) <= best - margin) continue;  // in front of the other surface
-    const Tri& t = tris[size_t(bestTri)];
-    const Vec3 a = po(t.v[0]), b = po(t.v[1]), c = po(t.v[2]);
+    if (bestTri < 0) return false;
+    *tri = tris_[size_t(bestTri)].v;
+    *height = best;
+    return true;
+  }
+
+ private:
+  struct Tri {
+    Vec3i v;
+    Vec2 p[3];
+    Vec2 lo, hi;
+  };
+  void cellOf(const Vec2& p, int* cx, int* cy) const {
+    *cx = std::clamp(int((p.x() - lo_.x()) * sx_), 0, gx_ - 1);
+    *cy = std::clamp(int((p.y() - lo_.y()) * sy_), 0, gy_ - 1);
+  }
+  Vec3 t1_, t2_;
+  std::vector<Tri> tris_;
+  Vec2 lo_, hi_;
+  int gx_ = 1, gy_ = 1;
+  double sx_ = 0, sy_ = 0;
+  std::vector<std::vector<int>> grid_;
+};
+
+// Casts the nodes of one side's patch beyond hOther along `dir` (towards the
+// other side) against the triangles of the other side's patch (they face it);
+// appends the penetrating nodes and those within `margin`.
+int castAlong(const SkinPatch& mine, LazyPositions& ps, double hOther, const ContactSurface& other,
+              const SkinPatch& theirs, LazyPositions& po, const Vec3& dir, double margin, const MakeContact& make,
+              std::vector<NodeContact>* out) {
+  const ProjectedPatch window(theirs, other, po, dir);
+  if (window.empty()) return 0;
+  int found = 0;
+  for (size_t j = 0; j < mine.nodes.size(); ++j) {
+    const int i = mine.nodes[j];
+    const Vec3& x = mine.x[j];
+    if (dir.dot(x) <= hOther - margin) continue;  // not in the overlap slab
+    // the first surface of `other` met along dir (the one facing self)
+    Vec3i tri;
+    double best = 0;
+    std::array<double, 3> bary{};
+    if (!window.firstHit(x, po, dir, &tri, &best, &bary) || dir.dot(x) <= best - margin)
+      continue;  // (none, or in front of the other surface)
+    const Vec3 a = po(tri[0]), b = po(tri[1]), c = po(tri[2]);
     const Vec3 facet = (b - a).cross(c - a).normalized();  // out of `other`, towards self
     // the overlap along n, as the contact camera's D measures it
     const double depth = dir.dot(x) - best;
     const Vec3 nrm = meanNormal(
-        other.body != nullptr, i, [&](int j) { return ps.normal(j); }, t.v, bestBary,
+        other.body != nullptr, i, [&](int j) { return ps.normal(j); }, tri, bary,
         [&](int j) { return po.normal(j); }, facet);
-    out->push_back(make(i, x, t.v, bestBary, nrm, depth));
+    out->push_back(make(i, x, tri, bary, nrm, depth));
     found += depth > 0;
   }
   return found;
@@ -386,7 +418,7 @@ int castAlong(const SkinPatch& mine, LazyPositions& ps, double hOther, const Con
 
 }  // namespace
 
-ContactSurface::ContactSurface(const LayeredBody& b)
+ContactSurface::ContactSurface(LayeredBody& b)
     : body(&b),
       rest(&b.model().restSkin),
       triangles(&b.model().atlas.triangles),
@@ -428,7 +460,7 @@ bool findPairPatches(const ContactSurface& a, const ContactSurface& b, const Pro
   return !out->a.triangles.empty() && !out->b.triangles.empty();
 }
 
-int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
+int findSkinContacts(LayeredBody& a, LayeredBody& b, const ProxyContact& pair,
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) {
   const ContactSurface sa(a), sb(b);
   PairPatches patches;
@@ -449,7 +481,7 @@ int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyCont
   return found;
 }
 
-NodeContact makeColliderContact(const LayeredBody& self, int node, const Vec3& x, const Collider& c,
+NodeContact makeColliderContact(LayeredBody& self, int node, const Vec3& x, const Collider& c,
                                 const Vec3& normal, double depth) {
   const Material& mat = self.desc().material;
   NodeContact k;
@@ -463,7 +495,7 @@ NodeContact makeColliderContact(const LayeredBody& self, int node, const Vec3& x
   return k;
 }
 
-int findColliderContacts(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+int findColliderContacts(LayeredBody& a, const Collider& b, const ProxyContact& pair,
                          std::vector<NodeContact>* outA) {
   const ContactSurface sa(a), sb(b);
   PairPatches patches;

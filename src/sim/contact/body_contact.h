@@ -46,7 +46,7 @@ struct PlacedProxy {
   double grow = 0;           ///< largest skin displacement |q| [m] (0: rigid)
   bool rigid = false;        ///< a collider: two rigid proxies are never a pair
 };
-PlacedProxy placeProxy(const LayeredBody& body, const ConvexProxy& proxy);
+PlacedProxy placeProxy(LayeredBody& body, const ConvexProxy& proxy);
 /// A mesh collider's proxy at its current pose (Collider::detectedInStages).
 PlacedProxy placeProxy(const Collider& collider);
 
@@ -76,7 +76,7 @@ struct PairStats {
 std::vector<ProxyContact> findProxyContacts(const std::vector<PlacedProxy>& placed, double tolerance,
                                             PairStats* stats);
 /// ... for bodies only: `proxies[i]` belongs to `bodies[i]`.
-std::vector<ProxyContact> findProxyContacts(const std::vector<const LayeredBody*>& bodies,
+std::vector<ProxyContact> findProxyContacts(const std::vector<LayeredBody*>& bodies,
                                             const std::vector<ConvexProxy>& proxies, double tolerance,
                                             PairStats* stats);
 
@@ -93,7 +93,7 @@ struct RigidMotion {
     return 1 / (1 / mass + rn.dot(invInertia * rn));
   }
 };
-RigidMotion rigidMotion(const LayeredBody& body);
+RigidMotion rigidMotion(LayeredBody& body);
 
 /// The velocity of the other surface at a contact at x with normal n between two
 /// bodies: the pair's common velocity (effective-mass weighted), so that the
@@ -105,8 +105,8 @@ Vec3 pairSurfaceVelocity(const RigidMotion& self, const RigidMotion& other, cons
 /// A contact of node `node` (world position x) of `self` with triangle `tri` of
 /// `other` at barycentric `bary`: the pair's surface velocity, friction,
 /// restitution and the stiffness split of the correction.
-NodeContact makePairContact(const LayeredBody& self, const RigidMotion& rs, int node, const Vec3& x,
-                            const LayeredBody& other, const RigidMotion& ro, const Vec3i& tri,
+NodeContact makePairContact(LayeredBody& self, const RigidMotion& rs, int node, const Vec3& x,
+                            LayeredBody& other, const RigidMotion& ro, const Vec3i& tri,
                             const std::array<double, 3>& bary, const Vec3& normal, double depth);
 
 /// One normal for a pair: the depth-weighted mean over the contact of the
@@ -122,9 +122,9 @@ void unifyPairNormal(std::vector<NodeContact>& a, std::vector<NodeContact>& b, c
 /// grown by its largest |q_i|) or a mesh collider's surface (rigid: no q).
 /// Refers to the body or collider, which must outlive it.
 struct ContactSurface {
-  ContactSurface(const LayeredBody& body);    // NOLINT: a body is a contact surface
+  ContactSurface(LayeredBody& body);    // NOLINT: a body is a contact surface
   ContactSurface(const Collider& collider);   // NOLINT: so is a mesh collider
-  const LayeredBody* body;             ///< the deformable body, or null (rigid)
+  LayeredBody* body;             ///< the deformable body, or null (rigid)
   const std::vector<Vec3>* rest;       ///< (nodes) surface frame [m]
   const std::vector<Vec3i>* triangles; ///< outward (counter-clockwise seen from outside)
   const SkinBvh* bvh;                  ///< over rest and triangles
@@ -167,14 +167,14 @@ bool findPairPatches(const ContactSurface& a, const ContactSurface& b, const Pro
 /// Stage 2 (CPU reference) for one pair: appends the colliding nodes of A to
 /// `outA` and of B to `outB`, and those within the pair's margin outside the other
 /// skin (depth < 0). Returns the number of colliding nodes (depth > 0).
-int findSkinContacts(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
+int findSkinContacts(LayeredBody& a, LayeredBody& b, const ProxyContact& pair,
                      std::vector<NodeContact>* outA, std::vector<NodeContact>* outB);
 
 /// A contact of node `node` (world position x) of `self` with the rigid collider
 /// `c`: the collider's surface velocity there, the friction of the two, the body's
 /// restitution; the collider takes none of the correction (stiffnessShare 1), and
 /// other = -1 as for every collider.
-NodeContact makeColliderContact(const LayeredBody& self, int node, const Vec3& x, const Collider& c,
+NodeContact makeColliderContact(LayeredBody& self, int node, const Vec3& x, const Collider& c,
                                 const Vec3& normal, double depth);
 
 /// Stage 2 (CPU) between a body (the pair's A) and a mesh collider (B): A's patch
@@ -182,7 +182,7 @@ NodeContact makeColliderContact(const LayeredBody& self, int node, const Vec3& x
 /// skin; the normal is the collider's (it keeps its shape), unified over the pair
 /// (makeColliderContact). Appends A's contacts (and those within the margin);
 /// returns the colliding ones.
-int findColliderContacts(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+int findColliderContacts(LayeredBody& a, const Collider& b, const ProxyContact& pair,
                          std::vector<NodeContact>* outA);
 
 /// Stage 2 for the pairs that stage 1 found, as another implementation does it
@@ -191,9 +191,9 @@ int findColliderContacts(const LayeredBody& a, const Collider& b, const ProxyCon
 class PairContactFinder {
  public:
   virtual ~PairContactFinder() = default;
-  virtual int find(const LayeredBody& a, const LayeredBody& b, const ProxyContact& pair,
+  virtual int find(LayeredBody& a, LayeredBody& b, const ProxyContact& pair,
                    std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) = 0;
-  virtual int find(const LayeredBody& a, const Collider& b, const ProxyContact& pair,
+  virtual int find(LayeredBody& a, const Collider& b, const ProxyContact& pair,
                    std::vector<NodeContact>* outA) = 0;
 };
 

@@ -40,13 +40,13 @@ struct ContactPatch {
 /// The patch of the contacts of `self` for which `select(c)` holds, from the
 /// impulses the response recorded in them; impulse 0: none.
 template <class Select>
-ContactPatch contactPatch(const LayeredBody& self, const std::vector<NodeContact>& contacts, Select select) {
+ContactPatch contactPatch(LayeredBody& self, const std::vector<NodeContact>& contacts, Select select) {
   ContactPatch p;
   Vec3 nsum = Vec3::Zero();
   std::vector<int> nodes;  // (read back together from a GPU solver that holds the skin)
   for (const NodeContact& c : contacts)
     if (c.impulse > 0 && select(c)) nodes.push_back(c.node);
-  self.prefetchNodes(nodes);
+  self.syncNodes(nodes);
   for (const NodeContact& c : contacts) {
     if (!(c.impulse > 0) || !select(c)) continue;
     p.impulse += c.impulse;

@@ -27,7 +27,9 @@ class NodeLoad {
  public:
   virtual ~NodeLoad() = default;
   /// Appends this step's forces on `body`'s nodes to `out` (a node may appear in
-  /// several loads; their forces add).
+  /// several loads; their forces add). `body` is const: its core, its model and any
+  /// node the CPU's copy holds are readable; a node of a skin held on the GPU solver
+  /// throws std::logic_error unless the body synced it (LayeredBody::syncNodes).
   virtual void forces(const LayeredBody& body, std::vector<NodeForce>& out) const = 0;
 };
 

@@ -27,6 +27,22 @@ NodeContact colliderContact(const Material& mat, const Collider& c, int node, do
   return k;
 }
 
+// The contacts `from` stage 2 merged into a body's list: one contact per node, the deepest.
+void keepDeepest(const std::vector<NodeContact>& from, int nodes, std::vector<NodeContact>& mine) {
+  if (from.empty()) return;
+  std::vector<int> slot(size_t(nodes), -1);
+  for (size_t k = 0; k < mine.size(); ++k) slot[size_t(mine[k].node)] = int(k);
+  for (const NodeContact& c : from) {
+    int& k = slot[size_t(c.node)];
+    if (k < 0) {
+      k = int(mine.size());
+      mine.push_back(c);
+    } else if (c.depth > mine[size_t(k)].depth) {
+      mine[size_t(k)] = c;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<const Collider*> World::queriedColliders() const {
@@ -36,25 +52,37 @@ std::vector<const Collider*> World::queriedColliders() const {
   return near;
 }
 
-bool World::detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out) {
-  if (!solverDetection_ || !body.skinResident()) return false;
-  const std::vector<const Collider*> near = queriedColliders();
-  std::vector<ColliderHit> hits;
+// The world's GPU stages (the detection pass on a body's solver, the contact camera)
+// fall back to their CPU references one way: f() runs while the stage is on; if it
+// throws, the stage is reported once and switched off (the CPU's from then on).
+template <class F>
+bool World::onGpuStage(bool& on, const char* stage, const char* cpuFrom, F f) {
+  if (!on) return false;
   try {
-    if (!body.freeMotionSolverShared()->detectColliders(body, near, kContactMargin, &hits, profile_)) return false;
+    return f();
   } catch (const std::exception& e) {
-    warnings_.push_back(std::string("the GPU collision detection failed (") + e.what() +
-                        "); contacts with planes and height fields are found on the CPU from now on");
-    solverDetection_ = false;
+    warnings_.push_back(std::string("the GPU ") + stage + " failed (" + e.what() + "); " + cpuFrom);
+    on = false;
     return false;
   }
+}
+
+bool World::detectOnSolver(LayeredBody& body, std::vector<NodeContact>* out) {
+  if (!body.skinResident()) return false;
+  const std::vector<const Collider*> near = queriedColliders();
+  std::vector<ColliderHit> hits;
+  if (!onGpuStage(solverDetection_, "collision detection",
+                  "contacts with planes and height fields are found on the CPU from now on", [&] {
+                    return body.freeMotionSolverShared()->detectColliders(body, near, kContactMargin, &hits, profile_);
+                  }))
+    return false;
   for (const ColliderHit& h : hits)
     out->push_back(colliderContact(body.desc().material, *near[size_t(h.collider)], h.node, h.depth, h.normal,
                                    h.velocity));
   return true;
 }
 
-void World::findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const {
+void World::findContacts(LayeredBody& body, double grow, std::vector<NodeContact>* out) const {
   const int n = body.nodeCount();
   const Material& mat = body.desc().material;
   const std::vector<const Collider*> near = queriedColliders();
@@ -171,31 +199,8 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
   std::vector<std::vector<NodeContact>> fromBodies(nb);  // stage 2's contacts, per body
   for (const ProxyContact& p : pairs) {
     std::vector<NodeContact> ca, cb;
-    const LayeredBody& la = bodies_[size_t(p.a)].layered;
     const bool collider = size_t(p.b) >= nb;
-    // stage 2 of one pair, on the GPU finder or the CPU reference
-    auto stage2 = [&](PairContactFinder* gpu) {
-      if (collider) {
-        const Collider& c = *meshes[size_t(p.b) - nb];
-        return gpu ? gpu->find(la, c, p, &ca) : findColliderContacts(la, c, p, &ca);
-      }
-      const LayeredBody& lb = bodies_[size_t(p.b)].layered;
-      return gpu ? gpu->find(la, lb, p, &ca, &cb) : findSkinContacts(la, lb, p, &ca, &cb);
-    };
-    bool done = false;
-    if (pairFinder_) {
-      try {
-        stats.contactNodes += stage2(pairFinder_.get());
-        done = true;
-      } catch (const std::exception& e) {
-        warnings_.push_back(std::string("the GPU contact camera failed (") + e.what() +
-                            "); contacts between bodies and with mesh colliders are found on the CPU from now on");
-        pairFinder_ = nullptr;
-        ca.clear();
-        cb.clear();
-      }
-    }
-    if (!done) stats.contactNodes += stage2(nullptr);
+    stats.contactNodes += findPairContacts(p, meshes, &ca, &cb);
     if (!collider) {
       for (NodeContact& c : ca) c.other = p.b;
       for (NodeContact& c : cb) c.other = p.a;
@@ -205,23 +210,36 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
   }
   pairStats_ = stats;  // (the correction pass overwrites the response pass's figures)
   timer.emplace(profile_, nodes);
-  // one contact per node: the deepest
-  for (size_t i = 0; i < nb; ++i) {
-    if (fromBodies[i].empty()) continue;
-    std::vector<int> slot(size_t(bodies_[i].nodes()), -1);
-    std::vector<NodeContact>& mine = out[i];
-    for (size_t k = 0; k < mine.size(); ++k) slot[size_t(mine[k].node)] = int(k);
-    for (const NodeContact& c : fromBodies[i]) {
-      int& k = slot[size_t(c.node)];
-      if (k < 0) {
-        k = int(mine.size());
-        mine.push_back(c);
-      } else if (c.depth > mine[size_t(k)].depth) {
-        mine[size_t(k)] = c;
-      }
-    }
-  }
+  for (size_t i = 0; i < nb; ++i) keepDeepest(fromBodies[i], bodies_[i].nodes(), out[i]);
   return out;
+}
+
+// Stage 2 of one pair from stage 1 (b >= the body count: mesh collider b - count), on the
+// contact camera or the CPU reference; the contact nodes it examined.
+int World::findPairContacts(const ProxyContact& p, const std::vector<const Collider*>& meshes,
+                            std::vector<NodeContact>* ca, std::vector<NodeContact>* cb) {
+  const size_t nb = bodies_.size();
+  LayeredBody& la = bodies_[size_t(p.a)].layered;
+  auto stage2 = [&](PairContactFinder* gpu) {
+    if (size_t(p.b) >= nb) {
+      const Collider& c = *meshes[size_t(p.b) - nb];
+      return gpu ? gpu->find(la, c, p, ca) : findColliderContacts(la, c, p, ca);
+    }
+    LayeredBody& lb = bodies_[size_t(p.b)].layered;
+    return gpu ? gpu->find(la, lb, p, ca, cb) : findSkinContacts(la, lb, p, ca, cb);
+  };
+  int found = 0;
+  bool camera = pairFinder_ != nullptr;
+  const bool done = onGpuStage(camera, "contact camera",
+                               "contacts between bodies and with mesh colliders are found on the CPU from now on", [&] {
+                                 found = stage2(pairFinder_.get());
+                                 return true;
+                               });
+  if (!camera) pairFinder_ = nullptr;
+  if (done) return found;
+  ca->clear();
+  cb->clear();
+  return stage2(nullptr);
 }
 
 }  // namespace d2t

@@ -1,7 +1,7 @@
 // The world's contact response (steps 9-13 across bodies) and its units between bodies
 // (response_policies.h): respondAll (every body's response in Gauss-Seidel sweeps, the
-// last a shock-propagation sweep; then the pair impulse balance and the patch
-// friction), pairImpacts (restitution between bodies), balancePairSupport (called by
+// last a shock-propagation sweep; then the pair impulse balance and patchFriction),
+// pairImpacts (restitution between bodies), balancePairSupport (called by
 // World::beginBodies) and balancePairImpulses (Newton's third law between bodies).
 
 #include <algorithm>
@@ -31,11 +31,11 @@ std::set<std::pair<int, int>> touchingPairs(const std::vector<std::vector<NodeCo
 // The nodes of a body's contacts with other bodies, gathered from its GPU solver where
 // it holds the skin: the pair bookkeeping reads their positions, and a node read
 // without a gather reads the whole skin back.
-void prefetchPairNodes(const LayeredBody& body, const std::vector<NodeContact>& list) {
+void syncPairNodes(LayeredBody& body, const std::vector<NodeContact>& list) {
   std::vector<int> nodes;
   for (const NodeContact& c : list)
     if (c.other >= 0) nodes.push_back(c.node);
-  body.prefetchNodes(nodes);
+  body.syncNodes(nodes);
 }
 
 }  // namespace
@@ -58,8 +58,8 @@ void World::pairImpacts(const std::vector<std::vector<NodeContact>>& contacts, d
   for (const auto& [a, b] : touching) {
     if (pairsInContact_.count({a, b})) continue;  // not a new episode
     LayeredBody &la = bodies_[size_t(a)].layered, &lb = bodies_[size_t(b)].layered;
-    prefetchPairNodes(la, contacts[size_t(a)]);
-    prefetchPairNodes(lb, contacts[size_t(b)]);
+    syncPairNodes(la, contacts[size_t(a)]);
+    syncPairNodes(lb, contacts[size_t(b)]);
     Vec3 p = Vec3::Zero(), n = Vec3::Zero();
     double wsum = 0, eps = 0;
     for (const NodeContact& c : contacts[size_t(b)]) {  // B's contacts with A: normal from A to B
@@ -184,8 +184,8 @@ void World::balancePairImpulses(const std::vector<std::vector<NodeContact>>& con
     const int other[2] = {b, a};
     // (a held core takes whatever reaches it, as a collider does: nothing to balance)
     if (body[0]->settings().fixedCore || body[1]->settings().fixedCore) continue;
-    prefetchPairNodes(*body[0], contacts[size_t(a)]);
-    prefetchPairNodes(*body[1], contacts[size_t(b)]);
+    syncPairNodes(*body[0], contacts[size_t(a)]);
+    syncPairNodes(*body[1], contacts[size_t(b)]);
     struct Hit {
       Vec3 x, f;
     };
@@ -224,13 +224,9 @@ void World::balancePairImpulses(const std::vector<std::vector<NodeContact>>& con
 // instead of sinking a little into itself every step.
 void World::respondAll(std::vector<std::vector<NodeContact>>& contacts, double dt) {
   constexpr int kRegularSweeps = 3;
-  // The patches' friction converges slowly along a chain of patches (a sweep is a few
-  // 6x6 solves per patch, no per-node work): to 1e-5 a stack rests, to 1e-3 it creeps
-  // (docs/decisions/0011-patch-friction-sweeps.md; BodyContact.StackOfThreeComesToRest).
-  constexpr int kPatchFrictionSweeps = 500;
-  constexpr double kPatchFrictionTolerance = 1e-5;
   const Vec3 g = settings().gravity;
   const size_t nb = bodies_.size();
+  // the bodies lowest first (along gravity), and each body's place in that order
   std::vector<size_t> order(nb);
   std::iota(order.begin(), order.end(), size_t(0));
   std::vector<double> height(nb);
@@ -254,7 +250,7 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts, double d
       std::vector<NodeContact> shockList;
       std::vector<size_t> shockFrom;  // the index in `list` of each shockList entry
       if (mine) {
-        prefetchPairNodes(bodies_[i].layered, list);
+        syncPairNodes(bodies_[i].layered, list);
         const RigidMotion self = rigidMotion(bodies_[i].layered);
         std::vector<RigidMotion> partner(nb);
         std::vector<char> known(nb, 0);
@@ -292,13 +288,21 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts, double d
     }
   }
   if (policy.pairImpulseBalance) balancePairImpulses(contacts, dt);
-  if (!policy.patchFriction) return;
-  // the patches' friction and rolling resistance (patch_friction.h), against
-  // colliders and between bodies (from b's side: normals out of a into b),
-  // together in Gauss-Seidel sweeps, from the impulses of the responses
+  if (policy.patchFriction) patchFriction(contacts, dt);
+}
+
+// The patches' friction and rolling resistance (patch_friction.h), against colliders
+// and between bodies (from b's side: normals out of a into b), together in Gauss-Seidel
+// sweeps, from the impulses of the responses.
+void World::patchFriction(const std::vector<std::vector<NodeContact>>& contacts, double dt) {
+  // The patches' friction converges slowly along a chain of patches (a sweep is a few
+  // 6x6 solves per patch, no per-node work): to 1e-5 a stack rests, to 1e-3 it creeps
+  // (docs/decisions/0011-patch-friction-sweeps.md; BodyContact.StackOfThreeComesToRest).
+  constexpr int kPatchFrictionSweeps = 500;
+  constexpr double kPatchFrictionTolerance = 1e-5;
   StageTimer t(profile_, Stage::Friction);
   std::vector<PatchFriction> patches;
-  for (size_t a = 0; a < nb; ++a) patches.push_back(colliderPatch(bodies_[a].layered, contacts[a]));
+  for (size_t a = 0; a < bodies_.size(); ++a) patches.push_back(colliderPatch(bodies_[a].layered, contacts[a]));
   for (const auto& [a, b] : touchingPairs(contacts))
     patches.push_back(pairPatch(bodies_[size_t(a)].layered, a, bodies_[size_t(b)].layered, contacts[size_t(b)]));
   solvePatchFriction(patches, kPatchFrictionSweeps, kPatchFrictionTolerance, dt);

@@ -49,7 +49,7 @@ struct Body {
   std::vector<Vec3> skinPositions() const;
   /// state from the skin's summary at the current state (LayeredBody::summarize).
   void refreshState(const SkinSummary& skin);
-  void refreshState() { refreshState(layered.skinSummary()); }
+  void refreshState() { refreshState(layered.skinSummary()); }  // (the skin read back)
 };
 
 class World {
@@ -62,8 +62,9 @@ class World {
   void step() { step(settings().dt); }
   /// Back to the scene's initial state (time 0, stats cleared).
   void reset();
-  /// The state at this instant: all that the next step reads (world_state.h).
-  WorldState capture() const;
+  /// The state at this instant: all that the next step reads (world_state.h; the skins
+  /// read back from a GPU solver that holds them).
+  WorldState capture();
   /// Back to a captured state of this world: the steps from there repeat bit for bit
   /// those that followed the capture (with the same settings and input). The bodies'
   /// trajectories are cut back to the state's time. Throws std::invalid_argument for a
@@ -81,7 +82,8 @@ class World {
   const std::vector<Collider>& colliders() const { return colliders_; }
   /// Stage timings of the last step.
   const Profile& profile() const { return profile_; }
-  Energy energy(const Body& b) const { return energy(b, b.layered.skinSummary()); }
+  /// A body's energies at its current state (its skin read back from a GPU solver).
+  Energy energy(Body& b) const { return energy(b, b.layered.skinSummary()); }
   /// ... from the summary of its current skin state.
   Energy energy(const Body& b, const SkinSummary& skin) const;
   /// Warnings since the last call (numerical resets, ...), oldest first.
@@ -126,7 +128,7 @@ class World {
   /// kContactMargin outside included). Mesh colliders are not among them. On the CPU
   /// (the reference of the GPU solver's detection pass, which findAllContacts uses for
   /// bodies on the GPU backend).
-  void findContacts(const LayeredBody& body, std::vector<NodeContact>* out) const {
+  void findContacts(LayeredBody& body, std::vector<NodeContact>* out) const {
     findContacts(body, body.maxDisplacement(), out);
   }
   /// Contacts of every body at the bodies' current states: planes and height fields
@@ -160,11 +162,15 @@ class World {
 
  private:
   /// findContacts for a body whose largest skin displacement is `grow` [m].
-  void findContacts(const LayeredBody& body, double grow, std::vector<NodeContact>* out) const;
+  void findContacts(LayeredBody& body, double grow, std::vector<NodeContact>* out) const;
   /// The planes and height fields (the colliders queried per node, not in two stages).
   std::vector<const Collider*> queriedColliders() const;
   /// findContacts on the body's free-motion solver; false: the CPU must find them.
-  bool detectOnSolver(const LayeredBody& body, std::vector<NodeContact>* out);
+  bool detectOnSolver(LayeredBody& body, std::vector<NodeContact>* out);
+  int findPairContacts(const ProxyContact& p, const std::vector<const Collider*>& meshes,
+                       std::vector<NodeContact>* ca, std::vector<NodeContact>* cb);
+  template <class F>
+  bool onGpuStage(bool& on, const char* stage, const char* cpuFrom, F f);  // (detection.cpp)
   // the stages of step(), in order
   void moveColliders(double dt);
   void beginBodies(double dt);
@@ -178,6 +184,7 @@ class World {
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
   void balancePairSupport();
   void balancePairImpulses(const std::vector<std::vector<NodeContact>>& contacts, double dt);
+  void patchFriction(const std::vector<std::vector<NodeContact>>& contacts, double dt);
   bool healthy(const Body& b, const SkinSummary& skin) const;
   /// The total energy of a group of bodies in contact (or of one body) has not grown
   /// beyond the lowest seen (+ their tolerances) while no outside work was done on

@@ -8,12 +8,12 @@
 
 namespace d2t {
 
-WorldState World::capture() const {
+WorldState World::capture() {
   WorldState s;
   s.time = time_;
   s.steps = steps_;
   for (const Collider& c : colliders_) s.colliders.push_back(c.motion());
-  for (const Body& b : bodies_) {
+  for (Body& b : bodies_) {
     BodySnapshot e{b.layered.snapshot(), b.stats, b.lastResetStep, b.energyFloor};
     e.stats.trajectory.clear();  // (restore cuts the body's own back instead)
     s.bodies.push_back(std::move(e));

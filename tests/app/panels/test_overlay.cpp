@@ -83,7 +83,7 @@ TEST(Overlay, ProxyCrossesSitOnTheProxyPoints) {
   World w(ballOnGround(1));
   std::vector<LineVertex> lines;
   proxyLines(w, &lines);
-  const Body& b = w.bodies()[0];
+  Body& b = w.bodies()[0];
   ASSERT_EQ(lines.size(), 6 * b.proxy.points.size());
   const double arm = std::clamp(grownProxyMargin(b), 0.005, 0.05);
   for (size_t k = 0; k < b.proxy.points.size(); ++k) {

@@ -107,7 +107,7 @@ TEST(Picking, DragPlaneFacesTheCameraAndKeepsTheGrabOffset) {
 TEST(Picking, PicksTheBodyOrColliderUnderTheCursorAndNotTheGround) {
   Session s;
   s.load(scenePath("sandbox.json"), nullptr);
-  const World& w = *s.world;
+  World& w = *s.world;
   const CameraDesc& cd = w.scene().camera;
   const Camera cam(cd.eye, cd.target, cd.fovY);
   const int W = 1280, H = 720;

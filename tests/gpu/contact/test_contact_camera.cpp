@@ -33,7 +33,7 @@ Compared compare(ContactCamera& camera, const BodyDesc& da, const BodyDesc& db, 
   // a little skin deformation so that the surfaces are not the rest ones
   for (int i = 0; i < a.nodeCount(); ++i) a.editState().q[size_t(i)] = 0.004 * std::sin(3.0 * i) * ma->restSkin[size_t(i)].normalized();
   for (int i = 0; i < b.nodeCount(); ++i) b.editState().q[size_t(i)] = 0.004 * std::cos(5.0 * i) * mb->restSkin[size_t(i)].normalized();
-  const std::vector<const LayeredBody*> bodies = {&a, &b};
+  const std::vector<LayeredBody*> bodies = {&a, &b};
   const std::vector<ConvexProxy> proxies = {makeProxy(*ma), makeProxy(*mb)};
   const std::vector<ProxyContact> pairs = findProxyContacts(bodies, proxies, 0.01, nullptr);
   EXPECT_EQ(pairs.size(), 1u);

@@ -551,7 +551,7 @@ TEST_F(GpuSkinTest, WorldStepsReadNoWholeSkinBack) {
   }
   const int downloads = skin->stateDownloads();
   const long gathered = skin->gatheredNodes();
-  const Body& b = lazy.bodies()[0];
+  Body& b = lazy.bodies()[0];
   const Vec3 gpuEnd = b.state.position, cpuEnd = cpu.bodies()[0].state.position;
   std::printf("world on the GPU, %d steps (%d with contacts): %d whole-state readbacks, %ld nodes gathered "
               "(%.0f a step of %d); core %.1e m from the same steps with the state read back; centre of mass "
@@ -708,7 +708,7 @@ TEST_F(GpuSkinTest, BlowUpGoesBackToTheGoodStateKeptOnTheGpu) {
     EXPECT_NE(warnings[0].find("reset to its last good state, at rest"), std::string::npos) << warnings[0];
     EXPECT_EQ(w->bodies()[0].stats.resets, 1);
   }
-  const LayeredBody &g = gpu.bodies()[0].layered, &c = cpu.bodies()[0].layered;
+  LayeredBody &g = gpu.bodies()[0].layered, &c = cpu.bodies()[0].layered;
   EXPECT_EQ(g.freeMotionSolver(), skin.get());
   double eGood = 0, eCpu = 0, qdot = 0;
   for (int i = 0; i < g.nodeCount(); ++i) {
@@ -972,7 +972,7 @@ TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
   for (int k = 0; k < 160; ++k) {
     onGpu.step();
     onCpu.step();
-    const Body& b = onGpu.bodies()[0];
+    Body& b = onGpu.bodies()[0];
     const LayeredState &g = b.layered.state(), &c = onCpu.bodies()[0].layered.state();
     maxPos = std::max(maxPos, (g.position - c.position).norm());
     for (size_t i = 0; i < g.q.size(); ++i) maxQ = std::max(maxQ, (g.q[i] - c.q[i]).norm());
@@ -1033,7 +1033,7 @@ TEST_F(GpuSkinTest, FreeFallFollowsTheDiscreteClosedForm) {
 }
 
 
-double maxNodeSpeed(const LayeredBody& b) {
+double maxNodeSpeed(LayeredBody& b) {
   double m = 0;
   for (int i = 0; i < b.nodeCount(); ++i) m = std::max(m, b.nodeVelocity(i).norm());
   return m;

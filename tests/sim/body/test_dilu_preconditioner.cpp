@@ -70,7 +70,8 @@ void expectDiluMatchesDenseReference(const BodyDesc& desc) {
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<Vec3> r(n), z;
   for (Vec3& v : r) v = Vec3(u(rng), u(rng), u(rng));
-  const double rz = dilu.apply(r, z);
+  DiluPreconditioner::Sweep sweep;
+  const double rz = dilu.apply(r, z, sweep);
   Eigen::VectorXd rv(3 * n), zv(3 * n);
   for (int i = 0; i < n; ++i) {
     rv.segment<3>(3 * i) = r[i];

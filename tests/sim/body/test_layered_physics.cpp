@@ -748,9 +748,9 @@ namespace {
 // stage-1 rigid state (World::energy). Templates so that only the branch that
 // exists is compiled.
 template <class W, class B>
-double worldBodyEnergy(const W& world, const B& body) {
+double worldBodyEnergy(W& world, B& body) {
   if constexpr (requires { body.layered.kineticEnergy(); }) {
-    const auto& l = body.layered;
+    auto& l = body.layered;
     return l.kineticEnergy() + l.elasticEnergy() + l.gravitationalEnergy(world.settings().gravity);
   } else {
     return world.energy(body).total();
@@ -786,7 +786,7 @@ TEST(LayeredPhysics, ParameterBoxNeverGainsEnergyOrResetsCleanly) {
     ground.name = "ground";
     sc.colliders.push_back(ground);
     World w(sc);
-    const Body& body = w.bodies()[0];
+    Body& body = w.bodies()[0];
     const double e0 = worldBodyEnergy(w, body);
     const double mass = body.model->totalMass;
     // tolerance: 1% of the mechanical energy scale (kinetic + m g r)

@@ -126,7 +126,7 @@ Scene twoBalls(double speed, double gap, double young = 1e5) {
 }
 
 double deepestPairPenetration(World& w) {
-  const auto& b = w.bodies();
+  auto& b = w.bodies();
   std::vector<NodeContact> a, c;
   ProxyContact p;
   p.a = 0;
@@ -185,7 +185,7 @@ TEST(BodyContact, OffCentreContactConservesMomentumAndAngularMomentum) {
   auto momenta = [&](Vec3* p, Vec3* l) {
     *p = Vec3::Zero();
     *l = Vec3::Zero();
-    for (const Body& body : w.bodies()) {
+    for (Body& body : w.bodies()) {
       *p += body.layered.linearMomentum();
       *l += body.layered.angularMomentum(Vec3::Zero());
     }
@@ -312,7 +312,7 @@ StackRun restStack(int count, double young, double seconds, double crr) {
     for (const Body& b : w.bodies()) r.speed = std::max(r.speed, (b.layered.linearMomentum() / b.layered.totalMass()).norm());
     for (int k = 0; k + 1 < count; ++k) {
       std::vector<NodeContact> a, c;
-      const auto& bs = w.bodies();
+      auto& bs = w.bodies();
       ProxyContact p;
       p.a = k;
       p.b = k + 1;

@@ -81,7 +81,7 @@ TEST(SkinBvh, PairPatchesAreTheTrianglesFacingEachOtherInTheOverlapSlab) {
   BodyDesc da = test::ball(0.5, 32, 1e5), db = test::ball(0.4, 48, 1e5);
   da.position = Vec3(0, 0, 0);
   db.position = Vec3(0.1, 0.85, -0.05);
-  const LayeredBody a = deformed(da, 0.01, rng), b = deformed(db, 0.01, rng);
+  LayeredBody a = deformed(da, 0.01, rng), b = deformed(db, 0.01, rng);
   ProxyContact pair;
   pair.normal = (b.centerOfMass() - a.centerOfMass()).normalized();
   pair.growA = maxDisplacement(a);

@@ -48,7 +48,7 @@ TEST(World, ContactsAreTheNodesBelowThePlaneWithTheirDepth) {
   Scene s = ballScene(0.45);  // 5 cm into the ground
   World w(s);
   std::vector<NodeContact> contacts;
-  const Body& b = w.bodies()[0];
+  Body& b = w.bodies()[0];
   w.findContacts(b.layered, &contacts);
   int near = 0;  // below the plane, or within the contact margin above it
   for (int i = 0; i < b.nodes(); ++i) near += b.layered.nodePosition(i).y() < kContactMargin;

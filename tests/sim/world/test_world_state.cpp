@@ -35,7 +35,7 @@ Scene stackScene() {
   return s;
 }
 
-uint64_t hashOf(const World& w) { return stateHash(w.capture()); }
+uint64_t hashOf(World& w) { return stateHash(w.capture()); }
 
 }  // namespace
 
