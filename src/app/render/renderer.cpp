@@ -176,13 +176,14 @@ Renderer::Renderer()
   }
 }
 
-void Renderer::setWorld(const World& world) {
+void Renderer::setWorld(World& world) {
   bodyMeshes_.clear();
   colliderMeshes_.clear();
   skinIndices_.clear();
   coreMeshes_.clear();
   coreModels_.clear();
-  for (const Body& b : world.bodies()) {
+  for (Body& b : world.bodies()) {
+    b.layered.syncSkin();  // (a world that already ran on the GPU)
     bodyMeshes_.push_back(std::make_unique<GpuMesh>(skinMesh(b)));
     coreMeshes_.push_back(std::make_unique<GpuMesh>(coreMesh(*b.model)));
     coreModels_.push_back(b.model.get());
@@ -194,23 +195,48 @@ void Renderer::setWorld(const World& world) {
   }
 }
 
+// One frame: what to draw (collectDraws, with the scene's bounds for the light), the
+// shadow map, the lit scene, the overlay lines.
 void Renderer::render(World& world, const Camera& camera, RenderTarget& target, const ViewOptions& options,
                       const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins) {
-  // what to draw this frame, with its model matrix and colour
-  struct Draw {
-    const GpuMesh* mesh;
-    Eigen::Matrix4f model;
-    Eigen::Vector3f color;
-    bool checker;
-    const GpuSkin* skin = nullptr;             // drawn from this solver's textures instead
-    const SkinIndexBuffer* indices = nullptr;  // (with this index buffer)
-    bool isSkin = false;                       // a body's skin (the wireframe toggle applies)
-  };
+  Aabb bounds;
+  const std::vector<Draw> draws = collectDraws(world, options, gpuSkins, bounds);
+  if (bounds.empty()) bounds.grow(camera.target());
+  bounds.grow(camera.target() - Vec3::Constant(2.0));
+  bounds.grow(camera.target() + Vec3::Constant(2.0));
+
+  // light: from above, slightly to the side; orthographic over the scene bounds
+  const Vec3 lightDir = Vec3(0.45, 1.0, 0.35).normalized();
+  const Vec3 c = bounds.center();
+  const double radius = 0.5 * (bounds.hi - bounds.lo).norm() + 0.5;
+  const Eigen::Matrix4f lightViewProj =
+      orthographic(-radius, radius, -radius, radius, 0.01, 4 * radius) *
+      lookAt(c + 2 * radius * lightDir, c, Vec3::UnitY());
+
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_CULL_FACE);
+  glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
+  glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+  shadowPass(draws, lightViewProj, options);
+  const double aspect = double(target.width()) / std::max(1, target.height());
+  const Eigen::Matrix4f viewProj = camera.projection(aspect) * camera.view();
+  litPass(draws, camera, target, viewProj, lightViewProj, lightDir, options);
+  overlayPass(world, viewProj, options);
+  glBindVertexArray(0);
+  checkGl("Renderer::render");
+}
+
+// What to draw this frame, with its model matrix and colour; `bounds` grows by each.
+std::vector<Renderer::Draw> Renderer::collectDraws(World& world, const ViewOptions& options,
+                                                   const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins,
+                                                   Aabb& bounds) {
   // a picked or dragged object is drawn brighter
   auto highlight = [](Eigen::Vector3f c) { return Eigen::Vector3f(c.array() * 0.5f + 0.5f); };
   std::vector<Draw> draws;
   draws.reserve(world.bodies().size() + world.colliders().size());
-  Aabb bounds;
   for (size_t i = 0; i < world.bodies().size() && i < bodyMeshes_.size(); ++i) {
     Body& b = world.bodies()[i];
     const Eigen::Matrix4f pose = poseMatrix(b.layered.core().position, b.layered.core().orientation);
@@ -258,25 +284,11 @@ void Renderer::render(World& world, const Camera& camera, RenderTarget& target, 
       bounds.grow(c.position() + Vec3::Constant(r));
     }
   }
-  if (bounds.empty()) bounds.grow(camera.target());
-  bounds.grow(camera.target() - Vec3::Constant(2.0));
-  bounds.grow(camera.target() + Vec3::Constant(2.0));
+  return draws;
+}
 
-  // light: from above, slightly to the side; orthographic over the scene bounds
-  const Vec3 lightDir = Vec3(0.45, 1.0, 0.35).normalized();
-  const Vec3 c = bounds.center();
-  const double radius = 0.5 * (bounds.hi - bounds.lo).norm() + 0.5;
-  const Eigen::Matrix4f lightViewProj =
-      orthographic(-radius, radius, -radius, radius, 0.01, 4 * radius) *
-      lookAt(c + 2 * radius * lightDir, c, Vec3::UnitY());
-
-  glEnable(GL_DEPTH_TEST);
-  glDepthFunc(GL_LESS);
-  glDepthMask(GL_TRUE);
-  glDisable(GL_CULL_FACE);
-  glDisable(GL_BLEND);
-  glDisable(GL_SCISSOR_TEST);
-  glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+void Renderer::shadowPass(const std::vector<Draw>& draws, const Eigen::Matrix4f& lightViewProj,
+                          const ViewOptions& options) {
   // pass 1: shadow map
   shadowMap_.bind();
   glClear(GL_DEPTH_BUFFER_BIT);
@@ -299,12 +311,15 @@ void Renderer::render(World& world, const Camera& camera, RenderTarget& target, 
     }
     glDisable(GL_POLYGON_OFFSET_FILL);
   }
+}
+
+void Renderer::litPass(const std::vector<Draw>& draws, const Camera& camera, RenderTarget& target,
+                       const Eigen::Matrix4f& viewProj, const Eigen::Matrix4f& lightViewProj, const Vec3& lightDir,
+                       const ViewOptions& options) {
   // pass 2: lit scene
   target.bind();
   glClearColor(0.62f, 0.70f, 0.80f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-  const double aspect = double(target.width()) / std::max(1, target.height());
-  const Eigen::Matrix4f viewProj = camera.projection(aspect) * camera.view();
   const Eigen::Vector3f l = lightDir.cast<float>(), e = camera.eye().cast<float>();
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, shadowMap_.texture());
@@ -329,6 +344,9 @@ void Renderer::render(World& world, const Camera& camera, RenderTarget& target, 
     }
   }
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+}
+
+void Renderer::overlayPass(World& world, const Eigen::Matrix4f& viewProj, const ViewOptions& options) {
   // pass 3: overlay lines. Contacts are drawn over everything (they lie under the
   // bodies that make them); proxy crosses are depth-tested (the far side is hidden).
   if (options.contacts || options.proxies) {
@@ -347,8 +365,6 @@ void Renderer::render(World& world, const Camera& camera, RenderTarget& target, 
       glEnable(GL_DEPTH_TEST);
     }
   }
-  glBindVertexArray(0);
-  checkGl("Renderer::render");
 }
 
 }  // namespace d2t

@@ -65,7 +65,7 @@ class Renderer {
  public:
   Renderer();
   /// Uploads the meshes of a (new) world; call after loading a scene.
-  void setWorld(const World& world);
+  void setWorld(World& world);
   /// Renders the current state of `world` (the one given to setWorld) into `target`.
   /// gpuSkins[i]: the GPU solver attached to body i, if any (Session::gpuSkins): the
   /// body's skin is drawn from its textures while the body runs on it.
@@ -73,6 +73,25 @@ class Renderer {
               const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins = {});
 
  private:
+  // one draw of a frame: a mesh (or a GPU solver's skin) with its model matrix and colour
+  struct Draw {
+    const GpuMesh* mesh;
+    Eigen::Matrix4f model;
+    Eigen::Vector3f color;
+    bool checker;
+    const GpuSkin* skin = nullptr;             // drawn from this solver's textures instead
+    const SkinIndexBuffer* indices = nullptr;  // (with this index buffer)
+    bool isSkin = false;                       // a body's skin (the wireframe toggle applies)
+  };
+  // render()'s parts, in its order
+  std::vector<Draw> collectDraws(World& world, const ViewOptions& options,
+                                 const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins, Aabb& bounds);
+  void shadowPass(const std::vector<Draw>& draws, const Eigen::Matrix4f& lightViewProj, const ViewOptions& options);
+  void litPass(const std::vector<Draw>& draws, const Camera& camera, RenderTarget& target,
+               const Eigen::Matrix4f& viewProj, const Eigen::Matrix4f& lightViewProj, const Vec3& lightDir,
+               const ViewOptions& options);
+  void overlayPass(World& world, const Eigen::Matrix4f& viewProj, const ViewOptions& options);
+
   ShaderProgram meshProgram_, shadowProgram_;
   ShaderProgram skinProgram_, skinShadowProgram_;  // the same, skin from the GPU solver's textures
   ShaderProgram lineProgram_;

@@ -100,11 +100,29 @@ GlTexture nodeTriangleTexture(const Atlas& a) {
 
 // ---- setup -------------------------------------------------------------------------------------
 
+// The solver's GL objects, in the order they are made: the passes' programs, the
+// buffers and vertex arrays, the body's static fields, the working fields, the maps
+// for drawing, the timer queries.
 GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   checkGlCapabilities();
   renderer_ = glRenderer();
-  const Atlas& a = model_->atlas;
-  n_ = a.resolution;
+  n_ = model_->atlas.resolution;
+  compilePrograms();
+  createBuffers();
+  uploadStaticFields();
+  createWorkFields();
+  createDrawingMaps();
+  GLint bits = 0;
+  glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
+  if (bits > 0) {
+    queryPool_.resize(64);  // (a step stamps about 20)
+    glGenQueries(GLsizei(queryPool_.size()), queryPool_.data());
+  }
+  checkGl("setting up the GPU solver");
+}
+
+
+void GpuSkin::compilePrograms() {
   const std::string v = "d2t/pass.vert";
   stencil_ = ShaderProgram(v, "d2t/stencil.frag");
   forces_ = ShaderProgram(v, "d2t/forces.frag");
@@ -129,6 +147,10 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   rowsImpulse_ = ShaderProgram(v, "d2t/rows_impulse.frag");
   rowsFriction_ = ShaderProgram(v, "d2t/rows_friction.frag");
   rowsScatter_ = ShaderProgram("d2t/rows_scatter.vert", "d2t/scatter.frag");
+}
+
+void GpuSkin::createBuffers() {
+  const Atlas& a = model_->atlas;
   {
     // the detection's hits: a 16-byte counter, then at most one 48-byte hit per node
     glGenBuffers(1, &hitBuffer_);
@@ -149,7 +171,11 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
                         reinterpret_cast<const void*>(offsetof(ScatterPoint, value)));
   glBindVertexArray(0);
 
-  // static per-body data: rest positions and masses, source texels, K_e blocks
+}
+
+// static per-body data: rest positions and masses, source texels, layer thickness, K_e blocks
+void GpuSkin::uploadStaticFields() {
+  const Atlas& a = model_->atlas;
   rest_ = newField();
   {
     std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
@@ -192,6 +218,9 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   wt_ = GlTexture(n_, n_, 3, GL_RGBA32F);
   wr_ = GlTexture(n_, n_, 3, GL_RGBA32F);
 
+}
+
+void GpuSkin::createWorkFields() {
   // fields (zeroed: unused texels must hold finite values for the stencil)
   for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &nodeForces_, &x_[0], &x_[1], &r_[0], &r_[1],
                        &p_[0], &p_[1], &zc_, &ap_, &impulseR_, &impulseExtra_})
@@ -206,6 +235,10 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   rz_[0] = GlTexture(1, 1, 0, GL_RGBA32F);
   rz_[1] = GlTexture(1, 1, 0, GL_RGBA32F);
   pap_ = GlTexture(1, 1, 0, GL_RGBA32F);
+}
+
+void GpuSkin::createDrawingMaps() {
+  const Atlas& a = model_->atlas;
   // drawing: the deformed surface, its normals, and the mesh's maps
   surface_ = newField();
   normals_ = newField();
@@ -228,13 +261,6 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
     glBindTexture(GL_TEXTURE_BUFFER, nodeTexelTex_);
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32I, nodeTexelBuffer_);
   }
-  GLint bits = 0;
-  glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
-  if (bits > 0) {
-    queryPool_.resize(64);  // (a step stamps about 20)
-    glGenQueries(GLsizei(queryPool_.size()), queryPool_.data());
-  }
-  checkGl("setting up the GPU solver");
 }
 
 GpuSkin::~GpuSkin() {

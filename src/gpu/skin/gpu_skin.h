@@ -203,6 +203,12 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
     GLint texel[2];
     GLfloat value[4];
   };
+  // the constructor's parts (gpu_skin.cpp), in its order
+  void compilePrograms();
+  void createBuffers();
+  void uploadStaticFields();
+  void createWorkFields();
+  void createDrawingMaps();
   /// Draws the points (scatter_) into the bound targets.
   void drawPoints(const std::vector<ScatterPoint>& points);
   /// Streams `bytes` of vertices into `buffer` and draws `count` points with `vao` (the

@@ -21,6 +21,61 @@ namespace d2t {
 
 using namespace gpu_detail;
 
+namespace {
+
+// The colliders as detect.frag's uniform arrays take them (matrices column-major), and
+// the height fields among them in their texture layers' order.
+struct DetectedColliders {
+  static constexpr int K = kMaxDetectedColliders;
+  std::array<GLint, K> kind{}, layer{};
+  std::array<GLfloat, 4 * K> plane{}, grid{};
+  std::array<GLfloat, 3 * K> position{}, velocity{}, spin{};
+  std::array<GLfloat, 9 * K> orientation{};
+  std::vector<const HeightField*> fields;
+
+  explicit DetectedColliders(const std::vector<const Collider*>& colliders) {
+    for (size_t k = 0; k < colliders.size(); ++k) {
+      const Collider& c = *colliders[k];
+      if (c.type() == ColliderType::Plane) {
+        kind[k] = 0;
+        for (int j = 0; j < 3; ++j) plane[4 * k + size_t(j)] = GLfloat(c.desc().normal[j]);
+        plane[4 * k + 3] = GLfloat(c.desc().offset);
+      } else if (const HeightField* f = c.heightField()) {
+        kind[k] = 1;
+        layer[k] = GLint(fields.size());
+        fields.push_back(f);
+        const Mat3 R = c.orientation().toRotationMatrix();
+        for (int j = 0; j < 3; ++j) {
+          position[3 * k + size_t(j)] = GLfloat(c.position()[j]);
+          velocity[3 * k + size_t(j)] = GLfloat(c.velocity()[j]);
+          spin[3 * k + size_t(j)] = GLfloat(c.angularVelocity()[j]);
+          for (int r = 0; r < 3; ++r) orientation[9 * k + size_t(3 * j + r)] = GLfloat(R(r, j));  // column-major
+        }
+        grid[4 * k] = GLfloat(f->origin().x());
+        grid[4 * k + 1] = GLfloat(f->origin().z());
+        grid[4 * k + 2] = GLfloat(f->size() / f->resolution());
+        grid[4 * k + 3] = GLfloat(f->resolution());
+      } else {
+        throw GlError("the detection pass takes planes and height fields, not collider '" + c.name() + "'");
+      }
+    }
+  }
+  // the first `count` of each array into the program's uniforms (the program in use)
+  void set(const ShaderProgram& p, GLsizei count) const {
+    glUniform1i(p.uniform("uColliders"), count);
+    glUniform1iv(p.uniform("uKind"), count, kind.data());
+    glUniform1iv(p.uniform("uLayer"), count, layer.data());
+    glUniform4fv(p.uniform("uPlane"), count, plane.data());
+    glUniform4fv(p.uniform("uGrid"), count, grid.data());
+    glUniform3fv(p.uniform("uPosition"), count, position.data());
+    glUniform3fv(p.uniform("uVelocity"), count, velocity.data());
+    glUniform3fv(p.uniform("uSpin"), count, spin.data());
+    glUniformMatrix3fv(p.uniform("uOrientation"), count, GL_FALSE, orientation.data());
+  }
+};
+
+}  // namespace
+
 // ---- collision detection against planes and height fields --------------------------------------
 
 void GpuSkin::syncHeights(const std::vector<const HeightField*>& fields) {
@@ -54,38 +109,8 @@ bool GpuSkin::detectColliders(const LayeredBody& body, const std::vector<const C
   std::vector<Hit> raw;
   {
     const PassTimer timer(*this, Stage::Nodes);
-    std::vector<const HeightField*> fields;
-    constexpr int K = kMaxDetectedColliders;
-    std::array<GLint, K> kind{}, layer{};
-    std::array<GLfloat, 4 * K> plane{}, grid{};
-    std::array<GLfloat, 3 * K> position{}, velocity{}, spin{};
-    std::array<GLfloat, 9 * K> orientation{};
-    for (size_t k = 0; k < colliders.size(); ++k) {
-      const Collider& c = *colliders[k];
-      if (c.type() == ColliderType::Plane) {
-        kind[k] = 0;
-        for (int j = 0; j < 3; ++j) plane[4 * k + size_t(j)] = GLfloat(c.desc().normal[j]);
-        plane[4 * k + 3] = GLfloat(c.desc().offset);
-      } else if (const HeightField* f = c.heightField()) {
-        kind[k] = 1;
-        layer[k] = GLint(fields.size());
-        fields.push_back(f);
-        const Mat3 R = c.orientation().toRotationMatrix();
-        for (int j = 0; j < 3; ++j) {
-          position[3 * k + size_t(j)] = GLfloat(c.position()[j]);
-          velocity[3 * k + size_t(j)] = GLfloat(c.velocity()[j]);
-          spin[3 * k + size_t(j)] = GLfloat(c.angularVelocity()[j]);
-          for (int r = 0; r < 3; ++r) orientation[9 * k + size_t(3 * j + r)] = GLfloat(R(r, j));  // column-major
-        }
-        grid[4 * k] = GLfloat(f->origin().x());
-        grid[4 * k + 1] = GLfloat(f->origin().z());
-        grid[4 * k + 2] = GLfloat(f->size() / f->resolution());
-        grid[4 * k + 3] = GLfloat(f->resolution());
-      } else {
-        throw GlError("the detection pass takes planes and height fields, not collider '" + c.name() + "'");
-      }
-    }
-    syncHeights(fields);
+    const DetectedColliders packed(colliders);
+    syncHeights(packed.fields);
     const CoreState& s = body.core();
     const Mat3 R = s.orientation.toRotationMatrix();
     std::array<GLfloat, 9> rot{};
@@ -99,16 +124,7 @@ bool GpuSkin::detectColliders(const LayeredBody& body, const std::vector<const C
     detect_.set("uCenter", s.position);
     glUniformMatrix3fv(detect_.uniform("uRotation"), 1, GL_FALSE, rot.data());
     glUniform1f(detect_.uniform("uMargin"), float(margin));
-    const GLsizei count = GLsizei(colliders.size());
-    glUniform1i(detect_.uniform("uColliders"), count);
-    glUniform1iv(detect_.uniform("uKind"), count, kind.data());
-    glUniform1iv(detect_.uniform("uLayer"), count, layer.data());
-    glUniform4fv(detect_.uniform("uPlane"), count, plane.data());
-    glUniform4fv(detect_.uniform("uGrid"), count, grid.data());
-    glUniform3fv(detect_.uniform("uPosition"), count, position.data());
-    glUniform3fv(detect_.uniform("uVelocity"), count, velocity.data());
-    glUniform3fv(detect_.uniform("uSpin"), count, spin.data());
-    glUniformMatrix3fv(detect_.uniform("uOrientation"), count, GL_FALSE, orientation.data());
+    packed.set(detect_, GLsizei(colliders.size()));
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
     const GLuint zero[4] = {0, 0, 0, 0};
     glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(zero), zero);

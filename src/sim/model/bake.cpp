@@ -177,8 +177,8 @@ static uint64_t fingerprint(const BakedBody& b) {
   return h.value();
 }
 
-BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
-  // ---- check the description ----------------------------------------------------
+// The description's checks before any work: the shape's topology (the atlas it takes).
+static ShapeTopology checkBakeable(const BodyDesc& desc) {
   if (!desc.shape) fail(desc, "has no shape");
   const ShapeTopology topo = desc.shape->topology();
   if (topo == ShapeTopology::Solid)
@@ -195,83 +195,70 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
     fail(desc, "atlas resolution " + std::to_string(res) + " is too small for a cube map (at least 15)");
   if (topo == ShapeTopology::Torus && res < 5)
     fail(desc, "atlas resolution " + std::to_string(res) + " is too small for a torus atlas (at least 5)");
+  return topo;
+}
 
-  auto body = std::make_shared<BakedBody>();
-  body->name = desc.name;
-
-  // ---- atlas, skin and core points (shape frame) ---------------------------------
-  progressAt(progress, 0.0f, "atlas");
-  body->atlas = topo == ShapeTopology::Star ? buildCubeMapAtlas(res) : buildTorusAtlas(res);
-  const Atlas& atlas = body->atlas;
-  const int n = atlas.nodeCount();
-  progressAt(progress, 0.15f, "surfaces");
-  std::vector<Vec3> g, f;
-  placeNodes(desc, atlas, g, f);
-
-  // ---- material map: skin nodes and core points ------------------------------------
-  body->material.resize(n);
+// Each tetrahedron's material (the mean of its 4 vertices') and the lumped masses: rho V
+// / 4 to each vertex; core vertices belong to the rigid core.
+static void bakeMaterialsAndMasses(BakedBody& body, const BodyDesc& desc, const std::vector<Vec3>& g,
+                                   const std::vector<Vec3>& f, const Incidence& inc) {
+  const int n = body.atlas.nodeCount(), ntet = body.tetCount();
+  body.material.resize(n);
   std::vector<NodeMaterial> coreMaterial(n);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; ++i) {
     const Material ms = desc.materialAt(g[i]), mc = desc.materialAt(f[i]);
-    body->material[i] = {ms.young, ms.poisson, ms.density};
+    body.material[i] = {ms.young, ms.poisson, ms.density};
     coreMaterial[i] = {mc.young, mc.poisson, mc.density};
   }
-
-  // ---- tetrahedra --------------------------------------------------------------------
-  progressAt(progress, 0.3f, "tetrahedra");
-  buildTets(desc, atlas.triangles, g, f, body->tets, body->tetVolume);
-  const int ntet = body->tetCount();
-  auto pos = [&](int id) -> const Vec3& { return id < n ? g[id] : f[id - n]; };
-  auto mat = [&](int id) -> const NodeMaterial& { return id < n ? body->material[id] : coreMaterial[id - n]; };
-  body->tetYoung.resize(ntet);
-  body->tetPoisson.resize(ntet);
-  body->tetDensity.resize(ntet);
-  // per-tet material: mean of the 4 vertices
+  auto mat = [&](int id) -> const NodeMaterial& { return id < n ? body.material[id] : coreMaterial[id - n]; };
+  body.tetYoung.resize(ntet);
+  body.tetPoisson.resize(ntet);
+  body.tetDensity.resize(ntet);
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < ntet; ++k) {
     double e = 0, nu = 0, rho = 0;
-    for (int id : body->tets[k]) {
+    for (int id : body.tets[k]) {
       e += mat(id).young;
       nu += mat(id).poisson;
       rho += mat(id).density;
     }
-    body->tetYoung[k] = e / 4;
-    body->tetPoisson[k] = nu / 4;
-    body->tetDensity[k] = rho / 4;
+    body.tetYoung[k] = e / 4;
+    body.tetPoisson[k] = nu / 4;
+    body.tetDensity[k] = rho / 4;
   }
-  const Incidence inc = buildIncidence(body->tets, 2 * n);
-
-  // ---- lumped masses: rho V / 4 to each vertex; core vertices belong to the rigid core ----
-  progressAt(progress, 0.45f, "masses");
-  body->nodeMass.assign(n, 0.0);
-  body->coreVertexMass.assign(n, 0.0);
+  body.nodeMass.assign(n, 0.0);
+  body.coreVertexMass.assign(n, 0.0);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; ++i) {
     double ms = 0, mc = 0;
-    for (int e = inc.start[i]; e < inc.start[i + 1]; ++e) ms += body->tetDensity[inc.tet[e]] * body->tetVolume[inc.tet[e]];
+    for (int e = inc.start[i]; e < inc.start[i + 1]; ++e) ms += body.tetDensity[inc.tet[e]] * body.tetVolume[inc.tet[e]];
     for (int e = inc.start[n + i]; e < inc.start[n + i + 1]; ++e)
-      mc += body->tetDensity[inc.tet[e]] * body->tetVolume[inc.tet[e]];
-    body->nodeMass[i] = ms / 4;
-    body->coreVertexMass[i] = mc / 4;
+      mc += body.tetDensity[inc.tet[e]] * body.tetVolume[inc.tet[e]];
+    body.nodeMass[i] = ms / 4;
+    body.coreVertexMass[i] = mc / 4;
   }
+}
 
-  // ---- stiffness: gather each node's block row from its incident tets --------------------
-  // K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I)  (tet_fem.h); only
-  // skin-skin blocks are kept (core vertices are fixed in the body frame).
-  progressAt(progress, 0.55f, "stiffness");
-  body->stiffness.resize(n);
+// The stiffness: each node's block row gathered from its incident tets,
+// K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I)  (tet_fem.h); only
+// skin-skin blocks are kept (core vertices are fixed in the body frame).
+static void assembleStiffness(BakedBody& body, const std::vector<Vec3>& g, const std::vector<Vec3>& f,
+                              const Incidence& inc) {
+  const int n = body.atlas.nodeCount();
+  auto pos = [&](int id) -> const Vec3& { return id < n ? g[id] : f[id - n]; };
+  body.stiffness.resize(n);
   std::vector<char> incomplete(n, 0);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; ++i) {
-    std::array<Mat3, kStencilSlots>& row = body->stiffness[i];
+    std::array<Mat3, kStencilSlots>& row = body.stiffness[i];
     for (Mat3& b : row) b.setZero();
-    const Stencil& st = atlas.stencil[i];
+    const Stencil& st = body.atlas.stencil[i];
     for (int e = inc.start[i]; e < inc.start[i + 1]; ++e) {
       const int k = inc.tet[e];
-      const Tet& tet = body->tets[k];
+      const Tet& tet = body.tets[k];
       const TetGeometry geom = tetGeometry({pos(tet[0]), pos(tet[1]), pos(tet[2]), pos(tet[3])});
-      const Lame lame = lameFromYoung(body->tetYoung[k], body->tetPoisson[k]);
+      const Lame lame = lameFromYoung(body.tetYoung[k], body.tetPoisson[k]);
       const int a = static_cast<int>(std::find(tet.begin(), tet.end(), i) - tet.begin());
       for (int b = 0; b < 4; ++b) {
         const int j = tet[b];
@@ -287,18 +274,24 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
       }
     }
   }
-  body->incompleteNeighbourhoods = static_cast<int>(std::count(incomplete.begin(), incomplete.end(), 1));
+  body.incompleteNeighbourhoods = static_cast<int>(std::count(incomplete.begin(), incomplete.end(), 1));
+}
 
-  // ---- rigid core: solid inside the core surface + lumped core-vertex masses ---------------
-  // The solid is integrated as tets fanned from the shape's origin to the core
-  // triangles (signed, so it holds for any closed core surface); density is the
-  // material at each fan tet's centroid (exact for a star-shaped core).
-  progressAt(progress, 0.8f, "core");
+// The rigid core: the solid inside the core surface plus the lumped core-vertex masses.
+// The solid is integrated as tets fanned from the shape's origin to the core triangles
+// (signed, so it holds for any closed core surface); density is the material at each
+// fan tet's centroid (exact for a star-shaped core). Sets the core's mass, volume,
+// centre (comOffset, the body frame's origin) and inertia; returns its second moment
+// about that centre.
+static Mat3 bakeRigidCore(BakedBody& body, const BodyDesc& desc, const std::vector<Vec3>& g,
+                          const std::vector<Vec3>& f) {
+  const int n = body.atlas.nodeCount();
+  auto pos = [&](int id) -> const Vec3& { return id < n ? g[id] : f[id - n]; };
   double mc = 0, vc = 0;
   Vec3 sc = Vec3::Zero();  // first moment about the shape origin [kg m]
   Mat3 cc = Mat3::Zero();  // second moment about the shape origin [kg m^2]
   const Vec3 o = Vec3::Zero();
-  for (const Vec3i& tri : atlas.triangles) {
+  for (const Vec3i& tri : body.atlas.triangles) {
     const Vec3 &x1 = f[tri[0]], &x2 = f[tri[1]], &x3 = f[tri[2]];
     const double vol = tetSignedVolume(o, x1, x2, x3);
     const double rho = desc.materialAt((x1 + x2 + x3) / 4).density;
@@ -309,7 +302,7 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   }
   if (!(vc > 0)) fail(desc, "the core surface encloses no volume (" + std::to_string(vc) + " m^3)");
   for (int i = 0; i < n; ++i) {
-    const double m = body->coreVertexMass[i];
+    const double m = body.coreVertexMass[i];
     mc += m;
     sc += m * f[i];
     cc += m * f[i] * f[i].transpose();
@@ -318,31 +311,59 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   // but not its second moment (with one element through the thickness the
   // inertia comes out ~3% high at core scale 0.6). The rigid core carries the
   // difference, so the body's rest inertia is the exact one of the solid.
-  {
-    Mat3 dc = Mat3::Zero();
-    for (size_t k = 0; k < body->tets.size(); ++k) {
-      const Tet& t = body->tets[k];
-      const double rho = body->tetDensity[k], v = body->tetVolume[k];
-      const Vec3 x[4] = {pos(t[0]), pos(t[1]), pos(t[2]), pos(t[3])};
-      Mat3 lumped = Mat3::Zero();
-      for (const Vec3& xa : x) lumped += xa * xa.transpose();
-      dc += rho * tetSecondMoment(x[0], x[1], x[2], x[3], v) - rho * v / 4 * lumped;
-    }
-    const Vec3 c0 = sc / mc;
-    const Mat3 corrected = inertiaFromSecondMoment(cc + dc - mc * c0 * c0.transpose());
-    // keep the correction only while the core's inertia stays positive definite
-    if (Eigen::SelfAdjointEigenSolver<Mat3>(corrected).eigenvalues().minCoeff() > 0) {
-      cc += dc;
-      body->lumpingCorrection = dc;
-    }
+  Mat3 dc = Mat3::Zero();
+  for (size_t k = 0; k < body.tets.size(); ++k) {
+    const Tet& t = body.tets[k];
+    const double rho = body.tetDensity[k], v = body.tetVolume[k];
+    const Vec3 x[4] = {pos(t[0]), pos(t[1]), pos(t[2]), pos(t[3])};
+    Mat3 lumped = Mat3::Zero();
+    for (const Vec3& xa : x) lumped += xa * xa.transpose();
+    dc += rho * tetSecondMoment(x[0], x[1], x[2], x[3], v) - rho * v / 4 * lumped;
+  }
+  const Vec3 c0 = sc / mc;
+  const Mat3 corrected = inertiaFromSecondMoment(cc + dc - mc * c0 * c0.transpose());
+  // keep the correction only while the core's inertia stays positive definite
+  if (Eigen::SelfAdjointEigenSolver<Mat3>(corrected).eigenvalues().minCoeff() > 0) {
+    cc += dc;
+    body.lumpingCorrection = dc;
   }
   // body frame origin = centre of mass of the rigid part
   const Vec3 com = sc / mc;
-  body->comOffset = com;
-  body->coreMass = mc;
-  body->coreVolume = vc;
+  body.comOffset = com;
+  body.coreMass = mc;
+  body.coreVolume = vc;
   // parallel axis: int (x-c)(x-c)^T = C - m c c^T
-  body->coreInertia = inertiaFromSecondMoment(cc - mc * com * com.transpose());
+  const Mat3 about = cc - mc * com * com.transpose();
+  body.coreInertia = inertiaFromSecondMoment(about);
+  return about;
+}
+
+// The pipeline: checks, atlas, skin and core points, tetrahedra, materials and masses,
+// stiffness, the rigid core, the body frame, the totals.
+BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
+  const ShapeTopology topo = checkBakeable(desc);
+  auto body = std::make_shared<BakedBody>();
+  body->name = desc.name;
+
+  // ---- atlas, skin and core points (shape frame) ---------------------------------
+  progressAt(progress, 0.0f, "atlas");
+  const int res = desc.atlasResolution;
+  body->atlas = topo == ShapeTopology::Star ? buildCubeMapAtlas(res) : buildTorusAtlas(res);
+  const int n = body->atlas.nodeCount();
+  progressAt(progress, 0.15f, "surfaces");
+  std::vector<Vec3> g, f;
+  placeNodes(desc, body->atlas, g, f);
+
+  progressAt(progress, 0.3f, "tetrahedra");
+  buildTets(desc, body->atlas.triangles, g, f, body->tets, body->tetVolume);
+  const Incidence inc = buildIncidence(body->tets, 2 * n);
+  progressAt(progress, 0.45f, "masses");
+  bakeMaterialsAndMasses(*body, desc, g, f, inc);
+  progressAt(progress, 0.55f, "stiffness");
+  assembleStiffness(*body, g, f, inc);
+  progressAt(progress, 0.8f, "core");
+  const Mat3 coreSecond = bakeRigidCore(*body, desc, g, f);  // (about the core's centre)
+  const Vec3 com = body->comOffset;
 
   // ---- move to the body frame -----------------------------------------------------------------
   body->restSkin.resize(n);
@@ -357,9 +378,9 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   double skinVolume = 0;
   for (double v : body->tetVolume) skinVolume += v;
   body->skinVolume = skinVolume;
-  double m = mc;
+  double m = body->coreMass;
   Vec3 s = Vec3::Zero();
-  Mat3 c = cc - mc * com * com.transpose();  // core second moment about the body origin
+  Mat3 c = coreSecond;  // core second moment about the body origin
   for (int i = 0; i < n; ++i) {
     const Vec3& u = body->restSkin[i];
     m += body->nodeMass[i];
