@@ -32,14 +32,9 @@ namespace fs = std::filesystem;
 // (docs/decisions/0022-window-step-budget.md).
 constexpr double kStepBudget = 0.05;
 
-}  // namespace
-
-int runWindowLoop(Session& session, const Options& options, AppSettings& settings, std::string* renderer) {
-  glfwSetErrorCallback([](int code, const char* text) {
-    std::cerr << "d2tsim: GLFW error " << code << ": " << text << "\n";
-  });
-  if (!glfwInit()) return kNoWindow;
-  // OpenGL 4.3 core for the GPU solver's passes, else 3.3 core (rendering only)
+// The window: OpenGL 4.3 core for the GPU solver's passes, else 3.3 core (rendering
+// only); the saved size unless the command line gives one. nullptr: no window.
+GLFWwindow* openWindow(const Options& options, const AppSettings& settings) {
   GLFWwindow* window = nullptr;
   for (int minor : {43, 33}) {
     glfwDefaultWindowHints();
@@ -48,38 +43,148 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-    // the saved window size unless the command line gives one
     const bool saved = !options.sizeGiven && settings.windowWidth > 0 && settings.windowHeight > 0;
     window = glfwCreateWindow(saved ? settings.windowWidth : options.width,
                               saved ? settings.windowHeight : options.height, "d2tsim", nullptr, nullptr);
     if (window) break;
   }
+  return window;
+}
+
+// ImGui on the window: its layout file next to the settings (not in the working
+// directory), style, font and the panels' first positions at the content scale
+// (rebuilt when the window moves to a monitor with another scale). The scale.
+float setUpImGui(GLFWwindow* window) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  static std::string imguiIni;
+  const std::string dir = settingsDirectory();
+  std::error_code ec;
+  if (!dir.empty() && (fs::create_directories(dir, ec), fs::is_directory(dir, ec)))
+    imguiIni = (fs::path(dir) / "imgui.ini").string();
+  ImGui::GetIO().IniFilename = imguiIni.empty() ? nullptr : imguiIni.c_str();
+  const float uiScale = windowUiScale(window);
+  applyUiScale(uiScale, false);
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+  return uiScale;
+}
+
+// Our callbacks, chained after ImGui's (which it installed first).
+void installCallbacks(GLFWwindow* window, Ui& ui) {
+  glfwSetWindowUserPointer(window, &ui);
+  glfwSetWindowContentScaleCallback(window, [](GLFWwindow* w, float, float) {
+    static_cast<Ui*>(glfwGetWindowUserPointer(w))->scaleChanged = true;  // applied between frames
+  });
+  glfwSetKeyCallback(window, [](GLFWwindow* w, int k, int s, int a, int m) {
+    ImGui_ImplGlfw_KeyCallback(w, k, s, a, m);
+    onKey(w, k, s, a, m);
+  });
+  glfwSetScrollCallback(window, [](GLFWwindow* w, double x, double y) {
+    ImGui_ImplGlfw_ScrollCallback(w, x, y);
+    onScroll(w, x, y);
+  });
+}
+
+// The scene into the offscreen target (the same path as headless), the screenshot and
+// the recording from it, then the target onto the window.
+void drawScene(Ui& ui, int fw, int fh) {
+  Session& session = ui.session;
+  ui.target.resize(fw, fh);
+  // what was picked or is dragged is drawn brighter
+  ui.view.highlightBody = ui.picked.kind == Pick::Kind::Body ? ui.picked.index : -1;
+  ui.view.highlightCollider = ui.drag ? ui.drag->collider() : -1;
+  ui.renderer->render(*session.world, ui.camera, ui.target, ui.view, session.gpuSkins);
+  if (ui.screenshotRequested) {
+    saveScreenshot(ui, timestampedName("d2tsim", ".png"));
+    ui.screenshotRequested = false;
+  }
+  if (ui.recorder.recording() && !ui.recorder.addFrame(fw, fh, ui.target.readRgb())) {
+    ui.status = ui.recorder.stop();
+    std::cout << ui.status << "\n";
+  }
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, ui.target.framebuffer());
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+  glBlitFramebuffer(0, 0, fw, fh, 0, 0, fw, fh, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glViewport(0, 0, fw, fh);
+}
+
+// The panels, then the recording marks and the status line, centred at the bottom over
+// everything (panels included: they are what the user must not miss).
+void drawPanels(Ui& ui, GLFWwindow* window, const AppSettings& settings) {
+  if (ui.scaleChanged) {
+    ui.scaleChanged = false;
+    const float now = windowUiScale(window);
+    if (std::abs(now - ui.scale) > 0.01f) {
+      applyUiScale(now, true);
+      ui.scale = now;
+    }
+  }
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  if (ui.showPanels) {
+    const AppSettings::Panels& p = settings.panels;
+    ui.columnBottom = 0;
+    if (p.scene) scenePanel(ui);
+    if (p.simulation) simulationPanel(ui);
+    if (p.view) viewPanel(ui);
+    if (p.bodies) bodiesPanel(ui);
+    if (p.statistics) statisticsPanel(ui);
+    if (p.atlas) atlasPanel(ui);
+    helpOverlay(ui);
+  }
+  std::vector<std::pair<std::string, ImU32>> lines;
+  if (ui.recorder.recording())
+    lines.emplace_back("REC " + std::to_string(ui.recorder.frames()) + " frames", IM_COL32(255, 80, 80, 255));
+  if (ui.benchFrom) lines.emplace_back("BENCH recording", IM_COL32(255, 180, 50, 255));
+  if (!ui.status.empty()) lines.emplace_back(ui.status, IM_COL32(235, 235, 235, 255));
+  overlayLines(lines, ui.scale);
+  ImGui::Render();
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+// What the next run starts with: a recording or bench being recorded is written, not
+// lost; the window size and the scene are remembered.
+void finishRun(Ui& ui, GLFWwindow* window, const Options& options, AppSettings& settings) {
+  if (ui.recorder.recording()) std::cout << ui.recorder.stop() << "\n";
+  if (ui.benchFrom) toggleBenchRecording(ui);
+  if (ui.drag) ui.session.endDrag();
+  // the size as glfwCreateWindow takes it: where window coordinates are pixels (X11,
+  // Windows) GLFW_SCALE_TO_MONITOR multiplies it by the content scale again at the
+  // next start, so it is kept unscaled
+  int ww = 0, wh = 0, fbw = 0, fbh = 0;
+  glfwGetWindowSize(window, &ww, &wh);
+  glfwGetFramebufferSize(window, &fbw, &fbh);
+  const float unscale = fbw == ww && ui.scale > 1.01f ? ui.scale : 1.0f;
+  if (ww > 0 && wh > 0 && !options.sizeGiven) {
+    settings.windowWidth = int(std::lround(ww / unscale));
+    settings.windowHeight = int(std::lround(wh / unscale));
+  }
+  std::error_code absEc;
+  const fs::path scene = fs::absolute(ui.session.scenePath, absEc);
+  settings.lastScene = absEc ? ui.session.scenePath : scene.lexically_normal().string();
+  settings.view.highlightBody = settings.view.highlightCollider = -1;
+}
+
+}  // namespace
+
+int runWindowLoop(Session& session, const Options& options, AppSettings& settings, std::string* renderer) {
+  glfwSetErrorCallback([](int code, const char* text) {
+    std::cerr << "d2tsim: GLFW error " << code << ": " << text << "\n";
+  });
+  if (!glfwInit()) return kNoWindow;
+  GLFWwindow* window = openWindow(options, settings);
   if (!window) {
     glfwTerminate();
     return kNoWindow;
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(1);
-  int code = 0;
   {
     loadGlFunctions();
-    IMGUI_CHECKVERSION();
-    ImGui::CreateContext();
-    // ImGui's own layout file (panel positions, sizes) next to the settings, not in the
-    // working directory
-    static std::string imguiIni;
-    const std::string dir = settingsDirectory();
-    std::error_code ec;
-    if (!dir.empty() && (fs::create_directories(dir, ec), fs::is_directory(dir, ec)))
-      imguiIni = (fs::path(dir) / "imgui.ini").string();
-    ImGui::GetIO().IniFilename = imguiIni.empty() ? nullptr : imguiIni.c_str();
-    // HiDPI: style, font and the panels' first positions at the content scale;
-    // rebuilt when the window moves to a monitor with another scale
-    const float uiScale = windowUiScale(window);
-    applyUiScale(uiScale, false);
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
-    ImGui_ImplOpenGL3_Init("#version 330");
-
+    const float uiScale = setUpImGui(window);
     session.glReady = true;
     session.setBackend(session.requestedBackend);
     Ui ui(session, options, settings);
@@ -90,19 +195,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
     ui.renderer = std::make_unique<Renderer>();
     ui.renderer->setWorld(*session.world);
     ui.resetCamera();
-    glfwSetWindowUserPointer(window, &ui);
-    // ImGui installed its callbacks first; ours chain after it
-    glfwSetWindowContentScaleCallback(window, [](GLFWwindow* w, float, float) {
-      static_cast<Ui*>(glfwGetWindowUserPointer(w))->scaleChanged = true;  // applied between frames
-    });
-    glfwSetKeyCallback(window, [](GLFWwindow* w, int k, int s, int a, int m) {
-      ImGui_ImplGlfw_KeyCallback(w, k, s, a, m);
-      onKey(w, k, s, a, m);
-    });
-    glfwSetScrollCallback(window, [](GLFWwindow* w, double x, double y) {
-      ImGui_ImplGlfw_ScrollCallback(w, x, y);
-      onScroll(w, x, y);
-    });
+    installCallbacks(window, ui);
     *renderer = glRenderer();
     std::cout << "d2tsim: " << session.scenePath << " on " << *renderer << " (F1: help)\n";
 
@@ -119,88 +212,16 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
       // the contact camera reads D back only while the texture viewer shows it
       if (session.contactCamera) session.contactCamera->keepSnapshots(ui.showsContactTexture());
       session.advance(wall, 8, kStepBudget);
-
-      // scene into the offscreen target (the same path as headless), then to the window
       int fw, fh;
       glfwGetFramebufferSize(window, &fw, &fh);
-      if (fw > 0 && fh > 0) {
-        ui.target.resize(fw, fh);
-        // what was picked or is dragged is drawn brighter
-        ui.view.highlightBody = ui.picked.kind == Pick::Kind::Body ? ui.picked.index : -1;
-        ui.view.highlightCollider = ui.drag ? ui.drag->collider() : -1;
-        ui.renderer->render(*session.world, ui.camera, ui.target, ui.view, session.gpuSkins);
-        if (ui.screenshotRequested) {
-          saveScreenshot(ui, timestampedName("d2tsim", ".png"));
-          ui.screenshotRequested = false;
-        }
-        if (ui.recorder.recording() && !ui.recorder.addFrame(fw, fh, ui.target.readRgb())) {
-          ui.status = ui.recorder.stop();
-          std::cout << ui.status << "\n";
-        }
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, ui.target.framebuffer());
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
-        glBlitFramebuffer(0, 0, fw, fh, 0, 0, fw, fh, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        glViewport(0, 0, fw, fh);
-      }
-
-      // panels
-      if (ui.scaleChanged) {
-        ui.scaleChanged = false;
-        const float now = windowUiScale(window);
-        if (std::abs(now - ui.scale) > 0.01f) {
-          applyUiScale(now, true);
-          ui.scale = now;
-        }
-      }
-      ImGui_ImplOpenGL3_NewFrame();
-      ImGui_ImplGlfw_NewFrame();
-      ImGui::NewFrame();
-      if (ui.showPanels) {
-        const AppSettings::Panels& p = settings.panels;
-        ui.columnBottom = 0;
-        if (p.scene) scenePanel(ui);
-        if (p.simulation) simulationPanel(ui);
-        if (p.view) viewPanel(ui);
-        if (p.bodies) bodiesPanel(ui);
-        if (p.statistics) statisticsPanel(ui);
-        if (p.atlas) atlasPanel(ui);
-        helpOverlay(ui);
-      }
-      // the recording marks and the status line, centred at the bottom over everything
-      // (panels included: they are what the user must not miss)
-      std::vector<std::pair<std::string, ImU32>> lines;
-      if (ui.recorder.recording())
-        lines.emplace_back("REC " + std::to_string(ui.recorder.frames()) + " frames", IM_COL32(255, 80, 80, 255));
-      if (ui.benchFrom) lines.emplace_back("BENCH recording", IM_COL32(255, 180, 50, 255));
-      if (!ui.status.empty()) lines.emplace_back(ui.status, IM_COL32(235, 235, 235, 255));
-      overlayLines(lines, ui.scale);
-      ImGui::Render();
-      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-      const bool last = options.frames > 0 && ++frame >= options.frames;
-      if (last && !options.screenshot.empty()) saveWindowShot(options.screenshot, fw, fh);
+      if (fw > 0 && fh > 0) drawScene(ui, fw, fh);
+      drawPanels(ui, window, settings);
+      const bool lastFrame = options.frames > 0 && ++frame >= options.frames;
+      if (lastFrame && !options.screenshot.empty()) saveWindowShot(options.screenshot, fw, fh);
       glfwSwapBuffers(window);
-      if (last) break;
+      if (lastFrame) break;
     }
-    // what the next run starts with
-    if (ui.recorder.recording()) std::cout << ui.recorder.stop() << "\n";
-    if (ui.benchFrom) toggleBenchRecording(ui);  // a bench being recorded is written, not lost
-    if (ui.drag) session.endDrag();
-    // the size as glfwCreateWindow takes it: where window coordinates are pixels (X11,
-    // Windows) GLFW_SCALE_TO_MONITOR multiplies it by the content scale again at the
-    // next start, so it is kept unscaled
-    int ww = 0, wh = 0, fbw = 0, fbh = 0;
-    glfwGetWindowSize(window, &ww, &wh);
-    glfwGetFramebufferSize(window, &fbw, &fbh);
-    const float unscale = fbw == ww && ui.scale > 1.01f ? ui.scale : 1.0f;
-    if (ww > 0 && wh > 0 && !options.sizeGiven) {
-      settings.windowWidth = int(std::lround(ww / unscale));
-      settings.windowHeight = int(std::lround(wh / unscale));
-    }
-    std::error_code absEc;
-    const fs::path scene = fs::absolute(session.scenePath, absEc);
-    settings.lastScene = absEc ? session.scenePath : scene.lexically_normal().string();
-    settings.view.highlightBody = settings.view.highlightCollider = -1;
+    finishRun(ui, window, options, settings);
     ui.renderer.reset();
     if (ui.atlasTexture) glDeleteTextures(1, &ui.atlasTexture);
     ImGui_ImplOpenGL3_Shutdown();
@@ -209,7 +230,7 @@ int runWindowLoop(Session& session, const Options& options, AppSettings& setting
   }
   glfwDestroyWindow(window);
   glfwTerminate();
-  return code;
+  return 0;
 }
 
 }  // namespace d2t
