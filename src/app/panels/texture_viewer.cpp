@@ -54,19 +54,124 @@ const char* viewerTextureLabel(int i) {
   return i >= 0 && i < int(channels.size()) ? channels[size_t(i)].second : "contact texture D (GPU contact camera)";
 }
 
-void atlasPanel(Ui& ui) {
+namespace {
+
+// The contact texture D of one pair the contact camera met in the last step: the pair
+// chooser and the upload. False: there is no picture to show (said why).
+bool showContactTexture(Ui& ui, int dChannel) {
+  bool haveImage = true;
+  if (!ui.session.contactCamera) {
+    ImGui::TextWrapped("The contact camera runs between two bodies, or a body and a mesh collider, on the GPU "
+                       "backend (Simulation panel); this scene runs %s.",
+                       ui.session.world->settings().backend == "gpu" ? "neither" : "the CPU backend");
+    haveImage = false;
+  } else if (ui.snapshots.empty()) {
+    ImGui::TextWrapped("No pair reached stage 2 in the last step (D is drawn only where two "
+                       "surfaces overlap along the pair normal; it is read back only while shown, so a "
+                       "paused run needs a step, N).");
+    haveImage = false;
+  } else {
+    ui.atlasPair = std::clamp(ui.atlasPair, 0, int(ui.snapshots.size()) - 1);
+    auto pairName = [&](int i) { return ui.snapshots[size_t(i)].bodyA + " - " + ui.snapshots[size_t(i)].bodyB; };
+    if (ImGui::BeginCombo("pair", pairName(ui.atlasPair).c_str())) {
+      for (int i = 0; i < int(ui.snapshots.size()); ++i)
+        if (ImGui::Selectable(pairName(i).c_str(), i == ui.atlasPair)) ui.atlasPair = i;
+      ImGui::EndCombo();
+    }
+    if (ui.snapshotsChanged || ui.atlasShownChannel != dChannel || ui.atlasShownPair != ui.atlasPair) {
+      const ContactCamera::Snapshot& sn = ui.snapshots[size_t(ui.atlasPair)];
+      uploadPicture(ui, contactTexturePicture(sn.resolution, sn.d));
+      ui.atlasShownChannel = dChannel;
+      ui.atlasShownPair = ui.atlasPair;
+      ui.atlasShownModel = nullptr;
+    }
+  }
+  ui.snapshotsChanged = false;
+  return haveImage;
+}
+
+// One atlas channel of one body: the body chooser and the upload (a live channel again
+// after every step; the skin read back from a GPU solver that holds it).
+void showAtlasChannel(Ui& ui) {
   auto& bodies = ui.session.world->bodies();
+  ui.atlasBody = std::clamp(ui.atlasBody, 0, int(bodies.size()) - 1);
+  if (ImGui::BeginCombo("body", bodies[size_t(ui.atlasBody)].desc.name.c_str())) {
+    for (int i = 0; i < int(bodies.size()); ++i)
+      if (ImGui::Selectable(bodies[size_t(i)].desc.name.c_str(), i == ui.atlasBody)) ui.atlasBody = i;
+    ImGui::EndCombo();
+  }
+  Body& body = bodies[size_t(ui.atlasBody)];
+  const AtlasChannel channel = atlasChannels()[size_t(ui.atlasChannel)].first;
+  const long steps = ui.session.world->steps();
+  if (ui.atlasShownBody != ui.atlasBody || ui.atlasShownChannel != ui.atlasChannel ||
+      ui.atlasShownModel != body.model.get() || (isLiveChannel(channel) && ui.atlasShownStep != steps)) {
+    const auto& contacts = ui.session.world->lastContacts();
+    static const std::vector<NodeContact> none;
+    const std::vector<NodeContact>& mine =
+        size_t(ui.atlasBody) < contacts.size() ? contacts[size_t(ui.atlasBody)] : none;
+    uploadPicture(ui, atlasPicture(*body.model, channel, &body.layered.state(), &mine));
+    ui.atlasShownBody = ui.atlasBody;
+    ui.atlasShownChannel = ui.atlasChannel;
+    ui.atlasShownModel = body.model.get();
+    ui.atlasShownStep = steps;
+  }
+}
+
+// The picture, upright, with the value under the cursor and its colour scale.
+void drawPicture(Ui& ui) {
+  const TexturePicture& pic = ui.atlasPicture;
+  if (pic.width <= 0) return;
+  const float side = ImGui::GetContentRegionAvail().x;
+  // texel row 0 is the bottom row: flip v so the picture is upright
+  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(ui.atlasTexture)), ImVec2(side, side),
+               ImVec2(0, 1), ImVec2(1, 0));
+  if (ImGui::IsItemHovered()) {  // the value under the cursor
+    const ImVec2 lo = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize(), m = ImGui::GetMousePos();
+    const int x = int(std::floor((m.x - lo.x) / std::max(size.x, 1.0f) * float(pic.width)));
+    const int y = pic.height - 1 - int(std::floor((m.y - lo.y) / std::max(size.y, 1.0f) * float(pic.height)));
+    const std::string r = pictureReadout(pic, x, y);
+    if (!r.empty()) ImGui::SetTooltip("%s", r.c_str());
+  }
+  if (pic.hi > pic.lo) ImGui::Text("blue %.3g .. red %.3g %s", pic.lo, pic.hi, pic.unit.c_str());
+}
+
+// What the picture shows: D's pair normal and texel size, or the atlas's figures.
+void pictureCaption(Ui& ui, bool haveImage, int dChannel) {
+  if (ui.atlasChannel == dChannel) {
+    if (!haveImage) return;
+    const ContactCamera::Snapshot& sn = ui.snapshots[size_t(ui.atlasPair)];
+    ImGui::TextWrapped("D = h_A - h_B along n = (%.2f, %.2f, %.2f): overlap on the colour map, grey apart "
+                       "(darker: wider gap), black: a skin missing. %d x %d texels of %.2f mm.",
+                       sn.normal.x(), sn.normal.y(), sn.normal.z(), sn.resolution, sn.resolution, sn.texelSize * 1e3);
+    return;
+  }
+  const TexturePicture& pic = ui.atlasPicture;
+  const BakedBody& m = *ui.session.world->bodies()[size_t(ui.atlasBody)].model;
+  const AtlasChannel channel = atlasChannels()[size_t(ui.atlasChannel)].first;
+  if ((channel == AtlasChannel::ContactDepth || channel == AtlasChannel::ContactNormal) &&
+      std::none_of(pic.values.begin(), pic.values.end(), [](float v) { return std::isfinite(v); }))
+    ImGui::TextDisabled("no contacts in the last step");
+  else if (channel == AtlasChannel::ContactDepth || channel == AtlasChannel::ContactNormal)
+    ImGui::TextDisabled("grey: no contact at that node");
+  const int n = m.atlas.resolution;
+  ImGui::Text("%d x %d texels, %d patches", n, n, m.atlas.patchCount);
+  ImGui::Text("%d nodes, %d tetrahedra", m.nodeCount(), m.tetCount());
+  ImGui::Text("mass %.3f kg (core %.3f kg)", m.totalMass, m.coreMass);
+}
+
+}  // namespace
+
+void atlasPanel(Ui& ui) {
   ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 300 * ui.scale, 10 * ui.scale),
                           ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(px(ui, 290, 400), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Atlas", &ui.settings.panels.atlas)) return ImGui::End();
-  if (bodies.empty()) {
+  if (ui.session.world->bodies().empty()) {
     ImGui::TextUnformatted("no deformable bodies");
     ImGui::End();
     return;
   }
-  const auto& channels = atlasChannels();
-  const int dChannel = int(channels.size());
+  const int dChannel = int(atlasChannels().size());  // (the last texture: D)
   ui.atlasChannel = std::clamp(ui.atlasChannel, 0, dChannel);
   if (ImGui::BeginCombo("texture", viewerTextureLabel(ui.atlasChannel))) {
     for (int i = 0; i <= dChannel; ++i)
@@ -75,99 +180,13 @@ void atlasPanel(Ui& ui) {
   }
   ui.settings.atlasTexture = viewerTextureLabel(ui.atlasChannel);  // kept for the next run
   takeSnapshots(ui);
-  const long steps = ui.session.world->steps();
   bool haveImage = true;
-  if (ui.atlasChannel == dChannel) {
-    // D of one pair in contact (stage 2 ran for it in the last step)
-    if (!ui.session.contactCamera) {
-      ImGui::TextWrapped("The contact camera runs between two bodies, or a body and a mesh collider, on the GPU "
-                         "backend (Simulation panel); this scene runs %s.",
-                         ui.session.world->settings().backend == "gpu" ? "neither" : "the CPU backend");
-      haveImage = false;
-    } else if (ui.snapshots.empty()) {
-      ImGui::TextWrapped("No pair reached stage 2 in the last step (D is drawn only where two "
-                         "surfaces overlap along the pair normal; it is read back only while shown, so a "
-                         "paused run needs a step, N).");
-      haveImage = false;
-    } else {
-      ui.atlasPair = std::clamp(ui.atlasPair, 0, int(ui.snapshots.size()) - 1);
-      auto pairName = [&](int i) {
-        return ui.snapshots[size_t(i)].bodyA + " - " + ui.snapshots[size_t(i)].bodyB;
-      };
-      if (ImGui::BeginCombo("pair", pairName(ui.atlasPair).c_str())) {
-        for (int i = 0; i < int(ui.snapshots.size()); ++i)
-          if (ImGui::Selectable(pairName(i).c_str(), i == ui.atlasPair)) ui.atlasPair = i;
-        ImGui::EndCombo();
-      }
-      if (ui.snapshotsChanged || ui.atlasShownChannel != dChannel || ui.atlasShownPair != ui.atlasPair) {
-        const ContactCamera::Snapshot& sn = ui.snapshots[size_t(ui.atlasPair)];
-        uploadPicture(ui, contactTexturePicture(sn.resolution, sn.d));
-        ui.atlasShownChannel = dChannel;
-        ui.atlasShownPair = ui.atlasPair;
-        ui.atlasShownModel = nullptr;
-      }
-    }
-    ui.snapshotsChanged = false;
-  } else {
-    ui.atlasBody = std::clamp(ui.atlasBody, 0, int(bodies.size()) - 1);
-    if (ImGui::BeginCombo("body", bodies[size_t(ui.atlasBody)].desc.name.c_str())) {
-      for (int i = 0; i < int(bodies.size()); ++i)
-        if (ImGui::Selectable(bodies[size_t(i)].desc.name.c_str(), i == ui.atlasBody)) ui.atlasBody = i;
-      ImGui::EndCombo();
-    }
-    Body& body = bodies[size_t(ui.atlasBody)];
-    const AtlasChannel channel = channels[size_t(ui.atlasChannel)].first;
-    const bool live = isLiveChannel(channel);
-    if (ui.atlasShownBody != ui.atlasBody || ui.atlasShownChannel != ui.atlasChannel ||
-        ui.atlasShownModel != body.model.get() || (live && ui.atlasShownStep != steps)) {
-      const auto& contacts = ui.session.world->lastContacts();
-      static const std::vector<NodeContact> none;
-      const std::vector<NodeContact>& mine =
-          size_t(ui.atlasBody) < contacts.size() ? contacts[size_t(ui.atlasBody)] : none;
-      uploadPicture(ui, atlasPicture(*body.model, channel, &body.layered.state(), &mine));
-      ui.atlasShownBody = ui.atlasBody;
-      ui.atlasShownChannel = ui.atlasChannel;
-      ui.atlasShownModel = body.model.get();
-      ui.atlasShownStep = steps;
-    }
-  }
-  const TexturePicture& pic = ui.atlasPicture;
-  if (haveImage && pic.width > 0) {
-    const float side = ImGui::GetContentRegionAvail().x;
-    // texel row 0 is the bottom row: flip v so the picture is upright
-    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(ui.atlasTexture)), ImVec2(side, side),
-                 ImVec2(0, 1), ImVec2(1, 0));
-    if (ImGui::IsItemHovered()) {  // the value under the cursor
-      const ImVec2 lo = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize(), m = ImGui::GetMousePos();
-      const int x = int(std::floor((m.x - lo.x) / std::max(size.x, 1.0f) * float(pic.width)));
-      const int y = pic.height - 1 - int(std::floor((m.y - lo.y) / std::max(size.y, 1.0f) * float(pic.height)));
-      const std::string r = pictureReadout(pic, x, y);
-      if (!r.empty()) ImGui::SetTooltip("%s", r.c_str());
-    }
-    if (pic.hi > pic.lo)
-      ImGui::Text("blue %.3g .. red %.3g %s", pic.lo, pic.hi, pic.unit.c_str());
-  }
-  if (ui.atlasChannel == dChannel) {
-    if (haveImage) {
-      const ContactCamera::Snapshot& sn = ui.snapshots[size_t(ui.atlasPair)];
-      ImGui::TextWrapped("D = h_A - h_B along n = (%.2f, %.2f, %.2f): overlap on the colour map, grey apart "
-                         "(darker: wider gap), black: a skin missing. %d x %d texels of %.2f mm.",
-                         sn.normal.x(), sn.normal.y(), sn.normal.z(), sn.resolution, sn.resolution,
-                         sn.texelSize * 1e3);
-    }
-  } else {
-    const BakedBody& m = *bodies[size_t(ui.atlasBody)].model;
-    const AtlasChannel channel = channels[size_t(ui.atlasChannel)].first;
-    if ((channel == AtlasChannel::ContactDepth || channel == AtlasChannel::ContactNormal) &&
-        std::none_of(pic.values.begin(), pic.values.end(), [](float v) { return std::isfinite(v); }))
-      ImGui::TextDisabled("no contacts in the last step");
-    else if (channel == AtlasChannel::ContactDepth || channel == AtlasChannel::ContactNormal)
-      ImGui::TextDisabled("grey: no contact at that node");
-    const int n = m.atlas.resolution;
-    ImGui::Text("%d x %d texels, %d patches", n, n, m.atlas.patchCount);
-    ImGui::Text("%d nodes, %d tetrahedra", m.nodeCount(), m.tetCount());
-    ImGui::Text("mass %.3f kg (core %.3f kg)", m.totalMass, m.coreMass);
-  }
+  if (ui.atlasChannel == dChannel)
+    haveImage = showContactTexture(ui, dChannel);
+  else
+    showAtlasChannel(ui);
+  if (haveImage) drawPicture(ui);
+  pictureCaption(ui, haveImage, dChannel);
   ImGui::End();
 }
 

@@ -81,6 +81,35 @@ void onScroll(GLFWwindow* w, double, double dy) {
   ui.camera.zoom(std::pow(0.9, dy));
 }
 
+// A left press (not on a panel) at the cursor's ray: picks what is under it; grabs a
+// draggable collider, or pulls a body's skin, or orbits the camera.
+static void pressAt(Ui& ui, const Ray& ray) {
+  const Pick pick = pickWorld(*ui.session.world, ray);
+  const auto& colliders = ui.session.world->colliders();
+  if (pick.kind == Pick::Kind::Collider && ui.session.beginDrag(pick.index)) {
+    ui.drag.emplace(pick.index, colliders[size_t(pick.index)].position(), pick.point, ui.camera);
+    ui.mouse = MouseMode::DragCollider;
+    ui.status = "dragging " + colliders[size_t(pick.index)].name() + " (wheel: nearer / farther)";
+  } else {
+    ui.mouse = MouseMode::Orbit;
+  }
+  ui.picked = pick;
+  ui.pickChanged = pick.kind == Pick::Kind::Body;
+  if (ui.pickChanged) ui.settings.panels.bodies = true;
+  // a left drag on a body pulls its skin: a critically damped spring from the picked
+  // node to the cursor's point in the plane facing the camera (wheel: depth), solved
+  // inside the implicit step (LayeredBody::beginDrag)
+  if (pick.kind == Pick::Kind::Body && ui.session.beginSkinDrag(pick.index, pick.node, pick.point)) {
+    ui.drag.emplace(pick.index, pick.point, pick.point, ui.camera);
+    ui.mouse = MouseMode::DragSkin;
+    const Body& b = ui.session.world->bodies()[size_t(pick.index)];
+    char text[160];
+    std::snprintf(text, sizeof text, "pulling %s at node %d (k = %.0f N/m; wheel: nearer / farther)",
+                  b.desc.name.c_str(), pick.node, b.layered.drag().stiffness);
+    ui.status = text;
+  }
+}
+
 // A left press picks what is under the cursor: a draggable collider is grabbed (and
 // dragged in the plane facing the camera until release), anything else is selected
 // and the press orbits the camera. Right or middle drag (Shift + left too) pans.
@@ -134,30 +163,7 @@ void handleMouse(Ui& ui) {
     if (shift) {
       ui.mouse = MouseMode::Pan;
     } else {
-      const Pick pick = pickWorld(*ui.session.world, cursorRay(ui.camera, x, y, w, h));
-      const auto& colliders = ui.session.world->colliders();
-      if (pick.kind == Pick::Kind::Collider && ui.session.beginDrag(pick.index)) {
-        ui.drag.emplace(pick.index, colliders[size_t(pick.index)].position(), pick.point, ui.camera);
-        ui.mouse = MouseMode::DragCollider;
-        ui.status = "dragging " + colliders[size_t(pick.index)].name() + " (wheel: nearer / farther)";
-      } else {
-        ui.mouse = MouseMode::Orbit;
-      }
-      ui.picked = pick;
-      ui.pickChanged = pick.kind == Pick::Kind::Body;
-      if (ui.pickChanged) ui.settings.panels.bodies = true;
-      // a left drag on a body pulls its skin: a critically damped spring from the picked
-      // node to the cursor's point in the plane facing the camera (wheel: depth), solved
-      // inside the implicit step (LayeredBody::beginDrag)
-      if (pick.kind == Pick::Kind::Body && ui.session.beginSkinDrag(pick.index, pick.node, pick.point)) {
-        ui.drag.emplace(pick.index, pick.point, pick.point, ui.camera);
-        ui.mouse = MouseMode::DragSkin;
-        const Body& b = ui.session.world->bodies()[size_t(pick.index)];
-        char text[160];
-        std::snprintf(text, sizeof text, "pulling %s at node %d (k = %.0f N/m; wheel: nearer / farther)",
-                      b.desc.name.c_str(), pick.node, b.layered.drag().stiffness);
-        ui.status = text;
-      }
+      pressAt(ui, cursorRay(ui.camera, x, y, w, h));
     }
   }
   if (pressed && panelHasMouse) ui.mouse = MouseMode::None;  // the press belongs to a panel
