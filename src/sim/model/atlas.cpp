@@ -139,82 +139,62 @@ std::vector<Seam> findSeams() {
   return seams;
 }
 
-// Builds the cube-map atlas with seam diagonals `diag[s]` = +1: (a(t), b(t+1)),
-// -1: (a(t+1), b(t)). Gutter texels claimed by two different nodes get -1.
-Atlas buildCube(int n, const std::vector<Seam>& seams, const std::vector<int>& diag) {
-  const int p = cubeMapPatchSize(n);
-  Atlas a;
-  a.layout = AtlasLayout::CubeMap;
-  a.patchSize = p;
-  a.patchCount = 6;
-  initTexels(a, n);
-  const int cell = p + 2;
-  auto texelOf = [&](int f, int i, int j) {
-    return ((f / 3) * cell + 1 + j) * n + (f % 3) * cell + 1 + i;
-  };
-  auto nodeOf = [&](int f, int i, int j) { return f * p * p + j * p + i; };
+// The cube-map atlas in the making: six p x p patches in a 3 x 2 layout, each with
+// a one-texel gutter (cells of p + 2).
+class CubeBuilder {
+ public:
+  CubeBuilder(Atlas& a, int n) : a_(a), n_(n), p_(cubeMapPatchSize(n)), cell_(p_ + 2) {}
+  int texelOf(int f, int i, int j) const { return ((f / 3) * cell_ + 1 + j) * n_ + (f % 3) * cell_ + 1 + i; }
+  int nodeOf(int f, int i, int j) const { return f * p_ * p_ + j * p_ + i; }
 
-  // nodes: patch-major, row-major inside a patch
-  const int nnode = 6 * p * p;
-  a.nodeTexel.resize(nnode);
-  a.nodeDirection.resize(nnode);
-  for (int f = 0; f < 6; ++f) {
-    for (int j = -1; j <= p; ++j)
-      for (int i = -1; i <= p; ++i) {
-        const int t = texelOf(f, i, j);
-        a.texelPatch[t] = static_cast<int8_t>(f);
-        const bool inside = i >= 0 && i < p && j >= 0 && j < p;
-        a.texelKind[t] = inside ? TexelKind::Node : TexelKind::Gutter;
-        if (!inside) continue;
-        const int id = nodeOf(f, i, j);
-        a.texelNode[t] = id;
-        a.nodeTexel[id] = t;
-        const Face& fc = kFaces[f];
-        const Vec3 c = fc.n.cast<double>() + ((2.0 * i + 1) / p - 1) * fc.u.cast<double>() +
-                       ((2.0 * j + 1) / p - 1) * fc.v.cast<double>();
-        a.nodeDirection[id] = c.normalized();
-      }
+  // nodes: patch-major, row-major inside a patch; each with its direction on the cube
+  void placeNodes() {
+    const int nnode = 6 * p_ * p_;
+    a_.nodeTexel.resize(nnode);
+    a_.nodeDirection.resize(nnode);
+    for (int f = 0; f < 6; ++f)
+      for (int j = -1; j <= p_; ++j)
+        for (int i = -1; i <= p_; ++i) {
+          const int t = texelOf(f, i, j);
+          a_.texelPatch[t] = static_cast<int8_t>(f);
+          const bool inside = i >= 0 && i < p_ && j >= 0 && j < p_;
+          a_.texelKind[t] = inside ? TexelKind::Node : TexelKind::Gutter;
+          if (!inside) continue;
+          const int id = nodeOf(f, i, j);
+          a_.texelNode[t] = id;
+          a_.nodeTexel[id] = t;
+          const Face& fc = kFaces[f];
+          const Vec3 c = fc.n.cast<double>() + ((2.0 * i + 1) / p_ - 1) * fc.u.cast<double>() +
+                         ((2.0 * j + 1) / p_ - 1) * fc.v.cast<double>();
+          a_.nodeDirection[id] = c.normalized();
+        }
   }
-
   // patch interiors: each cell split along its anti-diagonal; u x v = n makes them outward CCW
-  a.triangles.reserve(12 * static_cast<size_t>(p) * p);
-  for (int f = 0; f < 6; ++f)
-    for (int j = 0; j + 1 < p; ++j)
-      for (int i = 0; i + 1 < p; ++i) {
-        const int n00 = nodeOf(f, i, j), n10 = nodeOf(f, i + 1, j);
-        const int n01 = nodeOf(f, i, j + 1), n11 = nodeOf(f, i + 1, j + 1);
-        a.triangles.push_back({n00, n10, n01});
-        a.triangles.push_back({n10, n11, n01});
-      }
-
-  // outward orientation of a seam or corner triangle, from the node directions
-  auto addOriented = [&](int x, int y, int z) {
-    const Vec3& dx = a.nodeDirection[x];
-    const Vec3& dy = a.nodeDirection[y];
-    const Vec3& dz = a.nodeDirection[z];
-    if ((dy - dx).cross(dz - dx).dot(dx + dy + dz) >= 0) a.triangles.push_back({x, y, z});
-    else a.triangles.push_back({x, z, y});
-  };
-  auto claim = [&](int texel, int node) {
-    int& src = a.gutterSource[texel];
-    if (src == -1) src = node;
-    else if (src != node) src = -2;  // conflict, resolved to -1 below
-  };
-
-  for (size_t si = 0; si < seams.size(); ++si) {
-    const Seam& sm = seams[si];
-    const int s = diag[si];
-    auto kB = [&](int t) { return sm.orient > 0 ? t : p - 1 - t; };
+  void interiorTriangles() {
+    a_.triangles.reserve(12 * static_cast<size_t>(p_) * p_);
+    for (int f = 0; f < 6; ++f)
+      for (int j = 0; j + 1 < p_; ++j)
+        for (int i = 0; i + 1 < p_; ++i) {
+          const int n00 = nodeOf(f, i, j), n10 = nodeOf(f, i + 1, j);
+          const int n01 = nodeOf(f, i, j + 1), n11 = nodeOf(f, i + 1, j + 1);
+          a_.triangles.push_back({n00, n10, n01});
+          a_.triangles.push_back({n10, n11, n01});
+        }
+  }
+  // one seam with diagonal s: the zipper of triangles across it and the gutter texels
+  // on both sides (a texel claimed by two different nodes gets -1: resolveGutters)
+  void zipSeam(const Seam& sm, int s) {
+    auto kB = [&](int t) { return sm.orient > 0 ? t : p_ - 1 - t; };
     auto nodeA = [&](int t) {
-      const Eigen::Vector2i ij = sideNode(sm.sideA, t, p);
+      const Eigen::Vector2i ij = sideNode(sm.sideA, t, p_);
       return nodeOf(sm.faceA, ij.x(), ij.y());
     };
     auto nodeB = [&](int t) {
-      const Eigen::Vector2i ij = sideNode(sm.sideB, kB(t), p);
+      const Eigen::Vector2i ij = sideNode(sm.sideB, kB(t), p_);
       return nodeOf(sm.faceB, ij.x(), ij.y());
     };
     // zipper: rungs (a(t), b(t)) and one diagonal per quad
-    for (int t = 0; t + 1 < p; ++t) {
+    for (int t = 0; t + 1 < p_; ++t) {
       if (s > 0) {  // diagonal (a(t), b(t+1))
         addOriented(nodeA(t), nodeA(t + 1), nodeB(t + 1));
         addOriented(nodeA(t), nodeB(t + 1), nodeB(t));
@@ -228,33 +208,68 @@ Atlas buildCube(int n, const std::vector<Seam>& seams, const std::vector<int>& d
     // b(t) must see a(t) and a(t-s): deltaB = 0 if sigmaB == -s else -s.
     const int deltaA = sm.sigmaA == s ? 0 : s;
     const int deltaB = sm.sigmaB == -s ? 0 : -s;
-    for (int t = -1; t <= p; ++t) {
+    for (int t = -1; t <= p_; ++t) {
       const int tb = t + deltaA;  // A's gutter at t (A-local position t)
-      if (tb >= 0 && tb < p) {
-        const Eigen::Vector2i g = sideGutter(sm.sideA, t, p);
+      if (tb >= 0 && tb < p_) {
+        const Eigen::Vector2i g = sideGutter(sm.sideA, t, p_);
         claim(texelOf(sm.faceA, g.x(), g.y()), nodeB(tb));
       }
       const int ta = t + deltaB;  // B's gutter at the B-local position of t
-      if (ta >= 0 && ta < p) {
-        const Eigen::Vector2i g = sideGutter(sm.sideB, kB(t), p);
+      if (ta >= 0 && ta < p_) {
+        const Eigen::Vector2i g = sideGutter(sm.sideB, kB(t), p_);
         claim(texelOf(sm.faceB, g.x(), g.y()), nodeA(ta));
       }
     }
   }
-  for (int& src : a.gutterSource)
-    if (src == -2) src = -1;
-
+  void resolveGutters() {
+    for (int& src : a_.gutterSource)
+      if (src == -2) src = -1;
+  }
   // cube corners: one triangle through the 3 corner nodes (grouped by the corner's sign pattern)
-  std::vector<int> corner[8];
-  for (int f = 0; f < 6; ++f)
-    for (int cj = 0; cj < 2; ++cj)
-      for (int ci = 0; ci < 2; ++ci) {
-        const Vec3i c = kFaces[f].n + (2 * ci - 1) * kFaces[f].u + (2 * cj - 1) * kFaces[f].v;
-        const int key = (c.x() > 0) + 2 * (c.y() > 0) + 4 * (c.z() > 0);
-        corner[key].push_back(nodeOf(f, ci * (p - 1), cj * (p - 1)));
-      }
-  for (auto& c : corner) addOriented(c[0], c[1], c[2]);
+  void cornerTriangles() {
+    std::vector<int> corner[8];
+    for (int f = 0; f < 6; ++f)
+      for (int cj = 0; cj < 2; ++cj)
+        for (int ci = 0; ci < 2; ++ci) {
+          const Vec3i c = kFaces[f].n + (2 * ci - 1) * kFaces[f].u + (2 * cj - 1) * kFaces[f].v;
+          const int key = (c.x() > 0) + 2 * (c.y() > 0) + 4 * (c.z() > 0);
+          corner[key].push_back(nodeOf(f, ci * (p_ - 1), cj * (p_ - 1)));
+        }
+    for (auto& c : corner) addOriented(c[0], c[1], c[2]);
+  }
 
+ private:
+  // outward orientation of a seam or corner triangle, from the node directions
+  void addOriented(int x, int y, int z) {
+    const Vec3& dx = a_.nodeDirection[x];
+    const Vec3& dy = a_.nodeDirection[y];
+    const Vec3& dz = a_.nodeDirection[z];
+    if ((dy - dx).cross(dz - dx).dot(dx + dy + dz) >= 0) a_.triangles.push_back({x, y, z});
+    else a_.triangles.push_back({x, z, y});
+  }
+  void claim(int texel, int node) {
+    int& src = a_.gutterSource[texel];
+    if (src == -1) src = node;
+    else if (src != node) src = -2;  // conflict, resolved to -1 below
+  }
+  Atlas& a_;
+  const int n_, p_, cell_;
+};
+
+// Builds the cube-map atlas with seam diagonals `diag[s]` = +1: (a(t), b(t+1)),
+// -1: (a(t+1), b(t)). Gutter texels claimed by two different nodes get -1.
+Atlas buildCube(int n, const std::vector<Seam>& seams, const std::vector<int>& diag) {
+  Atlas a;
+  a.layout = AtlasLayout::CubeMap;
+  a.patchSize = cubeMapPatchSize(n);
+  a.patchCount = 6;
+  initTexels(a, n);
+  CubeBuilder cube(a, n);
+  cube.placeNodes();
+  cube.interiorTriangles();
+  for (size_t si = 0; si < seams.size(); ++si) cube.zipSeam(seams[si], diag[si]);
+  cube.resolveGutters();
+  cube.cornerTriangles();
   buildStencils(a);
   return a;
 }
