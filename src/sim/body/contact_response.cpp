@@ -10,7 +10,6 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
-#include <type_traits>
 #include <unordered_map>
 
 #include "sim/body/layered_body.h"
@@ -23,9 +22,7 @@ namespace d2t {
 using namespace layered_detail;
 
 template <class F>
-auto LayeredBody::withResponse(Profile& profile, F f) {
-  using Result = decltype(f(cpuResponse_));
-  std::conditional_t<std::is_void_v<Result>, bool, std::optional<Result>> out{};
+void LayeredBody::withResponse(Profile& profile, F f) {
   const bool done = skin_.solver() && skin_.solver()->response() && onSolver([&](FreeMotionSolver& solver) {
     if (!skinResident()) {
       StageTimer t(profile, Stage::Transfer);
@@ -38,16 +35,9 @@ auto LayeredBody::withResponse(Profile& profile, F f) {
       Profile& p;
       ~TakeTimes() { r.takeTimes(p); }
     } take{*solver.response(), profile};
-    if constexpr (std::is_void_v<Result>)
-      f(take.r);
-    else
-      out.emplace(f(take.r));
+    f(take.r);
   });
-  if constexpr (std::is_void_v<Result>) {
-    if (!done) f(cpuResponse_);
-  } else {
-    return done ? std::move(*out) : f(cpuResponse_);
-  }
+  if (!done) f(cpuResponse_);  // (no solver, or it failed: f again, on the CPU)
 }
 
 // Steps 6-13 from the collision-free prediction in state_; positions are
@@ -93,8 +83,9 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
   const std::vector<ContactRow> rows = contactRows(cs, policy.friction, &restingSurfaces);
   const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
   timer.reset();
-  const RowOutcome out = withResponse(profile, [&](SkinResponse& r) {
-    return respondThrough(r, rows, v0, w0, dt, restingSurfaces && policy.energyGuard, profile);
+  RowOutcome out;
+  withResponse(profile, [&](SkinResponse& r) {
+    out = respondThrough(r, rows, v0, w0, dt, restingSurfaces && policy.energyGuard, profile);
   });
   timer.emplace(profile, Stage::Apply);  // (the results taken back)
   takeRowResults(out, cs);

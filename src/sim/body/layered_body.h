@@ -656,7 +656,7 @@ class LayeredBody {
   // f(SkinResponse&) with the contact response's all-node passes: the free-motion
   // solver's (its copy loaded when stale), or the CPU's (onSolver)
   template <class F>
-  auto withResponse(Profile& profile, F f);
+  void withResponse(Profile& profile, F f);
   int previousContacts_ = 0;  // contacts found in the previous step (restitution episodes)
   std::vector<SupportedNode> supported_;  // this step's support, by node
   // the entry of `node` in a list sorted by node, or nullptr

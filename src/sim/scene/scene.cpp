@@ -183,10 +183,8 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
     t.dt = sim.number("dt", t.dt, 1e-6, 0.1);
     t.gravity = sim.vec3("gravity", t.gravity);
     t.backend = sim.string("backend", t.backend, {"cpu", "gpu"});
-    for (const char* moved : {"one_sided_contact", "contact_support"})
-      if (sim.has(moved))
-        sim.fail(moved, std::string("moved to simulation/response/") +
-                            (moved[0] == 'o' ? "one_sided" : "support"));
+    for (const auto& [old, now] : {std::pair{"one_sided_contact", "one_sided"}, {"contact_support", "support"}})
+      if (sim.has(old)) sim.fail(old, std::string("moved to simulation/response/") + now);
     JsonReader response(root, file);
     if (sim.optionalObject("response", &response)) {
       ResponsePolicies& p = t.response;
