@@ -74,27 +74,93 @@ Block orthonormalize(Block y) {
   return y;
 }
 
+// The two-level preconditioner T = S + P_A A_c^-1 P_A^T of stiffnessSpectrum's LOBPCG:
+//  - S: inverse 3x3 block diagonal of A (block Jacobi), for the rough error;
+//  - coarse space: displacements constant over blocks of a x a texels of a patch
+//    (u = P_u u_c); in A-space P_A = M^1/2 P_u, so the Galerkin coarse matrix is
+//    A_c = P_A^T A P_A = P_u^T K P_u, factorised once (n / a^2 nodes). It carries the
+//    smooth, low modes that block Jacobi alone resolves slowly.
+class TwoLevelPreconditioner {
+ public:
+  TwoLevelPreconditioner(const BakedBody& body, const Eigen::SparseMatrix<double>& kmat,
+                         const Eigen::VectorXd& minvSqrt)
+      : minvSqrt_(minvSqrt), blockInverse_(body.nodeCount()) {
+    const int n = body.nodeCount();
+    // (M_i^-1/2 K_ii M_i^-1/2)^-1 = m_i K_ii^-1
+    for (int i = 0; i < n; ++i) blockInverse_[i] = body.nodeMass[i] * body.stiffness[i][0].inverse();
+    const int agg = 3;
+    const int res = body.atlas.resolution;
+    const int perSide = (res + agg - 1) / agg;
+    std::vector<int> coarseOf(static_cast<size_t>(body.atlas.patchCount) * perSide * perSide, -1);
+    std::vector<Eigen::Triplet<double>> pTrip;
+    int nc = 0;
+    for (int i = 0; i < n; ++i) {
+      const int t = body.atlas.nodeTexel[i];
+      const int key = (body.atlas.texelPatch[t] * perSide + (t / res) / agg) * perSide + (t % res) / agg;
+      if (coarseOf[key] < 0) coarseOf[key] = nc++;
+      for (int c = 0; c < 3; ++c) pTrip.emplace_back(3 * i + c, 3 * coarseOf[key] + c, 1.0);
+    }
+    pu_.resize(3 * n, 3 * nc);
+    pu_.setFromTriplets(pTrip.begin(), pTrip.end());
+    put_ = pu_.transpose();  // column-major copy: serial products
+    coarse_.compute(Eigen::SparseMatrix<double>(put_ * kmat) * pu_);
+    twoLevel_ = coarse_.info() == Eigen::Success;
+  }
+  Block apply(const Block& r) const {
+    const int n = static_cast<int>(blockInverse_.size());
+    Block w(3 * n, r.cols());
+    for (int c = 0; c < r.cols(); ++c)
+      for (int i = 0; i < n; ++i) w.col(c).segment<3>(3 * i) = blockInverse_[i] * r.col(c).segment<3>(3 * i);
+    if (twoLevel_) {
+      // P_A^T r = P_u^T M^1/2 r;  P_A y = M^1/2 P_u y
+      const Block rc = put_ * Block(r.array().colwise() / minvSqrt_.array());
+      const Block yc = coarse_.solve(rc);
+      w += Block((pu_ * yc).array().colwise() / minvSqrt_.array());
+    }
+    return w;
+  }
+
+ private:
+  const Eigen::VectorXd& minvSqrt_;
+  std::vector<Mat3> blockInverse_;
+  Eigen::SparseMatrix<double> pu_, put_;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> coarse_;
+  bool twoLevel_ = false;
+};
+
+// LOBPCG's start: rigid rotations of the skin about the body axes and a translation,
+// over the held core, which is what the lowest modes of a layer look like; x = M^1/2 u
+Block rigidStartBlock(const BakedBody& body) {
+  const int n = body.nodeCount();
+  const int k = std::min(4, 3 * n);
+  Block x(3 * n, k);
+  for (int i = 0; i < n; ++i) {
+    const double ms = std::sqrt(body.nodeMass[i]);
+    for (int c = 0; c < k; ++c) {
+      const Vec3 u = c < 3 ? Vec3(Vec3::Unit(c).cross(body.restSkin[i])) : Vec3(1, 1, 1);
+      x.block<3, 1>(3 * i, c) = ms * u;
+    }
+  }
+  return orthonormalize(x);
+}
+
 }  // namespace
 
 StiffnessSpectrum stiffnessSpectrum(const BakedBody& body) {
-  // Smallest eigenvalue of A = M^-1/2 K M^-1/2 (M = diag(m_i I3)) by block
-  // LOBPCG (Knyazev 2001): each round a Rayleigh-Ritz step on [X, T R, P] with
-  // a two-level preconditioner T (below). It needs products with K and one
-  // factorisation of a 9x smaller coarse matrix: factorising K itself
-  // (SimplicialLDLT) takes ~10 s at 40K nodes, this whole solve ~3 s, in
-  // 35-60 rounds nearly independent of the resolution. The block of 4
-  // vectors copes with the clustered lowest modes of symmetric bodies. Being a
-  // minimisation of the Rayleigh quotient, it finds a negative eigenvalue too.
+  // Smallest eigenvalue of A = M^-1/2 K M^-1/2 (M = diag(m_i I3)) by block LOBPCG
+  // (Knyazev 2001): each round a Rayleigh-Ritz step on [X, T R, P] with the two-level
+  // preconditioner T above. It needs products with K and one factorisation of a 9x
+  // smaller coarse matrix, in 35-60 rounds nearly independent of the resolution; the
+  // block of 4 vectors copes with the clustered lowest modes of symmetric bodies. Being
+  // a minimisation of the Rayleigh quotient, it finds a negative eigenvalue too, where a
+  // shift-invert solver's factorisation of K fails (the measured alternatives, Spectra
+  // among them: docs/decisions/0024-stiffness-spectrum-lobpcg.md).
   StiffnessSpectrum out;
   const int n = body.nodeCount();
   const int dim = 3 * n;
   if (n == 0) return out;
   Eigen::VectorXd minvSqrt(dim);
   for (int i = 0; i < n; ++i) minvSqrt.segment<3>(3 * i).setConstant(1.0 / std::sqrt(body.nodeMass[i]));
-  // preconditioner: (M_i^-1/2 K_ii M_i^-1/2)^-1 = m_i K_ii^-1
-  std::vector<Mat3> precond(n);
-  for (int i = 0; i < n; ++i) precond[i] = body.nodeMass[i] * body.stiffness[i][0].inverse();
-
   // Everything below runs serially (column-major sparse products, lazy dense
   // products): OpenMP regions this fine-grained stall badly when the cores are
   // shared with other work. Products with A go through the assembled K.
@@ -103,56 +169,9 @@ StiffnessSpectrum stiffnessSpectrum(const BakedBody& body) {
     const Block y = kmat * Block(x.array().colwise() * minvSqrt.array());
     return Block(y.array().colwise() * minvSqrt.array());
   };
-  // two-level preconditioner T = S + P_A A_c^-1 P_A^T:
-  //  - S: inverse 3x3 block diagonal of A (block Jacobi), for the rough error;
-  //  - coarse space: displacements constant over blocks of a x a texels of a
-  //    patch (u = P_u u_c); in A-space P_A = M^1/2 P_u, so the Galerkin coarse
-  //    matrix is A_c = P_A^T A P_A = P_u^T K P_u, factorised once (n / a^2 nodes).
-  //    It carries the smooth, low modes that block Jacobi alone resolves slowly.
-  const int agg = 3;
-  const int res = body.atlas.resolution;
-  const int perSide = (res + agg - 1) / agg;
-  std::vector<int> coarseOf(static_cast<size_t>(body.atlas.patchCount) * perSide * perSide, -1);
-  std::vector<Eigen::Triplet<double>> pTrip;
-  int nc = 0;
-  for (int i = 0; i < n; ++i) {
-    const int t = body.atlas.nodeTexel[i];
-    const int key = (body.atlas.texelPatch[t] * perSide + (t / res) / agg) * perSide + (t % res) / agg;
-    if (coarseOf[key] < 0) coarseOf[key] = nc++;
-    for (int c = 0; c < 3; ++c) pTrip.emplace_back(3 * i + c, 3 * coarseOf[key] + c, 1.0);
-  }
-  Eigen::SparseMatrix<double> pu(dim, 3 * nc);
-  pu.setFromTriplets(pTrip.begin(), pTrip.end());
-  const Eigen::SparseMatrix<double> put = pu.transpose();  // column-major copy: serial products
-  const Eigen::SparseMatrix<double> kc = Eigen::SparseMatrix<double>(put * kmat) * pu;
-  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> coarse(kc);
-  const bool twoLevel = coarse.info() == Eigen::Success;
-  auto applyT = [&](const Block& r) {
-    Block w(dim, r.cols());
-    for (int c = 0; c < r.cols(); ++c)
-      for (int i = 0; i < n; ++i) w.col(c).segment<3>(3 * i) = precond[i] * r.col(c).segment<3>(3 * i);
-    if (twoLevel) {
-      // P_A^T r = P_u^T M^1/2 r;  P_A y = M^1/2 P_u y
-      const Block rc = put * Block(r.array().colwise() / minvSqrt.array());
-      const Block yc = coarse.solve(rc);
-      w += Block((pu * yc).array().colwise() / minvSqrt.array());
-    }
-    return w;
-  };
+  const TwoLevelPreconditioner precond(body, kmat, minvSqrt);
 
-  // start: rigid rotations of the skin about the body axes and a translation,
-  // over the held core, which is what the lowest modes of a layer look like;
-  // x = M^1/2 u
-  const int k = std::min(4, dim);
-  Block x(dim, k);
-  for (int i = 0; i < n; ++i) {
-    const double ms = std::sqrt(body.nodeMass[i]);
-    for (int c = 0; c < k; ++c) {
-      const Vec3 u = c < 3 ? Vec3(Vec3::Unit(c).cross(body.restSkin[i])) : Vec3(1, 1, 1);
-      x.block<3, 1>(3 * i, c) = ms * u;
-    }
-  }
-  x = orthonormalize(x);
+  Block x = rigidStartBlock(body);
   Block ax = applyA(x);
   {
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(x.transpose().lazyProduct(ax));
@@ -160,24 +179,22 @@ StiffnessSpectrum stiffnessSpectrum(const BakedBody& body) {
     ax = ax.lazyProduct(es.eigenvectors()).eval();
   }
   Block p(dim, 0), ap(dim, 0);
-  double theta = 0;
   for (int it = 1; it <= 1000; ++it) {
     const int kx = static_cast<int>(x.cols());
     const Eigen::VectorXd rq = x.transpose().lazyProduct(ax).diagonal();
-    theta = rq[0];
     const Block r = ax - x * rq.asDiagonal();
-    out.minEigenvalue = theta;
+    out.minEigenvalue = rq[0];
     out.iterations = it;
     // converged: residual of the lowest pair below 1e-5 of the eigenvalue; the
     // eigenvalue error is then about |r|^2 / gap, ~1e-8 relative or better
-    if (r.col(0).norm() <= 1e-5 * std::abs(theta)) {
+    if (r.col(0).norm() <= 1e-5 * std::abs(rq[0])) {
       out.converged = true;
       break;
     }
     // search directions: preconditioned residuals and previous steps, made
     // orthogonal to X and orthonormal
     Block wp(dim, r.cols() + p.cols());
-    wp << applyT(r), p;
+    wp << precond.apply(r), p;
     for (int pass = 0; pass < 2; ++pass) wp -= x.lazyProduct(Eigen::MatrixXd(x.transpose().lazyProduct(wp)));
     const Block q = orthonormalize(wp);
     if (q.cols() == 0) break;
