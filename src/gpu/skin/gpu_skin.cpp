@@ -303,8 +303,8 @@ std::vector<Vec3> GpuSkin::downloadNodes(const GlTexture& t) const {
   return x;
 }
 
-void GpuSkin::requireHeld(const LayeredBody& body) const {
-  if (!holds(body)) throw GlError("the GPU solver holds another body's state (load it first)");
+void GpuSkin::requireHeld(const BodyView& body) const {
+  if (!holds(body.id)) throw GlError("the GPU solver holds another body's state (load it first)");
 }
 
 // K_e's blocks into the stiffness texture (layout.glsl: D2T_BLOCK_LAYER).
@@ -321,13 +321,16 @@ void GpuSkin::uploadStiffness(const StencilBlocks& K) {
 
 // The operators of the body's time step: K_e where the elastic model changed it,
 // Mh_e^-1 and the coupling columns, and the constant parts of the core sums (in double).
-void GpuSkin::syncOperators(const LayeredBody& body) {
-  if (stiffnessVersion_ != body.elastic().version()) {
-    uploadStiffness(body.elastic().stiffness());
-    stiffnessVersion_ = body.elastic().version();
+void GpuSkin::syncOperators(const BodyView& body) {
+  if (stiffnessVersion_ != body.elastic.version()) {
+    uploadStiffness(body.elastic.stiffness());
+    stiffnessVersion_ = body.elastic.version();
   }
-  const ImplicitOperator& op = body.implicitOperator();
-  if (preparedBody_ == &body && preparedVersion_ == op.version()) return;
+  const ImplicitOperator& op = body.op;
+  const double dt = op.key().dt;  // Mt_e = (1 + dt alpha) M_e + (dt beta + dt^2) K_e
+  scaleMass_ = 1 + dt * body.material.alpha;
+  scaleStiffness_ = dt * body.material.beta + dt * dt;
+  if (preparedBody_ == body.id && preparedVersion_ == op.version()) return;
   const Atlas& a = model_->atlas;
   const BakedBody& m = *model_;
   const int nn = a.nodeCount();
@@ -366,7 +369,7 @@ void GpuSkin::syncOperators(const LayeredBody& body) {
       sumMubWr_.col(j) += mi * ub.cross(wr[i][j]);
     }
   }
-  preparedBody_ = &body;
+  preparedBody_ = body.id;
   preparedVersion_ = op.version();
 }
 
@@ -489,7 +492,7 @@ Vec3 GpuSkin::readSum(const GlTexture& t, int offset) const {
 // ---- drawing -----------------------------------------------------------------------------------
 
 void GpuSkin::updateSurface(const LayeredBody& body) {
-  if (body.skinResident() && holds(body))
+  if (body.skinResident() && holds(body.id()))
     surfacePasses(qNew_);
   else
     updateSurface(body.state().q);
@@ -556,7 +559,7 @@ GpuForceSums GpuSkin::forces(const std::vector<Vec3>& q, const std::vector<Vec3>
   return f;
 }
 
-int GpuSkin::solve(const LayeredBody& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+int GpuSkin::solve(const BodyView& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
                    double tolerance, double* residual) {
   syncOperators(body);
   uploadNodes(rhs_, b);

@@ -106,18 +106,18 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GpuSkin(const GpuSkin&) = delete;
   GpuSkin& operator=(const GpuSkin&) = delete;
 
-  FreeStepResult integrate(const LayeredBody& body, LayeredState& s, double dt, const Vec3& gravity,
+  FreeStepResult integrate(const BodyView& body, LayeredState& s, double dt, const Vec3& gravity,
                            Profile& profile) override;
-  void readSkin(const LayeredBody& body, LayeredState& s) override;
+  void readSkin(const BodyView& body, LayeredState& s) override;
   /// From the sums of the pass that last changed the state (the velocities pass, the
   /// apply pass; the correction adds its own change), else by the summary pass.
-  SkinSummary moments(const LayeredBody& body) override;
+  SkinSummary moments(const BodyView& body) override;
   /// A gather pass: one point per node copies its texels into the first texels of two
   /// small targets, and those are read back.
-  void readNodes(const LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) override;
+  void readNodes(const BodyView& body, const std::vector<int>& nodes, LayeredState& s) override;
   /// Texture copies on the GPU.
-  void saveGood(const LayeredBody& body) override;
-  void restoreGood(const LayeredBody& body) override;
+  void saveGood(const BodyView& body) override;
+  void restoreGood(const BodyView& body) override;
   /// How many times the skin state was read back whole (readSkin), and how many nodes
   /// were gathered (readNodes).
   int stateDownloads() const { return stateDownloads_; }
@@ -125,38 +125,38 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
 
   // ---- the contact response's passes (SkinResponse) on the state in the textures ------------
   SkinResponse* response() override { return this; }
-  void load(const LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) override;
-  bool holds(const LayeredBody& body) const override { return holder_ == &body; }
+  void load(const BodyView& body, const LayeredState& s, const std::vector<Vec3>& startQ) override;
+  bool holds(BodyId body) const override { return holder_ == body; }
   /// How many impulses apply() has put on the skin (statistics, tests).
   int appliedImpulses() const { return appliedImpulses_; }
   /// How many times the skin state was uploaded whole (integrate() from a state written
   /// on the CPU, load()); a step that starts from the resident state uploads nothing.
   int stateUploads() const { return stateUploads_; }
-  CondensedSums condense(const LayeredBody& body, const LayeredState& s) override;
+  CondensedSums condense(const BodyView& body, const LayeredState& s) override;
   /// Throws GlError for more rows than the atlas has texels.
-  void setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+  void setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
                bool fixedCore) override;
   RowSums roundRows(const Vec6* dv, bool oneSided) override;
-  ImpulseSums impulse(const LayeredBody& body, const LayeredState& s) override;
-  Vec3 energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
-  void friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+  ImpulseSums impulse(const BodyView& body, const LayeredState& s) override;
+  Vec3 energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
+  void friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
                 const Vec3& dw) override;
   std::vector<RowResult> rowResults() override;
-  void apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
+  void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
              double share, double dt, LayeredState& s) override;
   /// A scatter: one point per node adds its dq_i into the resident q (blending).
-  void correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) override;
+  void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) override;
   /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its
   /// own into its profile).
   void takeTimes(Profile& profile) override;
   /// The summary pass (shaders/d2t/summary.frag) on the resident state: sums and maxima
   /// by reduction, the rest shape's parts added in double.
-  SkinSummary summarize(const LayeredBody& body, const LayeredState& s, const Vec3& up) override;
+  SkinSummary summarize(const BodyView& body, const LayeredState& s, const Vec3& up) override;
   /// The summary pass with its max |q| alone (one target to reduce, not seven).
-  double maxDisplacement(const LayeredBody& body, const LayeredState& s) override;
+  double maxDisplacement(const BodyView& body, const LayeredState& s) override;
   /// The detection pass (shaders/d2t/detect.frag) on the resident state; false for more
   /// than kMaxDetectedColliders colliders.
-  bool detectColliders(const LayeredBody& body, const std::vector<const Collider*>& colliders, double margin,
+  bool detectColliders(const BodyView& body, const std::vector<const Collider*>& colliders, double margin,
                        std::vector<ColliderHit>* hits, Profile& profile) override;
 
   // ---- single stages on node arrays (the tests compare them with the CPU) ---------------
@@ -170,7 +170,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GpuForceSums forces(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot, const Vec3& w,
                       double alpha, double beta, double dt, std::vector<Vec3>* z, std::vector<Vec3>* ma);
   /// Solves Mt_e x = b for the operators of `body` (prepared for dt) from the guess x.
-  int solve(const LayeredBody& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
+  int solve(const BodyView& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
             double tolerance, double* residual);
 
   const std::string& renderer() const { return renderer_; }
@@ -219,10 +219,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// heights_ holds the grids of these height fields (uploaded when the list changes;
   /// a HeightField's grid is fixed for its lifetime).
   void syncHeights(const std::vector<const HeightField*>& fields);
-  void syncOperators(const LayeredBody& body);
+  void syncOperators(const BodyView& body);
   /// Throws GlError unless this solver holds body's skin state (holds(body)): every pass
   /// on that state starts with it.
-  void requireHeld(const LayeredBody& body) const;
+  void requireHeld(const BodyView& body) const;
   void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
   std::vector<Vec3> downloadNodes(const GlTexture& t) const;
   GlTexture newField() const;
@@ -248,7 +248,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool nodeForces = false);
   /// The summary pass (summary.frag) over the held state: its 7 sums' and maxima's
   /// results, or with `maxQOnly` its max |q| alone (one target to reduce).
-  std::vector<std::array<float, 4>> summaryPass(const LayeredBody& body, const Vec3& up, bool maxQOnly);
+  std::vector<std::array<float, 4>> summaryPass(const BodyView& body, const Vec3& up, bool maxQOnly);
   /// A GPU timestamp: the time to the next one is the stage's (Stage::Count: an end).
   void timestamp(Stage stage);
   /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
@@ -302,7 +302,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GLuint hitBuffer_ = 0;  // the detection pass's hits (a counter, then the list)
   GlTexture heights_;     // R32F array: the height fields' grids, a layer each
   std::vector<const HeightField*> heightFields_;  // ... of these
-  const LayeredBody* holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
+  BodyId holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
   int appliedImpulses_ = 0, stateUploads_ = 0, stateDownloads_ = 0;
   long gatheredNodes_ = 0;
   GlTexture gatherQ_, gatherQdot_;  // the gather's targets (made at its first use)
@@ -316,7 +316,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   SkinSummary moments_;
   Vec3 momentShift_ = Vec3::Zero();
   GlTexture momentSums_[2];
-  const LayeredBody* goodOf_ = nullptr;
+  BodyId goodOf_ = nullptr;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
   GlTexture terms_[8];
   std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1
@@ -329,8 +329,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   int unit_ = 0;
 
   // operators of the body's current time step (uploaded when its prepare() ran)
-  const LayeredBody* preparedBody_ = nullptr;
+  BodyId preparedBody_ = nullptr;
   int preparedVersion_ = -1;
+  double scaleMass_ = 1, scaleStiffness_ = 0;  // Mt_e = scaleMass_ M_e + scaleStiffness_ K_e
   uint64_t stiffnessVersion_ = 0;  // the elastic model's version that k_ holds
   void uploadStiffness(const StencilBlocks& K);
   // constant (rest-shape) parts of the core sums, in double: sum m ub, sum m ub ub^T

@@ -95,7 +95,7 @@ void GpuSkin::syncHeights(const std::vector<const HeightField*>& fields) {
   heightFields_ = fields;
 }
 
-bool GpuSkin::detectColliders(const LayeredBody& body, const std::vector<const Collider*>& colliders, double margin,
+bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Collider*>& colliders, double margin,
                               std::vector<ColliderHit>* hits, Profile& profile) {
   requireHeld(body);
   if (colliders.size() > size_t(kMaxDetectedColliders)) return false;
@@ -111,7 +111,7 @@ bool GpuSkin::detectColliders(const LayeredBody& body, const std::vector<const C
     const PassTimer timer(*this, Stage::Nodes);
     const DetectedColliders packed(colliders);
     syncHeights(packed.fields);
-    const CoreState& s = body.core();
+    const CoreState& s = body.core;
     const Mat3 R = s.orientation.toRotationMatrix();
     std::array<GLfloat, 9> rot{};
     for (int j = 0; j < 3; ++j)

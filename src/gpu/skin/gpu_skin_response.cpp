@@ -24,24 +24,24 @@ using namespace gpu_detail;
 
 // ---- the contact response's passes -------------------------------------------------------------
 
-void GpuSkin::load(const LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
+void GpuSkin::load(const BodyView& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
   syncOperators(body);
   uploadNodes(q_, startQ);
   uploadNodes(qNew_, s.q);
   uploadNodes(qdotNew_, s.qdot);
   ++stateUploads_;
-  holder_ = &body;
+  holder_ = body.id;
   momentsAre_ = Moments::Unknown;
 }
 
-void GpuSkin::readSkin(const LayeredBody& body, LayeredState& s) {
+void GpuSkin::readSkin(const BodyView& body, LayeredState& s) {
   requireHeld(body);
   s.q = downloadNodes(qNew_);
   s.qdot = downloadNodes(qdotNew_);
   ++stateDownloads_;
 }
 
-SkinSummary GpuSkin::moments(const LayeredBody& body) {
+SkinSummary GpuSkin::moments(const BodyView& body) {
   requireHeld(body);
   if (momentsAre_ == Moments::InTextures) {
     moments_ = SkinSummary{};
@@ -58,7 +58,7 @@ SkinSummary GpuSkin::moments(const LayeredBody& body) {
   return r;
 }
 
-void GpuSkin::readNodes(const LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) {
+void GpuSkin::readNodes(const BodyView& body, const std::vector<int>& nodes, LayeredState& s) {
   requireHeld(body);
   if (nodes.empty()) return;
   const Atlas& a = model_->atlas;
@@ -107,27 +107,27 @@ void GpuSkin::readRows(const GlTexture& a, const GlTexture& b, int rows, std::ve
   checkGl(what);
 }
 
-void GpuSkin::saveGood(const LayeredBody& body) {
+void GpuSkin::saveGood(const BodyView& body) {
   requireHeld(body);
   if (!goodQ_.id()) goodQ_ = newField();
   glCopyImageSubData(qNew_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, goodQ_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, n_, n_, 1);
   checkGl("keeping the last good state");
-  goodOf_ = &body;
+  goodOf_ = body.id;
 }
 
-void GpuSkin::restoreGood(const LayeredBody& body) {
-  if (goodOf_ != &body) throw GlError("the GPU solver keeps no good state of this body");
+void GpuSkin::restoreGood(const BodyView& body) {
+  if (goodOf_ != body.id) throw GlError("the GPU solver keeps no good state of this body");
   glCopyImageSubData(goodQ_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, qNew_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, n_, n_, 1);
   bindTargets({{qdotNew_.id(), -1}});
   const GLfloat zero[4] = {0, 0, 0, 0};
   glClearBufferfv(GL_COLOR, 0, zero);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("restoring the last good state");
-  holder_ = &body;
+  holder_ = body.id;
   momentsAre_ = Moments::Unknown;
 }
 
-CondensedSums GpuSkin::condense(const LayeredBody& body, const LayeredState&) {
+CondensedSums GpuSkin::condense(const BodyView& body, const LayeredState&) {
   requireHeld(body);
   syncOperators(body);
   const PassTimer timer(*this, Stage::Rows);
@@ -168,7 +168,7 @@ void GpuSkin::streamPoints(GLuint vao, GLuint buffer, const void* data, size_t b
   glBindVertexArray(0);
 }
 
-void GpuSkin::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
                       bool fixedCore) {
   requireHeld(body);
   if (rows.size() > size_t(n_) * size_t(n_))
@@ -281,7 +281,7 @@ void GpuSkin::scatterRows(const GlTexture& values, const GlTexture& target) {
   glDisablei(GL_BLEND, 0);
 }
 
-ImpulseSums GpuSkin::impulse(const LayeredBody& body, const LayeredState& s) {
+ImpulseSums GpuSkin::impulse(const BodyView& body, const LayeredState& s) {
   requireHeld(body);
   ImpulseSums sums;
   const PassTimer timer(*this, Stage::Impulse);
@@ -309,7 +309,7 @@ ImpulseSums GpuSkin::impulse(const LayeredBody& body, const LayeredState& s) {
   return sums;
 }
 
-Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
+Vec3 GpuSkin::energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
   requireHeld(body);
   syncOperators(body);
   const PassTimer timer(*this, Stage::Impulse);
@@ -330,7 +330,7 @@ Vec3 GpuSkin::energy(const LayeredBody& body, const LayeredState& s, const Vec3&
   return k;
 }
 
-void GpuSkin::friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+void GpuSkin::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
                        const Vec3& dw) {
   requireHeld(body);
   const PassTimer timer(*this, Stage::Friction);
@@ -374,7 +374,7 @@ std::vector<RowResult> GpuSkin::rowResults() {
   return out;
 }
 
-void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Vec3& dvt, const Vec3& dw,
+void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& dvt, const Vec3& dw,
                     double share, double dt, LayeredState&) {
   requireHeld(body);
   syncOperators(body);
@@ -402,7 +402,7 @@ void GpuSkin::apply(const LayeredBody& body, const std::vector<Vec3>&, const Vec
   ++appliedImpulses_;
 }
 
-void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
+void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
   requireHeld(body);
   const PassTimer timer(*this, Stage::Correct);
   // one point per corrected node, added into its texel of qNew_ (its gutter copies are
@@ -428,7 +428,7 @@ void GpuSkin::correct(const LayeredBody& body, const std::vector<std::pair<int, 
   }
 }
 
-std::vector<std::array<float, 4>> GpuSkin::summaryPass(const LayeredBody& body, const Vec3& up, bool maxQOnly) {
+std::vector<std::array<float, 4>> GpuSkin::summaryPass(const BodyView& body, const Vec3& up, bool maxQOnly) {
   requireHeld(body);
   const PassTimer timer(*this, maxQOnly ? Stage::Proxies : Stage::Check);
   beginPass(summary_);
@@ -454,7 +454,7 @@ std::vector<std::array<float, 4>> GpuSkin::summaryPass(const LayeredBody& body, 
   return v;
 }
 
-SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, const Vec3& up) {
+SkinSummary GpuSkin::summarize(const BodyView& body, const LayeredState&, const Vec3& up) {
   const std::vector<std::array<float, 4>> v = summaryPass(body, up, false);
   SkinSummary r;
   r.finite = v[6][0] == 0;
@@ -478,7 +478,7 @@ SkinSummary GpuSkin::summarize(const LayeredBody& body, const LayeredState&, con
   return r;
 }
 
-double GpuSkin::maxDisplacement(const LayeredBody& body, const LayeredState&) {
+double GpuSkin::maxDisplacement(const BodyView& body, const LayeredState&) {
   return summaryPass(body, Vec3::UnitY(), true)[0][0];
 }
 

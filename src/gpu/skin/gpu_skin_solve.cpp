@@ -23,16 +23,6 @@ using namespace gpu_detail;
 
 // ---- conjugate gradients on the GPU ------------------------------------------------------------
 
-namespace {
-struct MtScale {
-  double c1, c2;  // Mt_e = c1 M_e + c2 K_e
-};
-MtScale mtScale(const LayeredBody& b) {
-  const double dt = b.implicitOperator().key().dt;
-  return {1 + dt * b.desc().material.alpha, dt * b.desc().material.beta + dt * dt};
-}
-}  // namespace
-
 // out = sk K_e x + sm M_e x + sa addend, and the terms of x . out into terms_[0]
 void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
                           const GlTexture& out) {
@@ -73,9 +63,8 @@ GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, doubl
 }
 
 int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double referenceNorm) {
-  const MtScale sc = mtScale(*preparedBody_);
   // r = b - Mt x; z = Mh^-1 r; p = z
-  stencilPass(x_[xCur_], rhs_, -sc.c2, -sc.c1, 1.0, r_[0]);
+  stencilPass(x_[xCur_], rhs_, -scaleStiffness_, -scaleMass_, 1.0, r_[0]);
   beginPass(cgPrecondition_);
   bind(cgPrecondition_, "uR", r_[0]);
   bind(cgPrecondition_, "uB", rhs_);
@@ -94,7 +83,7 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double re
   int rc = 0, rCur = 0, pCur = 0, it = 0;
   while (it < maxIterations && rnorm > tolerance * bnorm) {
     // ap = Mt p and p.ap
-    stencilPass(p_[pCur], p_[pCur], sc.c2, sc.c1, 0.0, ap_);
+    stencilPass(p_[pCur], p_[pCur], scaleStiffness_, scaleMass_, 0.0, ap_);
     reduce({&terms_[0]}, {&pap_});
     // x += alpha p, r -= alpha ap, z = Mh^-1 r, and r.z, r.r
     beginPass(cgUpdate_);
@@ -176,18 +165,18 @@ void GpuSkin::takeTimes(Profile& profile) {
 
 // Steps 1-5 on the GPU: the passes in the order of LayeredBody::integrateFree, block for
 // block (one function for the same reason: the blocks share the step's sums).
-FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, double dt, const Vec3& g,
+FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double dt, const Vec3& g,
                                   Profile& profile) {
-  if (&body.model() != model_.get())  // re-assembled (a material change): K_e and masses are stale here
+  if (&body.model != model_.get())  // re-assembled (a material change): K_e and masses are stale here
     throw GlError("the body's model changed under its GPU solver (make a new GpuSkin for it)");
   const BakedBody& m = *model_;
   // the state of the last step's end is still here (nothing wrote it on the CPU since):
   // it becomes this step's start instead of crossing again
-  const bool resident = body.skinResident();
+  const bool resident = body.skinResident;
   const CoreState start = s;
   const double mass = m.totalMass;
-  const bool fixed = body.settings().fixedCore;
-  const Material& mat = body.desc().material;
+  const bool fixed = body.settings.fixedCore;
+  const Material& mat = body.material;
   FreeStepResult result;
   stamps_.clear();
   {
@@ -202,7 +191,7 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
       ++stateUploads_;
     }
   }
-  const NodeForces& loads = body.nodeForces();  // the contact support and the node loads
+  const NodeForces& loads = body.forces;  // the contact support and the node loads
   if (!loads.nodes.empty()) {
     StageTimer t(profile, Stage::Transfer);
     uploadNodes(nodeForces_, loads.nodes);
@@ -237,7 +226,7 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
   {
     StageTimer t(profile, Stage::Solve);
     timestamp(Stage::Solve);
-    result.cgIterations = cg(body.settings().cgIterations, body.settings().cgTolerance, &result.cgResidual,
+    result.cgIterations = cg(body.settings.cgIterations, body.settings.cgTolerance, &result.cgResidual,
                              body.solveReferenceNorm(g));
   }
 
@@ -282,7 +271,7 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
     Vec6 Fc;
     Fc.head<3>() = mass * g - R * Sa + loads.force;
     Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + loads.torque;
-    dvc = body.solveCore(Mc - MceY, dt * (Fc - Mcey), dt, &result);  // (3.8) with the core springs
+    dvc = result.keep(solveCoreWithSprings(s, body.springs, m.comOffset, Mc - MceY, dt * (Fc - Mcey), dt));  // (3.8)
   }
 
   // 4-5 skin velocities and positions
@@ -325,7 +314,7 @@ FreeStepResult GpuSkin::integrate(const LayeredBody& body, LayeredState& s, doub
   }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the GPU solver step");
-  holder_ = &body;
+  holder_ = body.id;
   moments_ = SkinSummary{};
   moments_.mu = restSt_ + mqNew;
   moments_.mqdot = mqdotNew;

@@ -27,7 +27,7 @@ void LayeredBody::withResponse(Profile& profile, F f) {
     if (!skinResident()) {
       StageTimer t(profile, Stage::Transfer);
       if (skin_.startStale()) throw std::logic_error("the start of the step is on the GPU only");
-      solver.load(*this, state_, start_.q);
+      solver.load(view(), state_, start_.q);
       skin_.loadedOnSolver();
     }
     struct TakeTimes {  // (also when f throws)
@@ -268,13 +268,13 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   {
     StageTimer t(profile, Stage::Rows);
     if (!fixed) {
-      const CondensedSums P = r.condense(*this, s);
+      const CondensedSums P = r.condense(view(), s);
       A.block<3, 3>(0, 0) -= R * P.tt * Rt;
       A.block<3, 3>(0, 3) -= -R * P.tr;
       A.block<3, 3>(3, 0) -= -(R * P.tr).transpose();
       A.block<3, 3>(3, 3) -= -P.rr;
     }
-    r.setRows(*this, s, rows, dt, fixed);
+    r.setRows(view(), s, rows, dt, fixed);
   }
   {
     StageTimer t(profile, Stage::Multipliers);
@@ -290,7 +290,7 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   //    multipliers were (so the constraints hold exactly):
   //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
   std::optional<StageTimer> timer(std::in_place, profile, Stage::Impulse);
-  const ImpulseSums is = r.impulse(*this, s);
+  const ImpulseSums is = r.impulse(view(), s);
   Vec6 dv = Vec6::Zero();
   if (!fixed) {
     Vec6 rhs6;
@@ -303,7 +303,7 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   if (guardEnergy) {
     const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
     const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * dw;
-    const Vec3 skin = r.energy(*this, s, dvt, dw);
+    const Vec3 skin = r.energy(view(), s, dvt, dw);
     const double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw)) + skin[0];
     const double ka = m.coreMass * vb.dot(dvt) + w.dot(icdw) + skin[1];
     const double kb = 0.5 * (m.coreMass * dvt.squaredNorm() + dw.dot(icdw)) + skin[2];
@@ -315,12 +315,12 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   //    normal impulse (which moves it tangentially too, through the coupling): the
   //    pre-impact one of (14) can overshoot and feed a resting body energy.
   timer.emplace(profile, Stage::Friction);
-  r.friction(*this, s, out.share, dvt, dw);
+  r.friction(view(), s, out.share, dvt, dw);
   out.rows = r.rowResults();
   timer.emplace(profile, Stage::Apply);
   // 13 positions from the post-impact velocities: the skin's in the same pass as its
   //    velocities, from the start of the step
-  r.apply(*this, start_.q, dvt, dw, out.share, dt, s);
+  r.apply(view(), start_.q, dvt, dw, out.share, dt, s);
   return out;
 }
 
@@ -366,7 +366,7 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, double dt, P
     else
       dq[++k] = dq[j];
   dq.resize(k + 1);
-  withResponse(profile, [&](SkinResponse& r) { r.correct(*this, dq, s); });
+  withResponse(profile, [&](SkinResponse& r) { r.correct(view(), dq, s); });
   if (skinResident()) skin_.changedOnSolver();  // (the solver's correction: q is on the GPU)
 }
 

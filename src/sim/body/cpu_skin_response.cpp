@@ -51,9 +51,9 @@ Vec3 entryOf(const std::vector<std::pair<int, Vec3>>& v, int i) {
 #pragma omp declare reduction(+ : Mat3 : omp_out += omp_in) initializer(omp_priv = Mat3::Zero())
 #pragma omp declare reduction(+ : Vec3 : omp_out += omp_in) initializer(omp_priv = Vec3::Zero())
 
-CondensedSums CpuSkinResponse::condense(const LayeredBody& body, const LayeredState& s) {
-  const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
+CondensedSums CpuSkinResponse::condense(const BodyView& body, const LayeredState& s) {
+  const BakedBody& m = body.model;
+  const std::vector<Mat3>& hinv = body.op.diagInverse();
   const int n = m.nodeCount();
   cached_ = false;
   Mat3 tt = Mat3::Zero(), tr = Mat3::Zero(), rr = Mat3::Zero();
@@ -69,10 +69,10 @@ CondensedSums CpuSkinResponse::condense(const LayeredBody& body, const LayeredSt
   return {tt, tr, rr};
 }
 
-void CpuSkinResponse::setRows(const LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows,
+void CpuSkinResponse::setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows,
                               double dt, bool fixedCore) {
-  const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
+  const BakedBody& m = body.model;
+  const std::vector<Mat3>& hinv = body.op.diagInverse();
   const Mat3 R = rotation(s.orientation), Rt = R.transpose();
   in_ = rows;
   rows_.assign(rows.size(), Row{});
@@ -133,9 +133,9 @@ RowSums CpuSkinResponse::roundRows(const Vec6* dv, bool oneSided) {
   return sums;
 }
 
-ImpulseSums CpuSkinResponse::impulse(const LayeredBody& body, const LayeredState& s) {
-  const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
+ImpulseSums CpuSkinResponse::impulse(const BodyView& body, const LayeredState& s) {
+  const BakedBody& m = body.model;
+  const std::vector<Mat3>& hinv = body.op.diagInverse();
   const Mat3 Rt = rotation(s.orientation).transpose();
   ImpulseSums sums;
   r_.clear();
@@ -157,9 +157,9 @@ ImpulseSums CpuSkinResponse::impulse(const LayeredBody& body, const LayeredState
   return sums;
 }
 
-Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
-  const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
+Vec3 CpuSkinResponse::energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
+  const BakedBody& m = body.model;
+  const std::vector<Mat3>& hinv = body.op.diagInverse();
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
   const int n = m.nodeCount();
   dq_.resize(size_t(n));
@@ -187,10 +187,10 @@ Vec3 CpuSkinResponse::energy(const LayeredBody& body, const LayeredState& s, con
   return k;
 }
 
-void CpuSkinResponse::friction(const LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+void CpuSkinResponse::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
                                const Vec3& dw) {
-  const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
+  const BakedBody& m = body.model;
+  const std::vector<Mat3>& hinv = body.op.diagInverse();
   const Mat3 R = rotation(s.orientation), Rt = R.transpose();
   extra_.clear();
   std::unordered_map<int, Vec3> skinAfter;  // node -> its qdot after the impulse (and friction)
@@ -227,10 +227,10 @@ std::vector<RowResult> CpuSkinResponse::rowResults() {
   return out;
 }
 
-void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
+void CpuSkinResponse::apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
                             const Vec3& dw, double share, double dt, LayeredState& s) {
-  const BakedBody& m = body.model();
-  const std::vector<Mat3>& hinv = body.implicitOperator().diagInverse();
+  const BakedBody& m = body.model;
+  const std::vector<Mat3>& hinv = body.op.diagInverse();
   const int n = m.nodeCount();
   if (!cached_ || dvt != dqDvt_ || dw != dqDw_) {  // (else energy() left them)
     dq_.resize(size_t(n));
@@ -247,7 +247,7 @@ void CpuSkinResponse::apply(const LayeredBody& body, const std::vector<Vec3>& st
   }
 }
 
-void CpuSkinResponse::correct(const LayeredBody&, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
+void CpuSkinResponse::correct(const BodyView&, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
   for (const auto& [i, d] : dq) s.q[size_t(i)] += d;
 }
 
@@ -255,8 +255,8 @@ void CpuSkinResponse::correct(const LayeredBody&, const std::vector<std::pair<in
 // same figures for the same thread count). 1/2 q^T K q: the diagonal terms plus twice those
 // above it (K is symmetric: the slots of row i that read node j > i mirror those of row j
 // that read i), without storing K q.
-SkinSummary CpuSkinResponse::summarize(const LayeredBody& body, const LayeredState& s, const Vec3& up) {
-  const BakedBody& m = body.model();
+SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState& s, const Vec3& up) {
+  const BakedBody& m = body.model;
   const int n = m.nodeCount();
   const std::vector<Vec3>& q = s.q;
   SkinSummary none;

@@ -1,5 +1,5 @@
 // LayeredBody's collision-free update (Fig. 3.5 steps 1-5): rigid impulses and M_c, the
-// core springs (solveCore, eq. 3.8 with springs), the drag spring, the start of a step,
+// core springs (core_springs.h, eq. 3.8 with springs), the drag spring, the start of a step,
 // the contact support planned from the last step's contacts, integrateFree.
 
 #include <omp.h>
@@ -60,95 +60,8 @@ Mat6 LayeredBody::coreMassMatrix() const {
 }
 
 
-// ---- springs ----------------------------------------------------------------------------------
-
-namespace {
-
-// One core spring at the current state: the point's world offset r from c and its
-// velocity, the force f_s and its stiffness K_s = -df_s/dp (world).
-//   f_s = -k (|d| - L) d^ - c pdot,  d = p - anchor
-//   K_s = k [d^ d^T + max(0, 1 - L/|d|) (I - d^ d^T)]
-// J = [I, -R [rb]x] maps (cdot, omega) to pdot, rb the point in the body frame
-// (the transverse term is dropped where the spring is compressed, |d| < L: it would
-// make the matrix indefinite; L = 0 gives K_s = k I).
-using Mat36 = Eigen::Matrix<double, 3, 6>;
-
-struct SpringAt {
-  Mat36 J = Mat36::Zero();
-  Vec3 pdot = Vec3::Zero();
-  Vec3 force = Vec3::Zero();
-  Mat3 Ks = Mat3::Zero();
-};
-
-SpringAt springAt(const CoreSpring& k, const LayeredState& s, const Mat3& R, const Vec3& comOffset, double dt) {
-  SpringAt a;
-  const Vec3 rb = k.point - comOffset;  // body frame, from c
-  const Vec3& w = s.angularVelocity;
-  a.J.leftCols<3>() = Mat3::Identity();
-  a.J.rightCols<3>() = -R * skew(rb);
-  a.pdot = s.velocity + R * w.cross(rb);
-  // The step turns the core by R exp(dt [w]x), so p(t + dt) = p + dt J v(t + dt) +
-  // dt^2/2 R (w x (w x rb)) + O(dt^3): the centripetal term (explicit, start w) is
-  // added to the spring's stretch. Without it a stiff spring on a spinning core
-  // sees a spurious stretch of dt^2 w^2 |rb| / 2 every step (0.6 mm at 3 rad/s,
-  // dt = 1/60: 20 J in a k = 1e8 spring) and feeds it back as energy.
-  const Vec3 d = s.position + R * (rb + 0.5 * dt * dt * w.cross(w.cross(rb))) - k.anchor;
-  const double len = d.norm();
-  if (len > 1e-12) {
-    const Vec3 e = d / len;
-    const Mat3 ee = e * e.transpose();
-    a.force = -k.stiffness * (len - k.restLength) * e;
-    a.Ks = k.stiffness * (ee + std::max(0.0, 1 - k.restLength / len) * (Mat3::Identity() - ee));
-  } else {
-    a.Ks = k.stiffness * Mat3::Identity();
-  }
-  a.force -= k.damping * a.pdot;
-  return a;
-}
-
-}  // namespace
-
-Vec6 LayeredBody::solveCore(const Mat6& Mcond, const Vec6& rhs, double dt, FreeStepResult* result) const {
-  const LayeredState& s = state_;
-  const Mat3 R = rotation(s.orientation);
-  // Linearised backward Euler of a force f(p, pdot) on a core point, pdot = J v_c:
-  //   f(t + dt) ~ f_s - K_s dt pdot(t + dt) - c (pdot(t + dt) - pdot(t))
-  // (p(t + dt) = p + dt pdot(t + dt)); its generalised impulse dt J^T f(t + dt) moves
-  // the dv_c terms to the left-hand side of (3.8):
-  //   [Mcond + J^T (dt c + dt^2 K_s) J] dv_c = rhs + dt J^T (f_s - dt K_s pdot)
-  Mat6 A = Mcond;
-  Vec6 b = rhs;
-  std::vector<SpringAt> at;
-  at.reserve(springs_.size());
-  for (const CoreSpring& k : springs_) {
-    at.push_back(springAt(k, s, R, model_->comOffset, dt));
-    const SpringAt& a = at.back();
-    const Mat3 H = dt * k.damping * Mat3::Identity() + dt * dt * a.Ks;
-    A += a.J.transpose() * H * a.J;
-    b += dt * a.J.transpose() * (a.force - dt * a.Ks * a.pdot);
-  }
-  const Vec6 dvc = A.partialPivLu().solve(b);
-  // the springs' impulse over the step: dt f(t + dt) with the solved velocities
-  Vec3 impulse = Vec3::Zero();
-  for (size_t j = 0; j < springs_.size(); ++j) {
-    const SpringAt& a = at[j];
-    const Vec3 pdot1 = a.pdot + a.J * dvc;
-    impulse += dt * (a.force - dt * a.Ks * pdot1 - springs_[j].damping * (pdot1 - a.pdot));
-  }
-  if (result) {
-    result->condensedMass = A;
-    result->springImpulse = impulse;
-  }
-  return dvc;
-}
-
 double LayeredBody::springEnergy() const {
-  const Mat3 R = rotation(state_.orientation);
-  double e = 0;
-  for (const CoreSpring& k : springs_) {
-    const double len = (state_.position + R * (k.point - model_->comOffset) - k.anchor).norm();
-    e += 0.5 * k.stiffness * (len - k.restLength) * (len - k.restLength);
-  }
+  double e = coreSpringEnergy(state_, springs_, model_->comOffset);
   if (dragging()) e += 0.5 * drag_.stiffness * (nodePosition(drag_.node) - drag_.target).squaredNorm();
   return e;
 }
@@ -343,7 +256,7 @@ void LayeredBody::setSupportFrom(int other, const std::vector<double>& forces) {
 void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
   const bool hadSolver = skin_.solver() != nullptr;
   const bool done = onSolver([&](FreeMotionSolver& s) {
-    free_ = s.integrate(*this, state_, dt, g, profile);
+    free_ = s.integrate(view(), state_, dt, g, profile);
     skin_.changedOnSolver();
   });
   if (!done) {
@@ -568,7 +481,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       Vec6 Mcey;
       Mcey << R * my, uy;
       Mcond = Mc - MceY;
-      dvc = solveCore(Mcond, dt * (Fc - Mcey), dt, &result);
+      dvc = result.keep(solveCoreWithSprings(state_, springs_, model_->comOffset, Mcond, dt * (Fc - Mcey), dt));
     }
   }
 

@@ -90,7 +90,7 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
 double LayeredBody::maxDisplacement() {
   if (skin_.mirrorStale() && skinResident() && skin_.solver()->response()) {  // (a pass there, not the skin back)
     double d = 0;
-    if (onSolver([&](FreeMotionSolver& s) { d = s.response()->maxDisplacement(*this, state_); })) return d;
+    if (onSolver([&](FreeMotionSolver& s) { d = s.response()->maxDisplacement(view(), state_); })) return d;
   }
   double m = 0;
   for (const Vec3& q : state().q) m = std::max(m, q.squaredNorm());
@@ -126,7 +126,7 @@ void LayeredBody::requireMirror(const char* what) const {
 
 void LayeredBody::syncSkin() {
   if (skin_.mirrorStale()) onSolver([&](FreeMotionSolver& s) {
-      s.readSkin(*this, state_);
+      s.readSkin(view(), state_);
       skin_.mirrorRead();
     });
 }
@@ -134,12 +134,12 @@ void LayeredBody::syncSkin() {
 void LayeredBody::syncNodes(const std::vector<int>& nodes) {
   if (!skin_.mirrorStale()) return;
   const std::vector<int> wanted = skin_.unread(nodes);
-  if (!wanted.empty()) onSolver([&](FreeMotionSolver& s) { s.readNodes(*this, wanted, state_); });
+  if (!wanted.empty()) onSolver([&](FreeMotionSolver& s) { s.readNodes(view(), wanted, state_); });
 }
 
 void LayeredBody::syncMoments() {
   if (skin_.mirrorStale() && !skin_.moments())
-    onSolver([&](FreeMotionSolver& s) { skin_.keepMoments(s.moments(*this)); });
+    onSolver([&](FreeMotionSolver& s) { skin_.keepMoments(s.moments(view())); });
 }
 
 void LayeredBody::setFreeMotionSolver(std::shared_ptr<FreeMotionSolver> solver) {
@@ -187,7 +187,7 @@ void LayeredBody::restore(const Snapshot& snap) {
 }
 
 void LayeredBody::saveGood() {
-  goodOnSolver_ = skinResident() && onSolver([&](FreeMotionSolver& s) { s.saveGood(*this); });
+  goodOnSolver_ = skinResident() && onSolver([&](FreeMotionSolver& s) { s.saveGood(view()); });
   if (goodOnSolver_) {
     static_cast<CoreState&>(good_) = state_;
     good_.touching = state_.touching;
@@ -197,13 +197,13 @@ void LayeredBody::saveGood() {
 }
 
 void LayeredBody::restoreGood() {
-  const bool lost = goodOnSolver_ && !(skin_.solver() && skin_.solver()->holds(*this));
+  const bool lost = goodOnSolver_ && !(skin_.solver() && skin_.solver()->holds(id()));
   static_cast<CoreState&>(state_) = good_;
   state_.touching = good_.touching;
   state_.velocity.setZero();
   state_.angularVelocity.setZero();
   if (goodOnSolver_ && !lost && onSolver([&](FreeMotionSolver& s) {
-        s.restoreGood(*this);
+        s.restoreGood(view());
         skin_.changedOnSolver();
       }))
     return;
@@ -240,12 +240,12 @@ Vec3 LayeredBody::angularMomentum(const Vec3& about) {
   return l;
 }
 
-SkinSummary LayeredBody::skinSummary(const Vec3& up) { return CpuSkinResponse().summarize(*this, state(), up); }
+SkinSummary LayeredBody::skinSummary(const Vec3& up) { return CpuSkinResponse().summarize(view(), state(), up); }
 
 SkinSummary LayeredBody::summarize(const Vec3& up, Profile& profile) {
   SkinSummary out;
   if (skinResident() && skin_.solver()->response() && onSolver([&](FreeMotionSolver& s) {
-        out = s.response()->summarize(*this, state_, up);
+        out = s.response()->summarize(view(), state_, up);
         s.response()->takeTimes(profile);
       }))
     return out;

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "sim/model/baked_body.h"
+#include "sim/body/body_view.h"
+#include "sim/body/core_springs.h"
 #include "sim/body/implicit_operator.h"
 #include "sim/body/skin_residency.h"
 #include "sim/body/skin_summary.h"
@@ -38,14 +40,6 @@ struct TouchingNode {
   double force = 0;             ///< normal force the other surface gave it in that step [N]
   Vec3 surfaceVelocity = Vec3::Zero();  ///< world velocity of the other surface there [m/s]
   int other = -1;               ///< the other body (world index); -1: a collider
-};
-
-/// The core's part of a layered body's state.
-struct CoreState {
-  Vec3 position = Vec3::Zero();          ///< c: world position of the body-frame origin [m]
-  Quat orientation = Quat::Identity();   ///< R: body-to-world rotation
-  Vec3 velocity = Vec3::Zero();          ///< cdot: world linear velocity of the origin [m/s]
-  Vec3 angularVelocity = Vec3::Zero();   ///< omega: angular velocity in the BODY frame [rad/s]
 };
 
 /// Mutable state of one layered body: the core's, the skin's, and the contacts it rests on.
@@ -80,15 +74,6 @@ struct SupportedNode {
   int other = -1;               ///< the supporting body (world index); -1: a collider
 };
 
-/// A core spring as the step uses it: CoreSpringDesc with its anchor resolved.
-struct CoreSpring {
-  Vec3 point = Vec3::Zero();   ///< attachment point in the SHAPE frame [m] (fixed to the core)
-  Vec3 anchor = Vec3::Zero();  ///< world anchor [m]
-  double stiffness = 0;        ///< k [N/m]
-  double damping = 0;          ///< c [N s/m]
-  double restLength = 0;       ///< L [m]
-};
-
 /// The mouse's spring from a skin node to a world target (see LayeredBody::beginDrag).
 struct DragSpring {
   int node = -1;               ///< dragged skin node; -1: no drag
@@ -105,6 +90,12 @@ struct FreeStepResult {
   Vec3 springImpulse = Vec3::Zero();  ///< impulse of the core springs over the step (world) [N s]
   int cgIterations = 0;          ///< CG iterations of the y solve
   double cgResidual = 0;         ///< its final relative residual
+  /// Keeps what step 3's core solve gives besides dv_c, and returns dv_c.
+  Vec6 keep(const CoreSolve& core) {
+    condensedMass = core.condensedMass;
+    springImpulse = core.springImpulse;
+    return core.dv;
+  }
 };
 
 /// One row of the contact response (steps 9-12, eq. (12)-(14)): a node against a
@@ -165,47 +156,47 @@ class SkinResponse {
  public:
   virtual ~SkinResponse() = default;
   /// The condensation sums at the skin state s.
-  virtual CondensedSums condense(const class LayeredBody& body, const LayeredState& s) = 0;
+  virtual CondensedSums condense(const BodyView& body, const LayeredState& s) = 0;
 
   // ---- the contact rows (steps 9-12): set, solved in rounds, applied; kept in between ----
   /// Step 9 for every row at state s (the predicted one; its core velocities are the ones
   /// before the response): the diagonal term D_k = nb^T Mh_i^-1 nb, the coupling row U_k
   /// (0 with a fixed core), the target b_k = -v_n - gap / dt (0 for a release row) and the
   /// start gap. Rows start in the active set with lambda = 0, release rows out at lo.
-  virtual void setRows(const class LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows,
+  virtual void setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows,
                        double dt, bool fixedCore) = 0;
   /// One active-set round. With dv (the core's velocity change of the last round's sums),
   /// the active rows take lambda_k = (b_k - U_k . dv) / D_k, and those below lo leave the
   /// set at lo if oneSided; then the sums over the set as it is. Without dv: the sums only.
   virtual RowSums roundRows(const Vec6* dv, bool oneSided) = 0;
   /// Step 11: the rows' impulses r_i = R^T lambda_k n_k summed by node, and their sums.
-  virtual ImpulseSums impulse(const class LayeredBody& body, const LayeredState& s) = 0;
+  virtual ImpulseSums impulse(const BodyView& body, const LayeredState& s) = 0;
   /// The kinetic energy along the impulse, KE(t) = k0 + ka t + kb t^2 for skin velocities
   /// qdot_i + t dq_i and core velocities v + t dv: the skin's part, (k0, ka, kb) = sum_i
   /// m_i (|v_i|^2 / 2, v_i . d_i, |d_i|^2 / 2) with v_i = vb + w x u_i + qdot_i, d_i = dvt +
   /// dw x u_i + dq_i, dq_i = Mh_i^-1 (r_i - m_i (dvt - u_i x dw)) (vb = R^T cdot, w: the
   /// state's, body frame; dvt = R^T dv_t, dw: the core's change, body frame).
-  virtual Vec3 energy(const class LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) = 0;
+  virtual Vec3 energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) = 0;
   /// Step 12, friction (14) at the rows with a positive total impulse, in row order per
   /// node: xt the node's tangential velocity after share dq_i and the core's new velocity
   /// (s's), dqdot = R^T (-min(1, mu |after - before| / |xt|) xt), before: the node's
   /// velocity when the rows were set. Kept for apply().
-  virtual void friction(const class LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+  virtual void friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
                         const Vec3& dw) = 0;
   /// The rows' results, in row order.
   virtual std::vector<RowResult> rowResults() = 0;
   /// qdot_i += share dq_i + the friction's dqdot_i, then q_i = startQ_i + dt qdot_i, into s.
-  virtual void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
+  virtual void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
                      const Vec3& dw, double share, double dt, LayeredState& s) = 0;
 
   /// The position correction (step 15): q_i += dq_i at the listed nodes (sorted by node,
   /// each node once; body frame [m]), into s.
-  virtual void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
+  virtual void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq,
                        LayeredState& s) = 0;
   /// The skin's summary at state s, `up` a unit direction (body frame) for `lowest`.
-  virtual SkinSummary summarize(const class LayeredBody& body, const LayeredState& s, const Vec3& up) = 0;
+  virtual SkinSummary summarize(const BodyView& body, const LayeredState& s, const Vec3& up) = 0;
   /// The largest skin displacement max |q_i| at state s (SkinSummary::maxQ alone).
-  virtual double maxDisplacement(const class LayeredBody& body, const LayeredState& s) {
+  virtual double maxDisplacement(const BodyView& body, const LayeredState& s) {
     return summarize(body, s, Vec3::UnitY()).maxQ;
   }
   /// Adds the time the backend measured for these passes since the last call (GPU timer
@@ -216,20 +207,20 @@ class SkinResponse {
 /// The CPU reference of SkinResponse: loops over the nodes and rows in double.
 class CpuSkinResponse final : public SkinResponse {
  public:
-  CondensedSums condense(const class LayeredBody& body, const LayeredState& s) override;
-  void setRows(const class LayeredBody& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
+  CondensedSums condense(const BodyView& body, const LayeredState& s) override;
+  void setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
                bool fixedCore) override;
   RowSums roundRows(const Vec6* dv, bool oneSided) override;
-  ImpulseSums impulse(const class LayeredBody& body, const LayeredState& s) override;
-  Vec3 energy(const class LayeredBody& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
-  void friction(const class LayeredBody& body, const LayeredState& s, double share, const Vec3& dvt,
+  ImpulseSums impulse(const BodyView& body, const LayeredState& s) override;
+  Vec3 energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
+  void friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
                 const Vec3& dw) override;
   std::vector<RowResult> rowResults() override;
-  void apply(const class LayeredBody& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
+  void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
              double share, double dt, LayeredState& s) override;
-  void correct(const class LayeredBody& body, const std::vector<std::pair<int, Vec3>>& dq,
+  void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq,
                LayeredState& s) override;
-  SkinSummary summarize(const class LayeredBody& body, const LayeredState& s, const Vec3& up) override;
+  SkinSummary summarize(const BodyView& body, const LayeredState& s, const Vec3& up) override;
 
  private:
   struct Row {
@@ -264,20 +255,20 @@ struct ColliderHit {
 class FreeMotionSolver {
  public:
   virtual ~FreeMotionSolver() = default;
-  virtual FreeStepResult integrate(const class LayeredBody& body, LayeredState& s, double dt,
+  virtual FreeStepResult integrate(const BodyView& body, LayeredState& s, double dt,
                                    const Vec3& gravity, Profile& profile) = 0;
   /// The skin state the backend holds for body (holds(body)), into s.q and s.qdot: the
   /// whole field crosses.
-  virtual void readSkin(const class LayeredBody& body, LayeredState& s) = 0;
+  virtual void readSkin(const BodyView& body, LayeredState& s) = 0;
   /// ... at the listed nodes only (a gather; the other nodes of s are left as they are).
-  virtual void readNodes(const class LayeredBody& body, const std::vector<int>& nodes, LayeredState& s) = 0;
+  virtual void readNodes(const BodyView& body, const std::vector<int>& nodes, LayeredState& s) = 0;
   /// The skin's first moments of the state it holds for body: SkinSummary::mu and mqdot
   /// (the rest of the summary may be left out). For the centre of mass and momentum.
-  virtual SkinSummary moments(const class LayeredBody& body) = 0;
+  virtual SkinSummary moments(const BodyView& body) = 0;
   /// Keeps a copy of the skin state it holds for body, on the backend (the last good
   /// state of the blow-up check); restoreGood() makes it the state again, with qdot = 0.
-  virtual void saveGood(const class LayeredBody& body) = 0;
-  virtual void restoreGood(const class LayeredBody& body) = 0;
+  virtual void saveGood(const BodyView& body) = 0;
+  virtual void restoreGood(const BodyView& body) = 0;
   /// The backend's contact response passes, or nullptr (the CPU runs them). They work
   /// on the backend's copy of the skin state, which integrate() leaves as the body's
   /// state and load() makes equal to s (and the start displacements) again;
@@ -285,10 +276,10 @@ class FreeMotionSolver {
   /// The copy outlives the step: while body.skinResident(), integrate() starts from it
   /// instead of uploading the state again.
   virtual SkinResponse* response() { return nullptr; }
-  virtual void load(const class LayeredBody& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
+  virtual void load(const BodyView& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
     (void)body, (void)s, (void)startQ;
   }
-  virtual bool holds(const class LayeredBody& body) const {
+  virtual bool holds(BodyId body) const {
     (void)body;
     return false;
   }
@@ -296,7 +287,7 @@ class FreeMotionSolver {
   /// and height fields, as Collider::query: the nodes within `margin` of one, deepest
   /// collider each, sorted by node, into hits. False: this backend does not detect (the
   /// CPU does). Adds its time to `profile`.
-  virtual bool detectColliders(const class LayeredBody& body, const std::vector<const class Collider*>& colliders,
+  virtual bool detectColliders(const BodyView& body, const std::vector<const class Collider*>& colliders,
                                double margin, std::vector<ColliderHit>* hits, Profile& profile) {
     (void)body, (void)colliders, (void)margin, (void)hits, (void)profile;
     return false;
@@ -353,6 +344,15 @@ class LayeredBody {
   const BakedBodyPtr& modelPtr() const { return model_; }
   const BodyDesc& desc() const { return desc_; }
   int nodeCount() const { return model_->nodeCount(); }
+  /// This body's identity for its backends (FreeMotionSolver::holds).
+  BodyId id() const { return this; }
+  /// What a backend reads of this body (body_view.h): valid while the body lives and
+  /// its operators are not rebuilt, i.e. within the call it is made for.
+  BodyView view() const {
+    return BodyView{.id = id(), .model = *model_, .elastic = *elastic_, .op = op_, .settings = settings_,
+                    .material = desc_.material, .forces = forces_, .core = state_, .springs = springs_,
+                    .skinResident = skinResident()};
+  }
 
   /// The state. Where the free-motion solver holds the skin (skinResident()), the CPU's
   /// q and qdot are a mirror (skin_residency.h): this reads it back first (whole,
@@ -490,7 +490,7 @@ class LayeredBody {
   const FreeMotionSolver* freeMotionSolver() const { return skin_.solver(); }
   /// The free-motion solver holds this body's current skin state (q, qdot): nothing
   /// wrote it on the CPU since the solver's last pass, so the solver need not load it.
-  bool skinResident() const { return skin_.solverHolds() && skin_.solver()->holds(*this); }
+  bool skinResident() const { return skin_.solverHolds() && skin_.solver()->holds(id()); }
   std::shared_ptr<FreeMotionSolver> freeMotionSolverShared() const { return skin_.sharedSolver(); }
   /// Why the free-motion solver was dropped during a step (then cleared); empty if it was not.
   std::string takeBackendFailure() { return skin_.takeFailure(); }
@@ -514,14 +514,6 @@ class LayeredBody {
   /// The core springs (anchors resolved at the scene's initial pose).
   const std::vector<CoreSpring>& coreSprings() const { return springs_; }
   std::vector<CoreSpring>& coreSprings() { return springs_; }
-  /// Step 3 of both backends, eq. (3.8) with the core springs integrated by linearised
-  /// backward Euler: solves (Mcond + S) dv_c = rhs + s for dv_c, where rhs = dt (Ft_c -
-  /// M_ce y) and, per spring with point velocity J v_c (J = [I, -R [r]x]),
-  ///   S = J^T (dt c I + dt^2 K_s) J,   s = dt J^T (f_s - dt K_s J v_c)
-  /// (f_s the spring force at the start of the step, K_s = -df_s/dp). Reads the state
-  /// at the start of the step (call it before the velocities change); fills
-  /// result->condensedMass and result->springImpulse.
-  Vec6 solveCore(const Mat6& Mcond, const Vec6& rhs, double dt, FreeStepResult* result) const;
   /// Potential energy of the core springs and of the drag spring [J].
   double springEnergy() const;
 

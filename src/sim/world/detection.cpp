@@ -73,7 +73,7 @@ bool World::detectOnSolver(LayeredBody& body, std::vector<NodeContact>* out) {
   std::vector<ColliderHit> hits;
   if (!onGpuStage(solverDetection_, "collision detection",
                   "contacts with planes and height fields are found on the CPU from now on", [&] {
-                    return body.freeMotionSolverShared()->detectColliders(body, near, kContactMargin, &hits, profile_);
+                    return body.freeMotionSolverShared()->detectColliders(body.view(), near, kContactMargin, &hits, profile_);
                   }))
     return false;
   for (const ColliderHit& h : hits)

@@ -221,7 +221,7 @@ TEST_F(GpuSkinTest, ConjugateGradientsSolveTheImplicitSystem) {
   const std::vector<Vec3> b = randomField(n, 1e-2, 4);
   std::vector<Vec3> x(n, Vec3::Zero()), r;
   double residual = 0;
-  const int it = p.skin->solve(p.cpu, b, x, 300, 1e-5, &residual);
+  const int it = p.skin->solve(p.cpu.view(), b, x, 300, 1e-5, &residual);
   p.cpu.implicitOperator().multiply(x, r);
   double rn = 0, bn = 0;
   for (int i = 0; i < n; ++i) {
@@ -343,13 +343,13 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     ASSERT_GT(chained, 3);
 
     CpuSkinResponse cpu;
-    p.skin->load(p.gpu, s, startQ);
-    ASSERT_TRUE(p.skin->holds(p.gpu));
+    p.skin->load(p.gpu.view(), s, startQ);
+    ASSERT_TRUE(p.skin->holds(p.gpu.id()));
     // condensation: the skin-state parts (the rest-shape parts are summed in double)
     LayeredState rest = s;
     std::fill(rest.q.begin(), rest.q.end(), Vec3::Zero());
-    const CondensedSums c0 = cpu.condense(p.gpu, rest), cc = cpu.condense(p.gpu, s);
-    const CondensedSums cg = p.skin->condense(p.gpu, s);
+    const CondensedSums c0 = cpu.condense(p.gpu.view(), rest), cc = cpu.condense(p.gpu.view(), s);
+    const CondensedSums cg = p.skin->condense(p.gpu.view(), s);
     auto rel = [](const Mat3& g, const Mat3& c, const Mat3& r) { return (g - c).norm() / (c - r).norm(); };
     const double eTt = (cg.tt - cc.tt).norm() / cc.tt.norm();
     const double eTr = rel(cg.tr, cc.tr, c0.tr), eRr = rel(cg.rr, cc.rr, c0.rr);
@@ -358,8 +358,8 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_LT(eRr, 1e-4);
 
     // step 9 and the rounds, the GPU fed the CPU's dv
-    cpu.setRows(p.gpu, s, rows, dt, false);
-    p.skin->setRows(p.gpu, s, rows, dt, false);
+    cpu.setRows(p.gpu.view(), s, rows, dt, false);
+    p.skin->setRows(p.gpu.view(), s, rows, dt, false);
     const Mat6 A = p.gpu.coreMassMatrix();
     double eS = 0, eRhs = 0, eLambda = 0, eGap = 0;
     int rounds = 0, left = 0;
@@ -389,7 +389,7 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     }
     EXPECT_GT(left, 0);  // (some rows pulled and left the set)
     // the impulse
-    const ImpulseSums ic = cpu.impulse(p.gpu, s), ig = p.skin->impulse(p.gpu, s);
+    const ImpulseSums ic = cpu.impulse(p.gpu.view(), s), ig = p.skin->impulse(p.gpu.view(), s);
     const double eFc = (ig.fc - ic.fc).norm() / ic.fc.norm();
     const double eMt = (ig.mt - ic.mt).norm() / ic.mt.norm(), eMr = (ig.mr - ic.mr).norm() / ic.mr.norm();
     Vec6 rhs6;
@@ -397,15 +397,15 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     const Vec6 dv = A.ldlt().solve(rhs6);
     const Vec3 dvt = s.orientation.conjugate() * dv.head<3>(), dw = dv.tail<3>();
     // energy along the impulse
-    const Vec3 kc = cpu.energy(p.gpu, s, dvt, dw), kg = p.skin->energy(p.gpu, s, dvt, dw);
+    const Vec3 kc = cpu.energy(p.gpu.view(), s, dvt, dw), kg = p.skin->energy(p.gpu.view(), s, dvt, dw);
     const Vec3 eK = (kg - kc).cwiseAbs().cwiseQuotient(kc.cwiseAbs());
     // friction with the core's new velocities
     const double share = 0.7;
     LayeredState after = s;
     after.velocity += share * dv.head<3>();
     after.angularVelocity += share * dw;
-    cpu.friction(p.gpu, after, share, dvt, dw);
-    p.skin->friction(p.gpu, after, share, dvt, dw);
+    cpu.friction(p.gpu.view(), after, share, dvt, dw);
+    p.skin->friction(p.gpu.view(), after, share, dvt, dw);
     const std::vector<RowResult> rc = cpu.rowResults(), rg = p.skin->rowResults();
     double eF = 0, fScale = 0;
     int rubbing = 0;
@@ -418,9 +418,9 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_GT(rubbing, 10);
     // the impulse and friction applied, positions from the start
     LayeredState sc1 = s, sg1 = s;
-    cpu.apply(p.gpu, startQ, dvt, dw, share, dt, sc1);
-    p.skin->apply(p.gpu, startQ, dvt, dw, share, dt, sg1);
-    p.skin->readSkin(p.gpu, sg1);  // (the GPU's apply leaves the state in its textures)
+    cpu.apply(p.gpu.view(), startQ, dvt, dw, share, dt, sc1);
+    p.skin->apply(p.gpu.view(), startQ, dvt, dw, share, dt, sg1);
+    p.skin->readSkin(p.gpu.view(), sg1);  // (the GPU's apply leaves the state in its textures)
     const double eQdot = relativeError(sg1.qdot, sc1.qdot), eQ = relativeError(sg1.q, sc1.q);
     std::printf("response passes (%s) vs CPU, %zu rows (%d behind another of their node), %d rounds, %d rows out: "
                 "condense tt %.2e, tr %.2e, rr %.2e (of the skin-state parts); rounds S %.2e, rhs %.2e, "
@@ -441,17 +441,17 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_LT(eQ, 1e-4);
     // the textures now hold the state after the impulse: a second apply continues from it
     LayeredState sc2 = sc1, sg2 = sg1;
-    cpu.apply(p.gpu, startQ, dvt, dw, share, dt, sc2);
-    p.skin->apply(p.gpu, startQ, dvt, dw, share, dt, sg2);
-    p.skin->readSkin(p.gpu, sg2);
+    cpu.apply(p.gpu.view(), startQ, dvt, dw, share, dt, sc2);
+    p.skin->apply(p.gpu.view(), startQ, dvt, dw, share, dt, sg2);
+    p.skin->readSkin(p.gpu.view(), sg2);
     EXPECT_LT(relativeError(sg2.qdot, sc2.qdot), 1e-4);
     // the position correction at ~5% of the nodes, added into the resident q
     std::vector<std::pair<int, Vec3>> dq;
     for (int i = 0; i < n; ++i)
       if (0.5 * (u(rng) + 1) < 0.05) dq.emplace_back(i, 2e-3 * Vec3(u(rng), u(rng), u(rng)));
     ASSERT_GT(dq.size(), 20u);
-    cpu.correct(p.gpu, dq, sc2);
-    p.skin->correct(p.gpu, dq, sg2);
+    cpu.correct(p.gpu.view(), dq, sc2);
+    p.skin->correct(p.gpu.view(), dq, sg2);
     const std::vector<Vec3> resident = p.skin->readResidentQ();
     double eCorr = 0, scale = 0;  // (at the corrected nodes, where the change is)
     for (const auto& [i, d] : dq) {
@@ -466,7 +466,7 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_LT(relativeError(sg2.q, sc2.q), 1e-4);  // (the CPU's copy took the same change)
     // the moments of the state in the textures (the apply pass's sums and the
     // correction's change: the centre of mass and momentum without a readback)
-    const SkinSummary mg = p.skin->moments(p.gpu);
+    const SkinSummary mg = p.skin->moments(p.gpu.view());
     Vec3 mq = Vec3::Zero(), mqdot = Vec3::Zero();
     for (int i = 0; i < n; ++i) {
       mq += p.model->nodeMass[size_t(i)] * sc2.q[size_t(i)];
@@ -491,14 +491,14 @@ TEST_F(GpuSkinTest, GatherAndGoodStateMatchTheState) {
   LayeredState s = p.gpu.state();
   s.q = randomField(n, 3e-3, 41);
   s.qdot = randomField(n, 0.1, 42);
-  p.skin->load(p.gpu, s, s.q);
+  p.skin->load(p.gpu.view(), s, s.q);
   // every 3rd node, more than one row of the gather's target, in no particular order
   std::vector<int> nodes;
   for (int i = n - 1; i >= 0; i -= 3) nodes.push_back(i);
   ASSERT_GT(nodes.size(), size_t(p.model->atlas.resolution));
   LayeredState got = s;
   for (int i : nodes) got.q[size_t(i)] = got.qdot[size_t(i)] = Vec3::Constant(9.0);
-  p.skin->readNodes(p.gpu, nodes, got);
+  p.skin->readNodes(p.gpu.view(), nodes, got);
   double eQ = 0, eQdot = 0;
   for (int i : nodes) {
     eQ = std::max(eQ, (got.q[size_t(i)] - s.q[size_t(i)]).norm());
@@ -510,13 +510,13 @@ TEST_F(GpuSkinTest, GatherAndGoodStateMatchTheState) {
   EXPECT_LT(eQdot, 1e-8);
   EXPECT_EQ(p.skin->gatheredNodes(), long(nodes.size()));
   // kept, overwritten, restored: q as kept, qdot zero
-  p.skin->saveGood(p.gpu);
+  p.skin->saveGood(p.gpu.view());
   LayeredState other = s;
   other.q = randomField(n, 3e-3, 43);
-  p.skin->load(p.gpu, other, other.q);
-  p.skin->restoreGood(p.gpu);
+  p.skin->load(p.gpu.view(), other, other.q);
+  p.skin->restoreGood(p.gpu.view());
   LayeredState back = s;
-  p.skin->readSkin(p.gpu, back);
+  p.skin->readSkin(p.gpu.view(), back);
   double eGood = 0, qdot = 0;
   for (int i = 0; i < n; ++i) {
     eGood = std::max(eGood, (back.q[size_t(i)] - s.q[size_t(i)]).norm());
@@ -661,7 +661,7 @@ TEST_F(GpuSkinTest, SolverLostWithTheSkinOnItGoesOnOnTheCpuFromRest) {
   // another body's state into the solver
   test::OneBody other(sc.bodies[0]);
   other.step(w.settings().dt, w.settings().gravity);
-  skin->load(other.body, other.body.state(), other.body.state().q);
+  skin->load(other.body.view(), other.body.state(), other.body.state().q);
   w.step();
   const std::vector<std::string> warnings = w.takeWarnings();
   ASSERT_EQ(warnings.size(), 1u);
@@ -749,8 +749,8 @@ TEST_F(GpuSkinTest, SummaryPassMatchesTheCpu) {
     s.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(-1, 2, 0.5).normalized()));
     const Vec3 up = s.orientation.conjugate() * Vec3::UnitY();
     auto compare = [&](const char* what, bool upload = true) {
-      if (upload) p.skin->load(p.gpu, p.gpu.state(), p.gpu.state().q);
-      const SkinSummary c = p.gpu.skinSummary(up), g = p.skin->summarize(p.gpu, p.gpu.state(), up);
+      if (upload) p.skin->load(p.gpu.view(), p.gpu.state(), p.gpu.state().q);
+      const SkinSummary c = p.gpu.skinSummary(up), g = p.skin->summarize(p.gpu.view(), p.gpu.state(), up);
       SkinSummary rest;  // (the sums' rest-shape parts are summed in double on both)
       {
         LayeredBody r(p.model, d);
@@ -763,7 +763,7 @@ TEST_F(GpuSkinTest, SummaryPassMatchesTheCpu) {
       const double eMuxqdot = (g.muxqdot - c.muxqdot).norm() / c.muxqdot.norm();
       const double eKinetic = rel(p.gpu.kineticEnergy(g), p.gpu.kineticEnergy(c));
       // (and the pass's max |q| alone: the proxies' growth)
-      const double maxQ = p.skin->maxDisplacement(p.gpu, p.gpu.state());
+      const double maxQ = p.skin->maxDisplacement(p.gpu.view(), p.gpu.state());
       const double eMax = std::max({rel(g.maxQ, c.maxQ), rel(maxQ, c.maxQ), rel(g.maxStretch, c.maxStretch),
                                     rel(g.maxQdot, c.maxQdot), rel(g.lowest, c.lowest)});
       std::printf("summary pass (%s, %s) vs CPU: mu %.1e, muu %.1e (of the state's parts), mqdot %.1e, "
@@ -780,22 +780,22 @@ TEST_F(GpuSkinTest, SummaryPassMatchesTheCpu) {
     // summary's stencil reads the neighbours through the source map)
     std::vector<std::pair<int, Vec3>> dq;
     for (int i = 0; i < n; i += 7) dq.emplace_back(i, Vec3(2e-3, -1e-3, 3e-3));
-    p.skin->correct(p.gpu, dq, p.gpu.editState());  // (and the CPU's copy)
+    p.skin->correct(p.gpu.view(), dq, p.gpu.editState());  // (and the CPU's copy)
     compare("corrected", false);
     // one node pushed out to 3 layer thicknesses: the blow-up check's maximum
     const int k = n / 2;
     const double t = (p.model->restSkin[size_t(k)] - p.model->core[size_t(k)]).norm();
     p.gpu.editState().q[size_t(k)] = Vec3(0, 3 * t, 0);
     compare("stretched");
-    EXPECT_NEAR(p.skin->summarize(p.gpu, p.gpu.state(), up).maxStretch, 3.0, 1e-5);
+    EXPECT_NEAR(p.skin->summarize(p.gpu.view(), p.gpu.state(), up).maxStretch, 3.0, 1e-5);
     // a node whose velocity is not finite
     p.gpu.editState().qdot[size_t(k / 2)].y() = std::numeric_limits<double>::infinity();
-    p.skin->load(p.gpu, p.gpu.state(), p.gpu.state().q);
+    p.skin->load(p.gpu.view(), p.gpu.state(), p.gpu.state().q);
     EXPECT_FALSE(p.gpu.skinSummary(up).finite);
-    EXPECT_FALSE(p.skin->summarize(p.gpu, p.gpu.state(), up).finite);
+    EXPECT_FALSE(p.skin->summarize(p.gpu.view(), p.gpu.state(), up).finite);
     p.gpu.editState().qdot[size_t(k / 2)].y() = std::numeric_limits<double>::quiet_NaN();
-    p.skin->load(p.gpu, p.gpu.state(), p.gpu.state().q);
-    EXPECT_FALSE(p.skin->summarize(p.gpu, p.gpu.state(), up).finite);
+    p.skin->load(p.gpu.view(), p.gpu.state(), p.gpu.state().q);
+    EXPECT_FALSE(p.skin->summarize(p.gpu.view(), p.gpu.state(), up).finite);
   }
 }
 
@@ -823,9 +823,9 @@ TEST_F(GpuSkinTest, DetectionPassMatchesColliderQueries) {
   s.position = Vec3(0.05, kR - 0.06, 0.02);
   s.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3(1, -2, 0.5).normalized()));
   GpuSkin skin(m);
-  skin.load(body, s, s.q);
+  skin.load(body.view(), s, s.q);
   std::vector<ColliderHit> gpu;
-  ASSERT_TRUE(skin.detectColliders(body, colliders, kContactMargin, &gpu, profile));
+  ASSERT_TRUE(skin.detectColliders(body.view(), colliders, kContactMargin, &gpu, profile));
   // the CPU: every node, deepest collider within the margin
   std::vector<ColliderHit> cpu;
   int nearMargin = 0;  // nodes whose distance is within float rounding of the margin
