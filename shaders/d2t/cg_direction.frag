@@ -10,7 +10,7 @@ layout(location = 0) out vec4 oP;
 void main() {
   oP = vec4(0.0);
   if (!beginTexel()) return;
-  float rzNew = texelFetch(uRzNew, ivec2(0), 0).x, rzOld = texelFetch(uRzOld, ivec2(0), 0).x;
+  float rzNew = texelFetch(uRzNew, ivec2(0), 0)[D2T_CG_RZ], rzOld = texelFetch(uRzOld, ivec2(0), 0)[D2T_CG_RZ];
   float beta = rzOld > 0.0 ? rzNew / rzOld : 0.0;
   oP = vec4(at(uZ, gSrc) + beta * at(uP, gSrc), 0.0);
 }

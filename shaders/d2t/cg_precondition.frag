@@ -16,5 +16,7 @@ void main() {
   vec3 r = at(uR, gSrc), b = at(uB, gSrc);
   vec3 z = blockTimes(uHinv, 0, gSrc, r);
   oZ = oP = vec4(z, 0.0);
-  oDots = gWeight * vec4(dot(r, z), dot(r, r), dot(b, b), 0.0);
+  oDots[D2T_CG_RZ] = gWeight * dot(r, z);
+  oDots[D2T_CG_RR] = gWeight * dot(r, r);
+  oDots[D2T_CG_BB] = gWeight * dot(b, b);
 }

@@ -18,7 +18,7 @@ layout(location = 3) out vec4 oDots;
 void main() {
   oX = oR = oZ = oDots = vec4(0.0);
   if (!beginTexel()) return;
-  float rz = texelFetch(uRz, ivec2(0), 0).x, pap = texelFetch(uPap, ivec2(0), 0).x;
+  float rz = texelFetch(uRz, ivec2(0), 0)[D2T_CG_RZ], pap = texelFetch(uPap, ivec2(0), 0).x;
   float alpha = pap > 0.0 ? rz / pap : 0.0;
   vec3 x = at(uX, gSrc) + alpha * at(uP, gSrc);
   vec3 r = at(uR, gSrc) - alpha * at(uAp, gSrc);
@@ -26,5 +26,6 @@ void main() {
   oX = vec4(x, 0.0);
   oR = vec4(r, 0.0);
   oZ = vec4(z, 0.0);
-  oDots = gWeight * vec4(dot(r, z), dot(r, r), 0.0, 0.0);
+  oDots[D2T_CG_RZ] = gWeight * dot(r, z);
+  oDots[D2T_CG_RR] = gWeight * dot(r, r);
 }

@@ -11,7 +11,7 @@
 
 #include "layout.glsl"
 
-uniform sampler2D uRest;     // xyz: rest skin position ub (body frame) [m]; w: node mass [kg], 0 off nodes
+uniform sampler2D uRest;     // (ub, m): rest skin position (body frame) [m], node mass [kg] (layout.glsl)
 uniform isampler2D uSource;  // xy: node texel held by this texel, (-1, -1) for none
 
 ivec2 gPixel;    // this texel
@@ -27,7 +27,7 @@ bool beginTexel() {
   if (gSrc.x < 0) return false;
   gWeight = gSrc == gPixel ? 1.0 : 0.0;
   vec4 rest = texelFetch(uRest, gSrc, 0);
-  gMass = rest.w;
+  gMass = rest[D2T_REST_MASS];
   gRestPos = rest.xyz;
   return true;
 }

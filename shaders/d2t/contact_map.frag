@@ -12,7 +12,9 @@
 // ray cast): D at a texel centre would be off by the slope times half a texel,
 // and a blend of texels by the change of slope across a crease (a fist's
 // knuckles).
-uniform isampler2DArray uTriangles;  // layers 0-1: up to 8 triangles around the node (-1: none)
+#include "layout.glsl"
+
+uniform isampler2DArray uTriangles;  // the triangles around the node (layout.glsl: D2T_AROUND_LAYERS)
 uniform isampler2D uIds;             // the patch triangles drawn at each texel (A, B; -1: none)
 uniform isamplerBuffer uOwnIds;      // this side's patch triangles: their ids among the body's
 uniform isamplerBuffer uOtherIds;    // the other side's
@@ -24,7 +26,7 @@ uniform vec2 uLo, uHi;
 uniform int uResolution;             // D is uResolution^2
 uniform float uMargin;               // nodes this far outside the other skin are reported too [m]
 
-layout(location = 0) out vec4 oContact;  // (depth, 1 when colliding, the barycentric u, v on oOther)
+layout(location = 0) out vec4 oContact;  // (layout.glsl: D2T_MAP_*)
 layout(location = 1) out int oOther;     // the other side's triangle at the node (its id)
 
 in vec3 vPosition;     // the node's world position
@@ -42,8 +44,10 @@ void main() {
   int local = uSide == 0 ? ids.x : ids.y;
   if (local < 0) return;
   int mine = texelFetch(uOwnIds, local).x;
-  ivec4 t0 = texelFetch(uTriangles, ivec3(vTexel, 0), 0), t1 = texelFetch(uTriangles, ivec3(vTexel, 1), 0);
-  if (!(any(equal(t0, ivec4(mine))) || any(equal(t1, ivec4(mine))))) return;
+  bool onOwnTriangle = false;
+  for (int layer = 0; layer < D2T_AROUND_LAYERS; ++layer)
+    onOwnTriangle = onOwnTriangle || any(equal(texelFetch(uTriangles, ivec3(vTexel, layer), 0), ivec4(mine)));
+  if (!onOwnTriangle) return;
   // the other side's triangle under the node (side A looks along +n: the lowest
   // height of B's; side B along -n: the highest of A's)
   float best = 0.0;
@@ -76,6 +80,9 @@ void main() {
   float own = dot(uN, x);
   float depth = uSide == 0 ? own - best : best - own;
   if (depth <= -uMargin) return;
-  oContact = vec4(depth, 1.0, bary);
+  oContact[D2T_MAP_DEPTH] = depth;
+  oContact[D2T_MAP_HIT] = 1.0;
+  oContact[D2T_MAP_BARY_U] = bary.x;
+  oContact[D2T_MAP_BARY_V] = bary.y;
   oOther = texelFetch(uOtherIds, found).x;
 }

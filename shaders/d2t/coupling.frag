@@ -6,6 +6,7 @@
 // parts (sums over ub, W_t, W_r) are summed once on the CPU in double; here:
 //   pass A (uPart = 0): m y', m u x y', m q x W_t[j] (j = 0..2), m q x W_r[k] (k = 0..2)
 //   pass B (uPart = 1): m^2 h_k, m^2 u x h_k with h_k = Mh^-1 (q x e_k), k = 0..2
+// (locations: layout.glsl, D2T_COUPLING_*)
 #include "common.glsl"
 
 uniform sampler2D uQ, uY;
@@ -13,27 +14,27 @@ uniform sampler2DArray uWt, uWr;  // layer j: column j
 uniform sampler2DArray uHinv;
 uniform int uPart;
 
-layout(location = 0) out vec4 o[8];
+layout(location = 0) out vec4 o[D2T_COUPLING_OUTPUTS];
 
 void main() {
-  for (int k = 0; k < 8; ++k) o[k] = vec4(0.0);
+  for (int k = 0; k < D2T_COUPLING_OUTPUTS; ++k) o[k] = vec4(0.0);
   if (!beginTexel()) return;
   vec3 q = at(uQ, gSrc), u = gRestPos + q;
   float w = gWeight * gMass;
   if (uPart == 0) {
     vec3 y = at(uY, gSrc);
-    o[0] = vec4(w * y, 0.0);
-    o[1] = vec4(w * cross(u, y), 0.0);
+    o[D2T_COUPLING_MY] = vec4(w * y, 0.0);
+    o[D2T_COUPLING_MUXY] = vec4(w * cross(u, y), 0.0);
     for (int j = 0; j < 3; ++j) {
-      o[2 + j] = vec4(w * cross(q, texelFetch(uWt, ivec3(gSrc, j), 0).xyz), 0.0);
-      o[5 + j] = vec4(w * cross(q, texelFetch(uWr, ivec3(gSrc, j), 0).xyz), 0.0);
+      o[D2T_COUPLING_QXWT + j] = vec4(w * cross(q, texelFetch(uWt, ivec3(gSrc, j), 0).xyz), 0.0);
+      o[D2T_COUPLING_QXWR + j] = vec4(w * cross(q, texelFetch(uWr, ivec3(gSrc, j), 0).xyz), 0.0);
     }
   } else {
     for (int k = 0; k < 3; ++k) {
       vec3 e = vec3(k == 0 ? 1.0 : 0.0, k == 1 ? 1.0 : 0.0, k == 2 ? 1.0 : 0.0);
       vec3 h = blockTimes(uHinv, 0, gSrc, cross(q, e));
-      o[k] = vec4(w * gMass * h, 0.0);
-      o[3 + k] = vec4(w * gMass * cross(u, h), 0.0);
+      o[D2T_COUPLING_H + k] = vec4(w * gMass * h, 0.0);
+      o[D2T_COUPLING_UXH + k] = vec4(w * gMass * cross(u, h), 0.0);
     }
   }
 }

@@ -24,9 +24,7 @@ uniform vec3 uVelocity[kMaxColliders];     // ... linear velocity (world)
 uniform vec3 uSpin[kMaxColliders];         // ... angular velocity (world)
 
 struct Hit {
-  ivec4 id;           // node texel x, y; collider; 0
-  vec4 normalDepth;   // world unit normal, depth
-  vec4 velocity;      // the collider surface's velocity (world), 0
+  D2T_DETECT_HIT(ivec4, vec4)
 };
 layout(std430, binding = 0) buffer Hits {
   uint gCount;

@@ -4,7 +4,7 @@
 //   ma_i = m_i (alpha qdot_i + a_i) - s_i,  a_i = w x (w x u_i) + 2 w x qdot_i   (Q_v, B.13),
 //          s_i the node's external force: contact support and loads (LayeredBody::nodeForces, body frame)
 // and the terms of the core sums (reduced afterwards): m q, m qdot, m a,
-// m u x a, and m (u u^T - ub ub^T) (diagonal, then xy xz yz).
+// m u x a, and m (u u^T - ub ub^T) (diagonal, then xy xz yz). Outputs: layout.glsl.
 #include "common.glsl"
 
 uniform sampler2D uQ, uQdot, uNodeForces;
@@ -12,14 +12,17 @@ uniform bool uHasNodeForces;
 uniform vec3 uOmega;  // core angular velocity, body frame [rad/s]
 uniform float uAlpha, uBeta, uDt;
 
-layout(location = 0) out vec4 oZ;
-layout(location = 1) out vec4 oMa;
-layout(location = 2) out vec4 oSumMq;
-layout(location = 3) out vec4 oSumMqdot;
-layout(location = 4) out vec4 oSumMa;
-layout(location = 5) out vec4 oSumMuxa;
-layout(location = 6) out vec4 oSumUuDiag;
-layout(location = 7) out vec4 oSumUuOff;
+// (the outputs by their layout.glsl locations: a location in a layout qualifier must be
+// a literal in GLSL 4.30, an array index need not)
+layout(location = 0) out vec4 o[D2T_FORCES_OUTPUTS];
+#define oZ o[D2T_FORCES_Z]
+#define oMa o[D2T_FORCES_MA]
+#define oSumMq o[D2T_FORCES_SUM_MQ]
+#define oSumMqdot o[D2T_FORCES_SUM_MQDOT]
+#define oSumMa o[D2T_FORCES_SUM_MA]
+#define oSumMuxa o[D2T_FORCES_SUM_MUXA]
+#define oSumUuDiag o[D2T_FORCES_SUM_UU_DIAG]
+#define oSumUuOff o[D2T_FORCES_SUM_UU_OFF]
 
 void main() {
   oZ = oMa = oSumMq = oSumMqdot = oSumMa = oSumMuxa = oSumUuDiag = oSumUuOff = vec4(0.0);

@@ -6,7 +6,7 @@
 #include "common.glsl"
 
 uniform sampler2D uSurface;          // u = ub + q per texel
-uniform isampler2DArray uAround;     // layers 0-1: up to 8 triangles around the node (-1: none)
+uniform isampler2DArray uAround;     // the triangles around the node (layout.glsl: D2T_AROUND_LAYERS)
 uniform isamplerBuffer uTriangles;   // node indices of each triangle
 uniform isamplerBuffer uNodeTexel;   // texel (x, y) of each node
 
@@ -20,7 +20,7 @@ void main() {
   oN = vec4(0.0);
   if (!beginTexel()) return;
   vec3 n = vec3(0.0);
-  for (int layer = 0; layer < 2; ++layer) {
+  for (int layer = 0; layer < D2T_AROUND_LAYERS; ++layer) {
     ivec4 t = texelFetch(uAround, ivec3(gSrc, layer), 0);
     for (int k = 0; k < 4; ++k) {
       if (t[k] < 0) continue;

@@ -10,10 +10,13 @@ uniform sampler2DArray uHinv;
 uniform vec3 uDvt, uDw;
 uniform float uShare, uDt;
 
-layout(location = 0) out vec4 oQdot;
-layout(location = 1) out vec4 oQ;
-layout(location = 2) out vec4 oMq;
-layout(location = 3) out vec4 oMqdot;
+// (the outputs by their layout.glsl locations: a location in a layout qualifier must be
+// a literal in GLSL 4.30, an array index need not)
+layout(location = 0) out vec4 o[D2T_STATE_OUTPUTS];
+#define oQdot o[D2T_STATE_QDOT]
+#define oQ o[D2T_STATE_Q]
+#define oMq o[D2T_STATE_SUM_MQ]
+#define oMqdot o[D2T_STATE_SUM_MQDOT]
 
 void main() {
   oQdot = oQ = oMq = oMqdot = vec4(0.0);

@@ -3,8 +3,8 @@
 //   nb = R^T n,  D_k = nb^T Mh_i^-1 nb,  U_k = (n, u_i x nb) - (m_i R Mh_i^-1 nb, m_i u_i x Mh_i^-1 nb)
 //   v_n = n . (v + R (w x u_i + qdot_i) - v_surface),  gap = max(0, -depth - dt v_n) unless known
 //   b_k = -v_n - gap / dt (0 for a release row)
-// Out: oU = U_k[0..3], oV = (U_k[4..5], D_k, b_k), oS = (lambda, active, gap, 0): active
-// rows start at lambda = 0, release rows out at lo.
+// Out (layout.glsl, D2T_ROWS_*): U_k, D_k, b_k and the row's state; active rows start at
+// lambda = 0, release rows out at lo.
 #include "common.glsl"
 #include "rows_common.glsl"
 
@@ -15,9 +15,12 @@ uniform vec3 uV, uW;  // the core's velocity (world) and angular velocity (body)
 uniform float uDt;
 uniform bool uFixed;  // a fixed core: U = 0
 
-layout(location = 0) out vec4 oU;
-layout(location = 1) out vec4 oV;
-layout(location = 2) out vec4 oS;
+// (the outputs by their layout.glsl locations: a location in a layout qualifier must be
+// a literal in GLSL 4.30, an array index need not)
+layout(location = 0) out vec4 o[D2T_ROWS_OUTPUTS];
+#define oU o[D2T_ROWS_U]
+#define oV o[D2T_ROWS_V]
+#define oS o[D2T_ROWS_STATE]
 
 void main() {
   oU = oV = oS = vec4(0.0);
@@ -25,10 +28,10 @@ void main() {
   if (k < 0) return;
   ivec2 node = nodeTexel(k);
   vec4 rest = texelFetch(uRest, node, 0);
-  float m = rest.w;
+  float m = rest[D2T_REST_MASS];
   vec3 u = rest.xyz + at(uQ, node);
-  vec4 in0 = rowIn(k, 0), in1 = rowIn(k, 1), in2 = rowIn(k, 2);
-  float lo = rowIn(k, 3).x;
+  vec4 in0 = rowIn(k, D2T_ROW_IN_NODE), in1 = rowIn(k, D2T_ROW_IN_NORMAL), in2 = rowIn(k, D2T_ROW_IN_SURFACE);
+  float lo = rowIn(k, D2T_ROW_IN_LIMITS).x;
   vec3 n = in1.xyz;
   vec3 nb = transpose(uR) * n;
   vec3 hn = blockTimes(uHinv, 0, node, nb);

@@ -1,9 +1,8 @@
 // Shared by the contact rows' passes (steps 9-12, SkinResponse's rows): row k of the
 // contact list is texel (k mod uSize, k div uSize) of the row textures; its inputs are
-// the 4 layers of uRowIn (GpuSkin::setRows):
-//   0: (node texel index, previous row of the node, next row of the node, release)
-//   1: (world normal, depth)   2: (world surface velocity, start gap)   3: (lo, mu, 0, 0)
-// and its node's values are read at the node's texel of the atlas (same size).
+// the layers D2T_ROW_IN_* of uRowIn (layout.glsl; GpuSkin::setRows), and its node's
+// values are read at the node's texel of the atlas (same size).
+#include "layout.glsl"
 uniform sampler2DArray uRowIn;
 uniform int uSize;   // the atlas resolution (= the row textures')
 uniform int uCount;  // rows
@@ -11,7 +10,7 @@ uniform int uCount;  // rows
 ivec2 rowTexel(int k) { return ivec2(k % uSize, k / uSize); }
 vec4 rowIn(int k, int layer) { return texelFetch(uRowIn, ivec3(rowTexel(k), layer), 0); }
 ivec2 nodeTexel(int k) {
-  int t = int(rowIn(k, 0).x);
+  int t = int(rowIn(k, D2T_ROW_IN_NODE).x);
   return ivec2(t % uSize, t / uSize);
 }
 // This fragment's row, -1 past the list.

@@ -27,20 +27,20 @@ void main() {
   if (k < 0) return;
   ivec2 node = nodeTexel(k);
   vec4 rest = texelFetch(uRest, node, 0);
-  float m = rest.w;
+  float m = rest[D2T_REST_MASS];
   vec3 u = rest.xyz + at(uQ, node);
   vec3 qdot0 = at(uQdot, node);
   vec3 qdot = qdot0 + uShare * blockTimes(uHinv, 0, node, at(uImpulse, node) - m * (uDvt - cross(u, uDw)));
   vec3 before = uV0 + uR * (cross(uW0, u) + qdot0);
   int j = k;
-  for (int prev = int(rowIn(j, 0).y); prev >= 0; prev = int(rowIn(j, 0).y)) j = prev;
+  for (int prev = int(rowIn(j, D2T_ROW_IN_NODE).y); prev >= 0; prev = int(rowIn(j, D2T_ROW_IN_NODE).y)) j = prev;
   for (;;) {
     float lambda = texelFetch(uS, rowTexel(j), 0).x;
-    vec4 in0 = rowIn(j, 0), in1 = rowIn(j, 1), in3 = rowIn(j, 3);
+    vec4 in0 = rowIn(j, D2T_ROW_IN_NODE), in1 = rowIn(j, D2T_ROW_IN_NORMAL), in3 = rowIn(j, D2T_ROW_IN_LIMITS);
     if (lambda > in3.x) {
       vec3 n = in1.xyz;
       vec3 after = uV1 + uR * (cross(uW1, u) + qdot);
-      vec3 rel = after - rowIn(j, 2).xyz;
+      vec3 rel = after - rowIn(j, D2T_ROW_IN_SURFACE).xyz;
       vec3 xt = rel - dot(n, rel) * n;
       float speed = length(xt);
       if (speed >= 1e-12) {

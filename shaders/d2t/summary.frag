@@ -1,14 +1,12 @@
 #version 430 core
 // The skin summary (SkinSummary, LayeredBody::summarize): the terms of the whole-skin
-// sums and extremes of the state (q, qdot), u = ub + q, body frame. Sums (only the
-// state's parts: the rest shape's are summed once in double on the CPU):
-//   0: m q, m |qdot|^2         1: m qdot, q . (K q) / 2 (the 7-block stencil of stencil.frag)
-//   2: m u x qdot              3: m (u u^T - ub ub^T) diagonal, xy    4: xz, yz
-// Maxima (reduce.frag's max mode; texels without a node write the lowest float):
-//   5: |q|, |q| / thickness, |qdot|, -up . u      6: 1 where q or qdot is not finite
-// A node whose state is not finite writes 0 into 5 (a max of NaNs is undefined in GLSL).
-// With uMaxQOnly (LayeredBody::maxDisplacement: the proxies' growth), target 0 alone:
-//   0: |q| (0 where q is not finite), 0, 0, 0     (a maximum)
+// sums and extremes of the state (q, qdot), u = ub + q, body frame: the sums of the
+// state's parts (the rest shape's are summed once in double on the CPU; q . (K q) / 2
+// by the 7-block stencil of stencil.frag), then the maxima (reduce.frag's max mode;
+// texels without a node write the lowest float). Outputs: layout.glsl, D2T_SUMMARY_*.
+// A node whose state is not finite writes 0 into the maxima (a max of NaNs is undefined
+// in GLSL). With uMaxQOnly (LayeredBody::maxDisplacement: the proxies' growth), target
+// 0 alone: (|q| (0 where q is not finite), 0, 0, 0), a maximum.
 #include "common.glsl"
 
 uniform sampler2D uQ, uQdot, uThickness;
@@ -16,13 +14,16 @@ uniform sampler2DArray uK;  // layer D2T_BLOCK_LAYER(k, r): row r of the block o
 uniform vec3 uUp;           // body frame, unit
 uniform bool uMaxQOnly;
 
-layout(location = 0) out vec4 oMq;
-layout(location = 1) out vec4 oMqdot;
-layout(location = 2) out vec4 oMuxqdot;
-layout(location = 3) out vec4 oUuDiag;
-layout(location = 4) out vec4 oUuOff;
-layout(location = 5) out vec4 oMax;
-layout(location = 6) out vec4 oBad;
+// (the outputs by their layout.glsl locations: a location in a layout qualifier must be
+// a literal in GLSL 4.30, an array index need not)
+layout(location = 0) out vec4 o[D2T_SUMMARY_OUTPUTS];
+#define oMq o[D2T_SUMMARY_MQ]
+#define oMqdot o[D2T_SUMMARY_MQDOT]
+#define oMuxqdot o[D2T_SUMMARY_MUXQDOT]
+#define oUuDiag o[D2T_SUMMARY_UU_A]
+#define oUuOff o[D2T_SUMMARY_UU_B]
+#define oMax o[D2T_SUMMARY_MAX]
+#define oBad o[D2T_SUMMARY_BAD]
 
 const float kLowest = D2T_LOWEST;
 

@@ -11,10 +11,13 @@ uniform sampler2DArray uWt, uWr, uHinv;
 uniform vec3 uTranslation, uRotation;
 uniform float uDt;
 
-layout(location = 0) out vec4 oQdot;
-layout(location = 1) out vec4 oQ;
-layout(location = 2) out vec4 oSumMqdot;
-layout(location = 3) out vec4 oSumMq;
+// (the outputs by their layout.glsl locations: a location in a layout qualifier must be
+// a literal in GLSL 4.30, an array index need not)
+layout(location = 0) out vec4 o[D2T_STATE_OUTPUTS];
+#define oQdot o[D2T_STATE_QDOT]
+#define oQ o[D2T_STATE_Q]
+#define oSumMq o[D2T_STATE_SUM_MQ]
+#define oSumMqdot o[D2T_STATE_SUM_MQDOT]
 
 void main() {
   oQdot = oQ = oSumMqdot = oSumMq = vec4(0.0);

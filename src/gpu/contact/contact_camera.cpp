@@ -200,8 +200,8 @@ void ContactCamera::drawSide(int side, const std::vector<Vec3i>& triangles, cons
 }
 
 // Passes 4-5 for one body's patch (side 0: A, 1: B).
-void ContactCamera::mapNodes(const BakedBodyPtr& bodyModel, const SkinPatch& patch, int side,
-                             std::vector<float>* contact, std::vector<GLint>* other) {
+std::vector<ContactCamera::MappedNode> ContactCamera::mapNodes(const BakedBodyPtr& bodyModel, const SkinPatch& patch,
+                                                               int side, size_t otherTriangles) {
   const BakedBody& model = *bodyModel;
   const GlTexture& triangles = nodeTriangles(bodyModel);
   const int count = int(patch.nodes.size());
@@ -251,14 +251,22 @@ void ContactCamera::mapNodes(const BakedBodyPtr& bodyModel, const SkinPatch& pat
   glBindVertexArray(pointVao_);
   glDrawArrays(GL_POINTS, 0, count);
   glBindVertexArray(0);
-  // read back the rows the patch covers
-  contact->assign(size_t(rows) * kMapWidth * 4, 0.0f);
-  other->assign(size_t(rows) * kMapWidth, -1);
+  // read back the rows the patch covers, and keep the colliding nodes (layout.glsl: D2T_MAP_*)
+  std::vector<float> contact(size_t(rows) * kMapWidth * 4, 0.0f);
+  std::vector<GLint> other(size_t(rows) * kMapWidth, -1);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glReadPixels(0, 0, kMapWidth, rows, GL_RGBA, GL_FLOAT, contact->data());
+  glReadPixels(0, 0, kMapWidth, rows, GL_RGBA, GL_FLOAT, contact.data());
   glReadBuffer(GL_COLOR_ATTACHMENT1);
-  glReadPixels(0, 0, kMapWidth, rows, GL_RED_INTEGER, GL_INT, other->data());
+  glReadPixels(0, 0, kMapWidth, rows, GL_RED_INTEGER, GL_INT, other.data());
+  std::vector<MappedNode> out;
+  for (size_t j = 0; j < patch.nodes.size(); ++j) {
+    const float* c = &contact[4 * j];
+    if (c[D2T_MAP_HIT] <= 0 || other[j] < 0 || size_t(other[j]) >= otherTriangles) continue;
+    const double u = c[D2T_MAP_BARY_U], v = c[D2T_MAP_BARY_V];
+    out.push_back({j, double(c[D2T_MAP_DEPTH]), other[j], {1.0 - u - v, u, v}});
+  }
+  return out;
 }
 
 std::vector<ContactCamera::Snapshot> ContactCamera::takeSnapshots() {
@@ -364,24 +372,16 @@ int ContactCamera::find(LayeredBody& a, LayeredBody& b, const ProxyContact& pair
   const RigidMotion motion[2] = {rigidMotion(a), rigidMotion(b)};
   std::vector<NodeContact> found[2];
   for (int k = 0; k < 2; ++k) {
-    std::vector<float> contact;
-    std::vector<GLint> other;
-    mapNodes(body[k]->modelPtr(), *patch[k], k, &contact, &other);
     LayeredBody& mine = *body[k];
     LayeredBody& theirs = *body[1 - k];
     const std::vector<Vec3i>& theirTris = theirs.model().atlas.triangles;
     const ContactSurface self(mine), surface(theirs);
-    for (size_t j = 0; j < patch[k]->nodes.size(); ++j) {
-      if (contact[4 * j + 1] <= 0) continue;
-      const int tri = other[j];
-      if (tri < 0 || tri >= int(theirTris.size())) continue;
-      const float* c = &contact[4 * j];
-      const std::array<double, 3> bary = {1.0 - c[2] - c[3], c[2], c[3]};
-      const Vec3i& t = theirTris[size_t(tri)];
+    for (const MappedNode& m : mapNodes(body[k]->modelPtr(), *patch[k], k, theirTris.size())) {
+      const int node = patch[k]->nodes[m.index];
+      const Vec3i& t = theirTris[size_t(m.triangle)];
       const Vec3 fallback = k == 0 ? Vec3(-n_) : n_;  // out of the other body
-      found[k].push_back(makePairContact(mine, motion[k], patch[k]->nodes[j], patch[k]->x[j], theirs, motion[1 - k],
-                                         t, bary, pairNormal(self, patch[k]->nodes[j], surface, t, bary, fallback),
-                                         double(c[0])));
+      found[k].push_back(makePairContact(mine, motion[k], node, patch[k]->x[m.index], theirs, motion[1 - k], t, m.bary,
+                                         pairNormal(self, node, surface, t, m.bary, fallback), m.depth));
     }
   }
   return finish(found[0], found[1], pair.normal, outA, outB);
@@ -393,20 +393,13 @@ int ContactCamera::find(LayeredBody& a, const Collider& b, const ProxyContact& p
   if (!draw(a, b, pair, a.desc().name, b.name(), &patches)) return 0;
   // passes 4-5 for the body only; the normal is the collider's (it keeps its shape),
   // smooth at the contact's barycentric, as the CPU's
-  std::vector<float> contact;
-  std::vector<GLint> other;
-  mapNodes(a.modelPtr(), patches.a, 0, &contact, &other);
   const TriMesh& mesh = b.localMesh();
   const ContactSurface self(a), surface(b);
   std::vector<NodeContact> found, none;
-  for (size_t j = 0; j < patches.a.nodes.size(); ++j) {
-    if (contact[4 * j + 1] <= 0) continue;
-    const int tri = other[j];
-    if (tri < 0 || tri >= int(mesh.triangles.size())) continue;
-    const float* c = &contact[4 * j];
-    const std::array<double, 3> bary = {1.0 - c[2] - c[3], c[2], c[3]};
-    const Vec3 nrm = pairNormal(self, patches.a.nodes[j], surface, mesh.triangles[size_t(tri)], bary, -n_);
-    found.push_back(makeColliderContact(a, patches.a.nodes[j], patches.a.x[j], b, nrm, double(c[0])));
+  for (const MappedNode& m : mapNodes(a.modelPtr(), patches.a, 0, mesh.triangles.size())) {
+    const int node = patches.a.nodes[m.index];
+    const Vec3 nrm = pairNormal(self, node, surface, mesh.triangles[size_t(m.triangle)], m.bary, -n_);
+    found.push_back(makeColliderContact(a, node, patches.a.x[m.index], b, nrm, m.depth));
   }
   return finish(found, none, pair.normal, outA, nullptr);
 }

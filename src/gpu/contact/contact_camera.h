@@ -22,6 +22,7 @@
 // only the body's nodes are mapped. The CPU reference is findSkinContacts and
 // findColliderContacts (sim/body_contact.h).
 // Needs a current OpenGL 4.3 context; throws GlError otherwise.
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -77,9 +78,18 @@ class ContactCamera final : public PairContactFinder {
             const std::string& nameB, PairPatches* patches);
   /// Pass 1 (A: nearest, slot 0) or 2 (B: farthest, slot 1) for one side's patch.
   void drawSide(int side, const std::vector<Vec3i>& triangles, const SkinPatch& patch);
-  /// Passes 4-5 for one body's patch: (depth, other side's triangle) per patch node.
-  void mapNodes(const BakedBodyPtr& model, const SkinPatch& patch, int side, std::vector<float>* contact,
-                std::vector<GLint>* other);
+  /// A patch node that passes 4-5 found colliding: its index in the patch, its depth [m],
+  /// the other side's triangle and the node's barycentric coordinates on it.
+  struct MappedNode {
+    size_t index = 0;
+    double depth = 0;
+    int triangle = -1;
+    std::array<double, 3> bary{};
+  };
+  /// Passes 4-5 for one body's patch: its colliding nodes (with a triangle id below
+  /// `otherTriangles`, the other side's count).
+  std::vector<MappedNode> mapNodes(const BakedBodyPtr& model, const SkinPatch& patch, int side,
+                                   size_t otherTriangles);
   /// The triangles around each node of a body's atlas (nodeTriangleTexture), kept per model.
   const GlTexture& nodeTriangles(const BakedBodyPtr& model);
 

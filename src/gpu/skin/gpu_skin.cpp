@@ -82,9 +82,13 @@ GlTexture nodeTriangleTexture(const Atlas& a) {
   std::vector<std::vector<int>> around(size_t(a.nodeCount()));
   for (int t = 0; t < int(a.triangles.size()); ++t)
     for (int k = 0; k < 3; ++k) around[size_t(a.triangles[size_t(t)][k])].push_back(t);
-  GlTexture tex(a.resolution, a.resolution, 2, GL_RGBA32I);
+  for (int i = 0; i < a.nodeCount(); ++i)
+    if (around[size_t(i)].size() > size_t(4 * D2T_AROUND_LAYERS))
+      throw GlError("node " + std::to_string(i) + " of the atlas has " + std::to_string(around[size_t(i)].size()) +
+                    " triangles around it; the GPU's triangle texture holds " + std::to_string(4 * D2T_AROUND_LAYERS));
+  GlTexture tex(a.resolution, a.resolution, D2T_AROUND_LAYERS, GL_RGBA32I);
   glBindTexture(GL_TEXTURE_2D_ARRAY, tex.id());
-  for (int layer = 0; layer < 2; ++layer) {
+  for (int layer = 0; layer < D2T_AROUND_LAYERS; ++layer) {
     std::vector<GLint> texels(size_t(a.texelCount()) * 4, -1);
     for (int i = 0; i < a.nodeCount(); ++i)
       for (size_t k = 0; k < 4; ++k) {
@@ -182,7 +186,7 @@ void GpuSkin::uploadStaticFields() {
     for (int i = 0; i < a.nodeCount(); ++i) {
       float* p = &t[size_t(a.nodeTexel[i]) * 4];
       for (int c = 0; c < 3; ++c) p[c] = float(model_->restSkin[i][c]);
-      p[3] = float(model_->nodeMass[i]);
+      p[D2T_REST_MASS] = float(model_->nodeMass[i]);
     }
     uploadTexels(rest_, 0, t);
   }
@@ -463,16 +467,19 @@ void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vec
   }
 }
 
-void GpuSkin::sumTerms(const ShaderProgram& p, int count) {
-  std::vector<Target> targets;
+void GpuSkin::sumTerms(const ShaderProgram& p, int outputs, const std::vector<Target>& leading, int maxFrom,
+                       int rows) {
+  const int first = int(leading.size());
+  if (outputs > kMaxTerms || first > outputs) throw std::logic_error("sumTerms: more outputs than terms textures");
+  std::vector<Target> targets = leading;
   std::vector<const GlTexture*> in, out;
-  for (int k = 0; k < count; ++k) {
-    targets.push_back({terms_[k].id(), -1});
-    in.push_back(&terms_[k]);
-    out.push_back(&sums_[k]);
+  for (int l = first; l < outputs; ++l) {
+    targets.push_back({terms_[l].id(), -1});
+    in.push_back(&terms_[l]);
+    out.push_back(&sums_[l]);
   }
-  draw(p, targets);
-  reduce(in, out);
+  draw(p, targets, rows > 0 ? n_ : 0, rows);
+  reduce(in, out, std::max(0, maxFrom - first), rows);
 }
 
 std::array<float, 4> GpuSkin::readTexel(const GlTexture& t) const {

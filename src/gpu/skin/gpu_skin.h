@@ -237,8 +237,12 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// `results`; inputs from maxFrom on are reduced to their maximum instead.
   void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results,
               int maxFrom = 8, int height = 0);
-  /// Runs `p` (used, its inputs bound) into terms_[0, count) and sums each into sums_[k].
-  void sumTerms(const ShaderProgram& p, int count);
+  /// Runs `p` (used, its inputs bound) into `leading` at its first locations and into
+  /// terms_[L] at each location L after them up to `outputs` (layout.glsl), then reduces
+  /// each terms_[L] into sums_[L]: a sum below location `maxFrom`, a maximum from there
+  /// on. The draw covers the atlas, or its first `rows` rows (the contact rows' passes).
+  void sumTerms(const ShaderProgram& p, int outputs, const std::vector<Target>& leading = {},
+                int maxFrom = kMaxTerms, int rows = 0);
   Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
   std::array<float, 4> readTexel(const GlTexture& oneByOne) const;
   // Mt y = rhs_, x in y_[cur]; stops at |r| <= tolerance max(|rhs_|, referenceNorm)
@@ -318,9 +322,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GlTexture momentSums_[2];
   BodyId goodOf_ = nullptr;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
-  GlTexture terms_[8];
-  std::vector<GlTexture> levels_[8];  // reduction pyramid per slot, down to (but not) 1 x 1
-  GlTexture sums_[8], rz_[2], pap_;   // 1 x 1 results
+  static constexpr int kMaxTerms = 8;  // the most outputs of a pass (and reduce.frag's inputs)
+  GlTexture terms_[kMaxTerms];          // the terms of a pass's output at location L, by L
+  std::vector<GlTexture> levels_[kMaxTerms];  // reduction pyramid per slot, down to (but not) 1 x 1
+  GlTexture sums_[kMaxTerms], rz_[2], pap_;   // 1 x 1 results: sums_[L] the sum of terms_[L]
   GlTexture surface_, normals_, around_;  // drawing: u, n, triangles around each node
   GLuint triangleBuffer_ = 0, triangleTex_ = 0, nodeTexelBuffer_ = 0, nodeTexelTex_ = 0;
   int xCur_ = 0;

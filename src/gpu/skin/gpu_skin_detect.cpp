@@ -101,9 +101,16 @@ bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Coll
   if (colliders.size() > size_t(kMaxDetectedColliders)) return false;
   hits->clear();
   if (colliders.empty()) return true;
+  struct Int4 {
+    GLint v[4];
+    GLint operator[](int i) const { return v[i]; }
+  };
+  struct Float4 {
+    GLfloat v[4];
+    GLfloat operator[](int i) const { return v[i]; }
+  };
   struct Hit {
-    GLint id[4];
-    GLfloat normalDepth[4], velocity[4];
+    D2T_DETECT_HIT(Int4, Float4)
   };
   static_assert(sizeof(Hit) == 48, "the std430 layout of detect.frag's Hit");
   std::vector<Hit> raw;
@@ -134,7 +141,7 @@ bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Coll
     GLuint found = 0;
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(found), &found);
     raw.resize(std::min<size_t>(found, size_t(model_->nodeCount())));
-    if (!raw.empty()) glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 16, GLsizeiptr(raw.size() * sizeof(Hit)), raw.data());
+    if (!raw.empty()) glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, D2T_DETECT_HITS_OFFSET, GLsizeiptr(raw.size() * sizeof(Hit)), raw.data());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
   }

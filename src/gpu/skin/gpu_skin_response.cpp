@@ -134,11 +134,11 @@ CondensedSums GpuSkin::condense(const BodyView& body, const LayeredState&) {
   beginPass(condense_);
   bind(condense_, "uQ", qNew_);
   bind(condense_, "uHinv", hinv_);
-  sumTerms(condense_, 6);
+  sumTerms(condense_, D2T_CONDENSE_OUTPUTS);
   Mat3 hq, bhq, qhq;
   std::array<double, 6> sym{};
   for (int k = 0; k < 3; ++k) {
-    const std::array<float, 4> a = readTexel(sums_[k]), b = readTexel(sums_[3 + k]);
+    const std::array<float, 4> a = readTexel(sums_[D2T_CONDENSE_HQ + k]), b = readTexel(sums_[D2T_CONDENSE_BHQ + k]);
     hq.row(k) << a[0], a[1], a[2];
     bhq.row(k) << b[0], b[1], b[2];
     sym[size_t(k)] = a[3];
@@ -176,7 +176,7 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
   syncOperators(body);
   const PassTimer timer(*this, Stage::Rows);
   if (!rowIn_.id()) {
-    rowIn_ = GlTexture(n_, n_, 4, GL_RGBA32F);
+    rowIn_ = GlTexture(n_, n_, D2T_ROW_IN_LAYERS, GL_RGBA32F);
     for (GlTexture* t : {&rowU_, &rowV_, &rowS_[0], &rowS_[1], &rowR_, &rowDqdot_, &rowFriction_}) *t = newField();
   }
   rowCount_ = int(rows.size());
@@ -188,20 +188,24 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
   const Atlas& a = model_->atlas;
   const int h = rowHeight();
   const size_t layer = size_t(h) * size_t(n_) * 4;
-  std::vector<float> t(4 * layer, 0.0f);
+  std::vector<float> t(D2T_ROW_IN_LAYERS * layer, 0.0f);
   for (size_t k = 0; k < rows.size(); ++k) {
     const ContactRow& c = rows[k];
     float* p = &t[4 * k];
-    const float in[4][4] = {
-        {float(a.nodeTexel[size_t(c.node)]), float(c.previous), float(c.next), c.release ? 1.0f : 0.0f},
-        {float(c.normal.x()), float(c.normal.y()), float(c.normal.z()), float(c.depth)},
-        {float(c.surfaceVelocity.x()), float(c.surfaceVelocity.y()), float(c.surfaceVelocity.z()), float(c.startGap)},
-        {float(c.lo), float(c.friction), 0.0f, 0.0f}};
-    for (size_t l = 0; l < 4; ++l) std::copy(in[l], in[l] + 4, p + l * layer);
+    float in[D2T_ROW_IN_LAYERS][4];
+    const auto set = [&](int l, float x, float y, float z, float w) {
+      in[l][0] = x, in[l][1] = y, in[l][2] = z, in[l][3] = w;
+    };
+    set(D2T_ROW_IN_NODE, float(a.nodeTexel[size_t(c.node)]), float(c.previous), float(c.next), c.release ? 1.0f : 0.0f);
+    set(D2T_ROW_IN_NORMAL, float(c.normal.x()), float(c.normal.y()), float(c.normal.z()), float(c.depth));
+    set(D2T_ROW_IN_SURFACE, float(c.surfaceVelocity.x()), float(c.surfaceVelocity.y()), float(c.surfaceVelocity.z()),
+        float(c.startGap));
+    set(D2T_ROW_IN_LIMITS, float(c.lo), float(c.friction), 0.0f, 0.0f);
+    for (size_t l = 0; l < D2T_ROW_IN_LAYERS; ++l) std::copy(in[l], in[l] + 4, p + l * layer);
     rowLo_[k] = c.lo;
   }
   glBindTexture(GL_TEXTURE_2D_ARRAY, rowIn_.id());
-  glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, n_, h, 4, GL_RGBA, GL_FLOAT, t.data());
+  glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, n_, h, D2T_ROW_IN_LAYERS, GL_RGBA, GL_FLOAT, t.data());
   beginPass(rows_);
   bind(rows_, "uRowIn", rowIn_);
   bind(rows_, "uQ", qNew_);
@@ -239,26 +243,20 @@ RowSums GpuSkin::roundRows(const Vec6* dv, bool oneSided) {
   glUniform1i(rowsRound_.uniform("uHaveDv"), dv ? 1 : 0);
   glUniform1i(rowsRound_.uniform("uOneSided"), oneSided ? 1 : 0);
   rowCur_ = 1 - rowCur_;
-  std::vector<Target> targets{{rowS_[rowCur_].id(), -1}};
-  std::vector<const GlTexture*> in, out;
-  for (int k = 0; k < 7; ++k) {
-    targets.push_back({terms_[k].id(), -1});
-    in.push_back(&terms_[k]);
-    out.push_back(&sums_[k]);
-  }
-  draw(rowsRound_, targets, n_, h);
-  reduce(in, out, 8, h);
-  std::array<float, 28> t{};
-  for (int k = 0; k < 7; ++k) {
-    const std::array<float, 4> v = readTexel(sums_[k]);
+  static_assert(D2T_ROUND_STATE == 0 && D2T_ROUND_TERMS == 1, "rows_round.frag's outputs");
+  sumTerms(rowsRound_, D2T_ROUND_OUTPUTS, {{rowS_[rowCur_].id(), -1}}, kMaxTerms, h);
+  static_assert(D2T_ROUND_TERM_COUNT == 4 * D2T_ROUND_TERM_OUTPUTS && D2T_ROUND_OUTPUTS == D2T_ROUND_TERMS + D2T_ROUND_TERM_OUTPUTS);
+  std::array<float, D2T_ROUND_TERM_COUNT> t{};
+  for (int k = 0; k < D2T_ROUND_TERM_OUTPUTS; ++k) {
+    const std::array<float, 4> v = readTexel(sums_[D2T_ROUND_TERMS + k]);
     std::copy(v.begin(), v.end(), t.begin() + 4 * k);
   }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("a contact rows round");
-  for (int i = 0, e = 0; i < 6; ++i)
+  for (int i = 0, e = D2T_ROUND_S; i < 6; ++i)
     for (int j = i; j < 6; ++j, ++e) sums.S(i, j) = sums.S(j, i) = t[size_t(e)];
-  for (int i = 0; i < 6; ++i) sums.rhs[i] = t[size_t(21 + i)];
-  sums.below = int(std::lround(t[27]));
+  for (int i = 0; i < 6; ++i) sums.rhs[i] = t[size_t(D2T_ROUND_RHS + i)];
+  sums.below = int(std::lround(t[D2T_ROUND_BELOW]));
   return sums;
 }
 
@@ -295,13 +293,11 @@ ImpulseSums GpuSkin::impulse(const BodyView& body, const LayeredState& s) {
     glUniform1i(rowsImpulse_.uniform("uSize"), n_);
     glUniform1i(rowsImpulse_.uniform("uCount"), rowCount_);
     rowsImpulse_.set("uR", s.orientation.toRotationMatrix());
-    draw(rowsImpulse_, {{rowR_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}, {terms_[2].id(), -1},
-                        {terms_[3].id(), -1}},
-         n_, h);
-    reduce({&terms_[0], &terms_[1], &terms_[2], &terms_[3]}, {&sums_[0], &sums_[1], &sums_[2], &sums_[3]}, 8, h);
-    sums.fc << readSum(sums_[0]), readSum(sums_[1]);
-    sums.mt = readSum(sums_[2]);
-    sums.mr = readSum(sums_[3]);
+    static_assert(D2T_IMPULSE_R == 0, "rows_impulse.frag's leading output");
+    sumTerms(rowsImpulse_, D2T_IMPULSE_OUTPUTS, {{rowR_.id(), -1}}, kMaxTerms, h);
+    sums.fc << readSum(sums_[D2T_IMPULSE_SUM_F]), readSum(sums_[D2T_IMPULSE_SUM_UXR]);
+    sums.mt = readSum(sums_[D2T_IMPULSE_SUM_MT]);
+    sums.mr = readSum(sums_[D2T_IMPULSE_SUM_MR]);
   }
   scatterRows(rowR_, impulseR_);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -391,10 +387,18 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
   glUniform1f(apply_.uniform("uShare"), float(share));
   glUniform1f(apply_.uniform("uDt"), float(dt));
   // (z_, ma_: scratch, swapped in below)
-  draw(apply_, {{z_.id(), -1}, {ma_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}});
+  // (the state's layout of velocities.frag; the moments' sums kept apart from sums_)
+  static_assert(D2T_STATE_SUM_MQDOT == D2T_STATE_SUM_MQ + 1 && D2T_STATE_OUTPUTS == D2T_STATE_SUM_MQDOT + 1,
+                "response_apply.frag's outputs");
+  std::vector<Target> targets(D2T_STATE_OUTPUTS);
+  targets[D2T_STATE_QDOT] = {z_.id(), -1};
+  targets[D2T_STATE_Q] = {ma_.id(), -1};
+  targets[D2T_STATE_SUM_MQ] = {terms_[D2T_STATE_SUM_MQ].id(), -1};
+  targets[D2T_STATE_SUM_MQDOT] = {terms_[D2T_STATE_SUM_MQDOT].id(), -1};
+  draw(apply_, targets);
   std::swap(qdotNew_, z_);
   std::swap(qNew_, ma_);
-  reduce({&terms_[0], &terms_[1]}, {&momentSums_[0], &momentSums_[1]});
+  reduce({&terms_[D2T_STATE_SUM_MQ], &terms_[D2T_STATE_SUM_MQDOT]}, {&momentSums_[0], &momentSums_[1]});
   momentsAre_ = Moments::InTextures;
   momentShift_.setZero();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -438,17 +442,10 @@ std::vector<std::array<float, 4>> GpuSkin::summaryPass(const BodyView& body, con
   bind(summary_, "uK", k_);
   summary_.set("uUp", up);
   glUniform1i(summary_.uniform("uMaxQOnly"), maxQOnly);
-  std::vector<Target> targets;
-  std::vector<const GlTexture*> in, out;
-  for (int k = 0; k < (maxQOnly ? 1 : 7); ++k) {
-    targets.push_back({terms_[k].id(), -1});
-    in.push_back(&terms_[k]);
-    out.push_back(&sums_[k]);
-  }
-  draw(summary_, targets);
-  reduce(in, out, maxQOnly ? 0 : 5);
+  const int outputs = maxQOnly ? 1 : D2T_SUMMARY_OUTPUTS;
+  sumTerms(summary_, outputs, {}, maxQOnly ? 0 : D2T_SUMMARY_SUMS);
   std::vector<std::array<float, 4>> v;
-  for (const GlTexture* t : out) v.push_back(readTexel(*t));
+  for (int l = 0; l < outputs; ++l) v.push_back(readTexel(sums_[l]));
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the skin summary pass");
   return v;
@@ -457,20 +454,21 @@ std::vector<std::array<float, 4>> GpuSkin::summaryPass(const BodyView& body, con
 SkinSummary GpuSkin::summarize(const BodyView& body, const LayeredState&, const Vec3& up) {
   const std::vector<std::array<float, 4>> v = summaryPass(body, up, false);
   SkinSummary r;
-  r.finite = v[6][0] == 0;
-  const Vec3 mq(v[0][0], v[0][1], v[0][2]);
-  r.mu = restSt_ + mq;
-  r.mqdot2 = v[0][3];
-  r.mqdot = Vec3(v[1][0], v[1][1], v[1][2]);
-  r.elastic = v[1][3];
-  r.muxqdot = Vec3(v[2][0], v[2][1], v[2][2]);
+  const auto &mq = v[D2T_SUMMARY_MQ], &mqdot = v[D2T_SUMMARY_MQDOT], &muxqdot = v[D2T_SUMMARY_MUXQDOT],
+             &ma = v[D2T_SUMMARY_UU_A], &mb = v[D2T_SUMMARY_UU_B], &max = v[D2T_SUMMARY_MAX];
+  r.finite = v[D2T_SUMMARY_BAD][0] == 0;
+  r.mu = restSt_ + Vec3(mq[0], mq[1], mq[2]);
+  r.mqdot2 = mq[3];
+  r.mqdot = Vec3(mqdot[0], mqdot[1], mqdot[2]);
+  r.elastic = mqdot[3];
+  r.muxqdot = Vec3(muxqdot[0], muxqdot[1], muxqdot[2]);
   Mat3 uu;  // sum m (u u^T - ub ub^T)
-  uu << v[3][0], v[3][3], v[4][0], v[3][3], v[3][1], v[4][1], v[4][0], v[4][1], v[3][2];
+  uu << ma[0], ma[3], mb[0], ma[3], ma[1], mb[1], mb[0], mb[1], ma[2];
   r.muu = restUu_ + uu;
-  r.maxQ = v[5][0];
-  r.maxStretch = v[5][1];
-  r.maxQdot = v[5][2];
-  r.lowest = -v[5][3];
+  r.maxQ = max[0];
+  r.maxStretch = max[1];
+  r.maxQdot = max[2];
+  r.lowest = -max[3];
   if (!r.finite) {  // (as the CPU's: the sums are meaningless then)
     const double nan = std::numeric_limits<double>::quiet_NaN();
     r.elastic = r.mqdot2 = nan;

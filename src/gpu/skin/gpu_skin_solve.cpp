@@ -47,17 +47,14 @@ GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, doubl
   glUniform1f(forces_.uniform("uAlpha"), float(alpha));
   glUniform1f(forces_.uniform("uBeta"), float(beta));
   glUniform1f(forces_.uniform("uDt"), float(dt));
-  std::vector<Target> targets = {{z_.id(), -1}, {ma_.id(), -1}};
-  for (int k = 2; k < 8; ++k) targets.push_back({terms_[k].id(), -1});
-  draw(forces_, targets);
-  reduce({&terms_[2], &terms_[3], &terms_[4], &terms_[5], &terms_[6], &terms_[7]},
-         {&sums_[0], &sums_[1], &sums_[2], &sums_[3], &sums_[4], &sums_[5]});
+  static_assert(D2T_FORCES_Z == 0 && D2T_FORCES_MA == 1, "forces.frag's leading outputs");
+  sumTerms(forces_, D2T_FORCES_OUTPUTS, {{z_.id(), -1}, {ma_.id(), -1}});
   GpuForceSums f;
-  f.mq = readSum(sums_[0]);
-  f.mqdot = readSum(sums_[1]);
-  f.ma = readSum(sums_[2]);
-  f.muxa = readSum(sums_[3]);
-  const Vec3 d = readSum(sums_[4]), o = readSum(sums_[5]);
+  f.mq = readSum(sums_[D2T_FORCES_SUM_MQ]);
+  f.mqdot = readSum(sums_[D2T_FORCES_SUM_MQDOT]);
+  f.ma = readSum(sums_[D2T_FORCES_SUM_MA]);
+  f.muxa = readSum(sums_[D2T_FORCES_SUM_MUXA]);
+  const Vec3 d = readSum(sums_[D2T_FORCES_SUM_UU_DIAG]), o = readSum(sums_[D2T_FORCES_SUM_UU_OFF]);
   f.uu << d.x(), o.x(), o.y(), o.x(), d.y(), o.z(), o.y(), o.z(), d.z();
   return f;
 }
@@ -72,8 +69,8 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double re
   draw(cgPrecondition_, {{zc_.id(), -1}, {p_[0].id(), -1}, {terms_[1].id(), -1}});
   reduce({&terms_[1]}, {&rz_[0]});
   const std::array<float, 4> start = readTexel(rz_[0]);
-  double bnorm = std::sqrt(std::max(0.0f, start[2]));
-  double rnorm = std::sqrt(std::max(0.0f, start[1]));
+  double bnorm = std::sqrt(std::max(0.0f, start[D2T_CG_BB]));
+  double rnorm = std::sqrt(std::max(0.0f, start[D2T_CG_RR]));
   if (bnorm == 0) {
     uploadTexels(x_[xCur_], 0, std::vector<float>(size_t(n_) * n_ * 4, 0.0f));
     if (residual) *residual = 0;
@@ -100,7 +97,7 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double re
     reduce({&terms_[1]}, {&rz_[1 - rc]});
     ++it;
     if (it % kResidualCheck == 0 || it == maxIterations) {
-      rnorm = std::sqrt(std::max(0.0f, readTexel(rz_[1 - rc])[1]));
+      rnorm = std::sqrt(std::max(0.0f, readTexel(rz_[1 - rc])[D2T_CG_RR]));
       if (!(rnorm > tolerance * bnorm) || it == maxIterations) break;
     }
     // p = z + beta p
@@ -245,18 +242,18 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
       glUniform1i(coupling_.uniform("uPart"), part);
     };
     couplingPass(0);
-    sumTerms(coupling_, 8);
-    const Vec3 my = readSum(sums_[0]), uy = readSum(sums_[1]);
+    sumTerms(coupling_, D2T_COUPLING_OUTPUTS);
+    const Vec3 my = readSum(sums_[D2T_COUPLING_MY]), uy = readSum(sums_[D2T_COUPLING_MUXY]);
     Mat3 A1, B1, G, H;
     for (int j = 0; j < 3; ++j) {
-      A1.col(j) = readSum(sums_[2 + j]);
-      B1.col(j) = readSum(sums_[5 + j]);
+      A1.col(j) = readSum(sums_[D2T_COUPLING_QXWT + j]);
+      B1.col(j) = readSum(sums_[D2T_COUPLING_QXWR + j]);
     }
     couplingPass(1);
-    sumTerms(coupling_, 6);
+    sumTerms(coupling_, D2T_COUPLING_UXH + 3);
     for (int k = 0; k < 3; ++k) {
-      G.col(k) = readSum(sums_[k]);
-      H.col(k) = readSum(sums_[3 + k]);
+      G.col(k) = readSum(sums_[D2T_COUPLING_H + k]);
+      H.col(k) = readSum(sums_[D2T_COUPLING_UXH + k]);
     }
     // M_ce Y: translational columns Y_t = W_t R^T, rotational Y_r = W_r - m Mh^-1 [q x e_k]
     const Mat3 uWt = sumMubWt_ + A1;  // sum m u x W_t[j]
@@ -291,10 +288,10 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     velocities_.set("uTranslation", tr);
     velocities_.set("uRotation", rot);
     glUniform1f(velocities_.uniform("uDt"), float(dt));
-    draw(velocities_, {{qdotNew_.id(), -1}, {qNew_.id(), -1}, {terms_[0].id(), -1}, {terms_[1].id(), -1}});
-    reduce({&terms_[0], &terms_[1]}, {&sums_[0], &sums_[1]});
-    mqdotNew = readSum(sums_[0]);
-    mqNew = readSum(sums_[1]);
+    static_assert(D2T_STATE_QDOT == 0 && D2T_STATE_Q == 1, "velocities.frag's leading outputs");
+    sumTerms(velocities_, D2T_STATE_OUTPUTS, {{qdotNew_.id(), -1}, {qNew_.id(), -1}});
+    mqdotNew = readSum(sums_[D2T_STATE_SUM_MQDOT]);
+    mqNew = readSum(sums_[D2T_STATE_SUM_MQ]);
   }
   timestamp(Stage::Count);
   {
