@@ -27,57 +27,6 @@ namespace d2t {
 
 using namespace gpu_detail;
 
-// ---- textures ----------------------------------------------------------------------------------
-
-GlTexture::GlTexture(int width, int height, int layers, GLenum internalFormat)
-    : width_(width), height_(height), layers_(layers) {
-  const GLenum target = layers > 0 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D;
-  glGenTextures(1, &id_);
-  glBindTexture(target, id_);
-  if (layers > 0)
-    glTexStorage3D(target, 1, internalFormat, width, height, layers);
-  else
-    glTexStorage2D(target, 1, internalFormat, width, height);
-  glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTexParameteri(target, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-  checkGl("allocating a D2T texture");
-}
-
-GlTexture::~GlTexture() {
-  if (id_) glDeleteTextures(1, &id_);
-}
-
-GlTexture& GlTexture::operator=(GlTexture&& o) noexcept {
-  if (this != &o) {
-    if (id_) glDeleteTextures(1, &id_);
-    id_ = o.id_;
-    width_ = o.width_;
-    height_ = o.height_;
-    layers_ = o.layers_;
-    o.id_ = 0;
-  }
-  return *this;
-}
-
-namespace {
-
-void checkGlCapabilities() {
-  GLint major = 0, minor = 0, drawBuffers = 0, units = 0;
-  glGetIntegerv(GL_MAJOR_VERSION, &major);
-  glGetIntegerv(GL_MINOR_VERSION, &minor);
-  if (major * 10 + minor < 43)
-    throw GlError("the GPU solver needs OpenGL 4.3; this context is " + glVersion() + " (" + glRenderer() + ")");
-  glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
-  glGetIntegerv(GL_MAX_TEXTURE_IMAGE_UNITS, &units);
-  if (drawBuffers < 8 || units < 16)
-    throw GlError("the GPU solver needs 8 draw buffers and 16 texture units (" + glRenderer() + " has " +
-                  std::to_string(drawBuffers) + " and " + std::to_string(units) + ")");
-}
-
-}  // namespace
-
 GlTexture nodeTriangleTexture(const Atlas& a) {
   std::vector<std::vector<int>> around(size_t(a.nodeCount()));
   for (int t = 0; t < int(a.triangles.size()); ++t)
@@ -107,8 +56,7 @@ GlTexture nodeTriangleTexture(const Atlas& a) {
 // The solver's GL objects, in the order they are made: the passes' programs, the
 // buffers and vertex arrays, the body's static fields, the working fields, the maps
 // for drawing, the timer queries.
-GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
-  checkGlCapabilities();
+GpuSkin::GpuSkin(BakedBodyPtr model) : model_(model), passes_(std::move(model)) {
   renderer_ = glRenderer();
   n_ = model_->atlas.resolution;
   compilePrograms();
@@ -116,12 +64,6 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(std::move(model)) {
   uploadStaticFields();
   createWorkFields();
   createDrawingMaps();
-  GLint bits = 0;
-  glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
-  if (bits > 0) {
-    queryPool_.resize(64);  // (a step stamps about 20)
-    glGenQueries(GLsizei(queryPool_.size()), queryPool_.data());
-  }
   checkGl("setting up the GPU solver");
 }
 
@@ -130,7 +72,6 @@ void GpuSkin::compilePrograms() {
   const std::string v = "d2t/pass.vert";
   stencil_ = ShaderProgram(v, "d2t/stencil.frag");
   forces_ = ShaderProgram(v, "d2t/forces.frag");
-  reduce_ = ShaderProgram(v, "d2t/reduce.frag");
   cgPrecondition_ = ShaderProgram(v, "d2t/cg_precondition.frag");
   cgUpdate_ = ShaderProgram(v, "d2t/cg_update.frag");
   cgDirection_ = ShaderProgram(v, "d2t/cg_direction.frag");
@@ -162,7 +103,6 @@ void GpuSkin::createBuffers() {
     glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(16 + 48 * size_t(a.nodeCount())), nullptr, GL_DYNAMIC_READ);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
   }
-  glGenVertexArrays(1, &vao_);
   glGenVertexArrays(1, &scatterVao_);
   glGenBuffers(1, &scatterBuffer_);
   glBindVertexArray(scatterVao_);
@@ -177,32 +117,9 @@ void GpuSkin::createBuffers() {
 
 }
 
-// static per-body data: rest positions and masses, source texels, layer thickness, K_e blocks
+// static per-body data: layer thickness, the rest shape's sums, K_e blocks
 void GpuSkin::uploadStaticFields() {
   const Atlas& a = model_->atlas;
-  rest_ = newField();
-  {
-    std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
-    for (int i = 0; i < a.nodeCount(); ++i) {
-      float* p = &t[size_t(a.nodeTexel[i]) * 4];
-      for (int c = 0; c < 3; ++c) p[c] = float(model_->restSkin[i][c]);
-      p[D2T_REST_MASS] = float(model_->nodeMass[i]);
-    }
-    uploadTexels(rest_, 0, t);
-  }
-  source_ = GlTexture(n_, n_, 0, GL_RG32I);
-  {
-    std::vector<GLint> s(size_t(a.texelCount()) * 2, -1);
-    for (int t = 0; t < a.texelCount(); ++t) {
-      int node = a.texelNode[t];
-      if (node < 0) node = a.gutterSource[t];
-      if (node < 0) continue;
-      s[2 * t] = a.nodeTexel[node] % n_;
-      s[2 * t + 1] = a.nodeTexel[node] / n_;
-    }
-    glBindTexture(GL_TEXTURE_2D, source_.id());
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, n_, n_, GL_RG_INTEGER, GL_INT, s.data());
-  }
   {
     std::vector<Vec3> t(size_t(a.nodeCount()));
     for (int i = 0; i < a.nodeCount(); ++i) {
@@ -229,12 +146,6 @@ void GpuSkin::createWorkFields() {
   for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &nodeForces_, &x_[0], &x_[1], &r_[0], &r_[1],
                        &p_[0], &p_[1], &zc_, &ap_, &impulseR_, &impulseExtra_})
     *t = newField();
-  for (GlTexture& t : terms_) t = newField();
-  for (int s = 0; s < 8; ++s) {
-    for (int size = (n_ + 3) / 4; size > 1; size = (size + 3) / 4)
-      levels_[s].emplace_back(size, size, 0, GL_RGBA32F);
-    sums_[s] = GlTexture(1, 1, 0, GL_RGBA32F);
-  }
   for (GlTexture& t : momentSums_) t = GlTexture(1, 1, 0, GL_RGBA32F);
   rz_[0] = GlTexture(1, 1, 0, GL_RGBA32F);
   rz_[1] = GlTexture(1, 1, 0, GL_RGBA32F);
@@ -272,39 +183,11 @@ GpuSkin::~GpuSkin() {
   glDeleteTextures(2, textures);
   const GLuint buffers[2] = {triangleBuffer_, nodeTexelBuffer_};
   glDeleteBuffers(2, buffers);
-  for (auto& f : fbos_) glDeleteFramebuffers(1, &f.second);
-  if (!queryPool_.empty()) glDeleteQueries(GLsizei(queryPool_.size()), queryPool_.data());
-  if (vao_) glDeleteVertexArrays(1, &vao_);
   if (scatterVao_) glDeleteVertexArrays(1, &scatterVao_);
   if (scatterBuffer_) glDeleteBuffers(1, &scatterBuffer_);
   if (hitBuffer_) glDeleteBuffers(1, &hitBuffer_);
   if (gatherVao_) glDeleteVertexArrays(1, &gatherVao_);
   if (gatherBuffer_) glDeleteBuffers(1, &gatherBuffer_);
-}
-
-GlTexture GpuSkin::newField() const {
-  GlTexture t(n_, n_, 0, GL_RGBA32F);
-  const std::vector<float> zero(size_t(n_) * n_ * 4, 0.0f);
-  uploadTexels(t, 0, zero);
-  return t;
-}
-
-void GpuSkin::uploadNodes(const GlTexture& t, const std::vector<Vec3>& x) {
-  uploadTexels(t, 0, nodeTexels(model_->atlas, x));
-}
-
-std::vector<Vec3> GpuSkin::downloadNodes(const GlTexture& t) const {
-  const Atlas& a = model_->atlas;
-  std::vector<float> texels(size_t(a.texelCount()) * 4);
-  glBindTexture(GL_TEXTURE_2D, t.id());
-  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, texels.data());
-  checkGl("reading a D2T texture back");
-  std::vector<Vec3> x(a.nodeCount());
-  for (int i = 0; i < a.nodeCount(); ++i) {
-    const float* p = &texels[size_t(a.nodeTexel[i]) * 4];
-    x[i] = Vec3(p[0], p[1], p[2]);
-  }
-  return x;
 }
 
 void GpuSkin::requireHeld(const BodyView& body) const {
@@ -377,125 +260,6 @@ void GpuSkin::syncOperators(const BodyView& body) {
   preparedVersion_ = op.version();
 }
 
-// ---- passes ------------------------------------------------------------------------------------
-
-// Every per-texel pass reads the rest texture (ub, m) and the source map (common.glsl).
-void GpuSkin::beginPass(const ShaderProgram& p) {
-  p.use();
-  resetUnits();
-  bind(p, "uRest", rest_);
-  bind(p, "uSource", source_);
-}
-
-void GpuSkin::bind(const ShaderProgram& p, const char* name, const GlTexture& t) {
-  glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
-  glBindTexture(t.layers() > 0 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, t.id());
-  glUniform1i(p.uniform(name), unit_);
-  ++unit_;
-}
-
-void GpuSkin::bindTargets(const std::vector<Target>& targets, int w, int h) {
-  std::vector<GLuint> key;
-  for (const Target& t : targets) {
-    key.push_back(t.texture);
-    key.push_back(GLuint(t.layer + 1));
-  }
-  GLuint fbo = 0;
-  for (const auto& f : fbos_)
-    if (f.first == key) fbo = f.second;
-  if (!fbo) {
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    for (size_t i = 0; i < targets.size(); ++i) {
-      const GLenum att = GLenum(GL_COLOR_ATTACHMENT0 + i);
-      if (targets[i].layer >= 0)
-        glFramebufferTextureLayer(GL_FRAMEBUFFER, att, targets[i].texture, 0, targets[i].layer);
-      else
-        glFramebufferTexture2D(GL_FRAMEBUFFER, att, GL_TEXTURE_2D, targets[i].texture, 0);
-    }
-    checkFramebuffer("a D2T pass target (RGBA32F)");
-    fbos_.emplace_back(key, fbo);
-  }
-  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-  std::array<GLenum, 8> bufs{};
-  for (size_t i = 0; i < targets.size(); ++i) bufs[i] = GLenum(GL_COLOR_ATTACHMENT0 + i);
-  glDrawBuffers(GLsizei(targets.size()), bufs.data());
-  glViewport(0, 0, w ? w : n_, h ? h : n_);
-  glDisable(GL_DEPTH_TEST);
-  glDisable(GL_BLEND);
-  glDisable(GL_CULL_FACE);
-  glDisable(GL_SCISSOR_TEST);
-}
-
-void GpuSkin::draw(const ShaderProgram&, const std::vector<Target>& targets, int w, int h) {
-  bindTargets(targets, w, h);
-  glBindVertexArray(vao_);
-  glDrawArrays(GL_TRIANGLES, 0, 3);
-}
-
-void GpuSkin::reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results,
-                     int maxFrom, int height) {
-  std::vector<const GlTexture*> cur = inputs;
-  int size = n_, rows = height > 0 ? height : n_;
-  for (int level = 0;; ++level) {
-    const int next = (size + 3) / 4, nextRows = (rows + 3) / 4;
-    reduce_.use();
-    resetUnits();
-    std::array<GLint, 8> units{};
-    for (int s = 0; s < 8; ++s) {
-      const GlTexture& t = *cur[std::min<size_t>(size_t(s), cur.size() - 1)];
-      glActiveTexture(GLenum(GL_TEXTURE0 + s));
-      glBindTexture(GL_TEXTURE_2D, t.id());
-      units[size_t(s)] = s;
-    }
-    glUniform1iv(reduce_.uniform("uIn[0]"), 8, units.data());
-    glUniform2i(reduce_.uniform("uSize"), size, rows);
-    glUniform1i(reduce_.uniform("uMaxFrom"), maxFrom);
-    glUniform1i(reduce_.uniform("uCount"), GLint(inputs.size()));
-    std::vector<Target> targets;
-    std::vector<const GlTexture*> out;
-    for (size_t s = 0; s < inputs.size(); ++s) {
-      const GlTexture* t = next == 1 ? results[s] : &levels_[s][size_t(level)];
-      targets.push_back({t->id(), -1});
-      out.push_back(t);
-    }
-    draw(reduce_, targets, next, nextRows);
-    if (next == 1) break;
-    cur = out;
-    size = next;
-    rows = nextRows;
-  }
-}
-
-void GpuSkin::sumTerms(const ShaderProgram& p, int outputs, const std::vector<Target>& leading, int maxFrom,
-                       int rows) {
-  const int first = int(leading.size());
-  if (outputs > kMaxTerms || first > outputs) throw std::logic_error("sumTerms: more outputs than terms textures");
-  std::vector<Target> targets = leading;
-  std::vector<const GlTexture*> in, out;
-  for (int l = first; l < outputs; ++l) {
-    targets.push_back({terms_[l].id(), -1});
-    in.push_back(&terms_[l]);
-    out.push_back(&sums_[l]);
-  }
-  draw(p, targets, rows > 0 ? n_ : 0, rows);
-  reduce(in, out, std::max(0, maxFrom - first), rows);
-}
-
-std::array<float, 4> GpuSkin::readTexel(const GlTexture& t) const {
-  std::array<float, 4> v{};
-  glBindTexture(GL_TEXTURE_2D, t.id());
-  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, v.data());
-  checkGl("reading a GPU reduction");
-  return v;
-}
-
-Vec3 GpuSkin::readSum(const GlTexture& t, int offset) const {
-  const std::array<float, 4> v = readTexel(t);
-  return Vec3(v[size_t(offset)], v[size_t(offset) + 1], v[size_t(offset) + 2]);
-}
-
-
 // ---- drawing -----------------------------------------------------------------------------------
 
 void GpuSkin::updateSurface(const LayeredBody& body) {
@@ -511,19 +275,15 @@ void GpuSkin::updateSurface(const std::vector<Vec3>& q) {
 }
 
 void GpuSkin::surfacePasses(const GlTexture& q) {
-  beginPass(surfaceProgram_);
-  bind(surfaceProgram_, "uQ", q);
-  draw(surfaceProgram_, {{surface_.id(), -1}});
-  beginPass(normalsProgram_);
-  bind(normalsProgram_, "uSurface", surface_);
-  bind(normalsProgram_, "uAround", around_);
-  glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
-  glBindTexture(GL_TEXTURE_BUFFER, triangleTex_);
-  glUniform1i(normalsProgram_.uniform("uTriangles"), unit_++);
-  glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
-  glBindTexture(GL_TEXTURE_BUFFER, nodeTexelTex_);
-  glUniform1i(normalsProgram_.uniform("uNodeTexel"), unit_++);
-  draw(normalsProgram_, {{normals_.id(), -1}});
+  passes_.beginPass(surfaceProgram_);
+  passes_.bind(surfaceProgram_, "uQ", q);
+  passes_.draw(surfaceProgram_, {{surface_.id(), -1}});
+  passes_.beginPass(normalsProgram_);
+  passes_.bind(normalsProgram_, "uSurface", surface_);
+  passes_.bind(normalsProgram_, "uAround", around_);
+  passes_.bind(normalsProgram_, "uTriangles", GL_TEXTURE_BUFFER, triangleTex_);
+  passes_.bind(normalsProgram_, "uNodeTexel", GL_TEXTURE_BUFFER, nodeTexelTex_);
+  passes_.draw(normalsProgram_, {{normals_.id(), -1}});
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the surface and normals passes");
 }
@@ -532,9 +292,9 @@ void GpuSkin::surfacePasses(const GlTexture& q) {
 
 std::vector<float> GpuSkin::gutterFill(const std::vector<float>& texels) {
   uploadTexels(z_, 0, texels);
-  beginPass(copy_);
-  bind(copy_, "uX", z_);
-  draw(copy_, {{ap_.id(), -1}});
+  passes_.beginPass(copy_);
+  passes_.bind(copy_, "uX", z_);
+  passes_.draw(copy_, {{ap_.id(), -1}});
   std::vector<float> out(texels.size());
   glBindTexture(GL_TEXTURE_2D, ap_.id());
   glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, out.data());
@@ -550,9 +310,9 @@ std::vector<Vec3> GpuSkin::stencilProduct(const std::vector<Vec3>& x, double sca
 
 Vec3 GpuSkin::sum(const std::vector<Vec3>& x) {
   // gutters hold copies: only node texels may count
-  uploadTexels(terms_[0], 0, nodeTexels(model_->atlas, x, false));
-  reduce({&terms_[0]}, {&sums_[0]});
-  return readSum(sums_[0]);
+  uploadTexels(passes_.terms(0), 0, nodeTexels(model_->atlas, x, false));
+  passes_.reduce({&passes_.terms(0)}, {&passes_.sums(0)});
+  return passes_.sum(0);
 }
 
 GpuForceSums GpuSkin::forces(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot, const Vec3& w,

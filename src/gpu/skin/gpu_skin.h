@@ -58,6 +58,7 @@
 
 #include "gpu/gl/gl.h"
 #include "gpu/gl/shader.h"
+#include "gpu/skin/atlas_passes.h"
 #include "sim/contact/collider.h"
 #include "sim/body/layered_body.h"
 
@@ -67,26 +68,6 @@ namespace d2t {
 constexpr int kResidualCheck = 8;
 /// Planes and height fields the detection pass takes at once (more: the CPU detects).
 constexpr int kMaxDetectedColliders = D2T_MAX_DETECTED_COLLIDERS;
-
-/// An RGBA32F (or integer) texture, 2-D or a 2-D array; owned.
-class GlTexture {
- public:
-  GlTexture() = default;
-  GlTexture(int width, int height, int layers, GLenum internalFormat);
-  ~GlTexture();
-  GlTexture(GlTexture&& o) noexcept { *this = std::move(o); }
-  GlTexture& operator=(GlTexture&& o) noexcept;
-  GlTexture(const GlTexture&) = delete;
-  GlTexture& operator=(const GlTexture&) = delete;
-  GLuint id() const { return id_; }
-  int width() const { return width_; }
-  int height() const { return height_; }
-  int layers() const { return layers_; }  ///< 0: a 2-D texture
-
- private:
-  GLuint id_ = 0;
-  int width_ = 0, height_ = 0, layers_ = 0;
-};
 
 /// The triangles around each node of an atlas, for passes that need a node's own
 /// mesh triangles: a 2-layer RGBA32I array, up to 8 triangle ids per node texel, -1: none.
@@ -148,7 +129,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) override;
   /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its
   /// own into its profile).
-  void takeTimes(Profile& profile) override;
+  void takeTimes(Profile& profile) override { passes_.takeTimes(profile); }
   /// The summary pass (shaders/d2t/summary.frag) on the resident state: sums and maxima
   /// by reduction, the rest shape's parts added in double.
   SkinSummary summarize(const BodyView& body, const LayeredState& s, const Vec3& up) override;
@@ -194,10 +175,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   std::vector<Vec3> readResidentQ() const { return downloadNodes(qNew_); }
 
  private:
-  struct Target {
-    GLuint texture;
-    int layer;  // -1: a 2-D texture
-  };
+  using Target = AtlasPasses::Target;
+  using PassTimer = AtlasPasses::PassTimer;
   // A vertex of the scatter pass: a node texel and a value for it.
   struct ScatterPoint {
     GLint texel[2];
@@ -223,28 +202,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// Throws GlError unless this solver holds body's skin state (holds(body)): every pass
   /// on that state starts with it.
   void requireHeld(const BodyView& body) const;
-  void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
-  std::vector<Vec3> downloadNodes(const GlTexture& t) const;
-  GlTexture newField() const;
-  /// Runs `program` into `targets` over the atlas (or a w x h viewport).
-  void draw(const ShaderProgram& program, const std::vector<Target>& targets, int w = 0, int h = 0);
-  /// Uses a per-texel pass program and binds the textures every such pass reads.
-  void beginPass(const ShaderProgram& p);
-  /// Binds a texture to the next unit for `name` of the current program.
-  void bind(const ShaderProgram& p, const char* name, const GlTexture& t);
-  void resetUnits() { unit_ = 0; }
-  /// Sums each of `inputs` (N x N, or its first `height` rows) down to 1 x 1 into
-  /// `results`; inputs from maxFrom on are reduced to their maximum instead.
-  void reduce(const std::vector<const GlTexture*>& inputs, const std::vector<const GlTexture*>& results,
-              int maxFrom = 8, int height = 0);
-  /// Runs `p` (used, its inputs bound) into `leading` at its first locations and into
-  /// terms_[L] at each location L after them up to `outputs` (layout.glsl), then reduces
-  /// each terms_[L] into sums_[L]: a sum below location `maxFrom`, a maximum from there
-  /// on. The draw covers the atlas, or its first `rows` rows (the contact rows' passes).
-  void sumTerms(const ShaderProgram& p, int outputs, const std::vector<Target>& leading = {},
-                int maxFrom = kMaxTerms, int rows = 0);
-  Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
-  std::array<float, 4> readTexel(const GlTexture& oneByOne) const;
+  void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x) { passes_.uploadNodes(t, x); }
+  std::vector<Vec3> downloadNodes(const GlTexture& t) const { return passes_.downloadNodes(t); }
+  GlTexture newField() const { return passes_.newField(); }
   // Mt y = rhs_, x in y_[cur]; stops at |r| <= tolerance max(|rhs_|, referenceNorm)
   int cg(int maxIterations, double tolerance, double* residual, double referenceNorm = 0);
   void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
@@ -253,44 +213,19 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// The summary pass (summary.frag) over the held state: its 7 sums' and maxima's
   /// results, or with `maxQOnly` its max |q| alone (one target to reduce).
   std::vector<std::array<float, 4>> summaryPass(const BodyView& body, const Vec3& up, bool maxQOnly);
-  /// A GPU timestamp: the time to the next one is the stage's (Stage::Count: an end).
-  void timestamp(Stage stage);
-  /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
-  void bindTargets(const std::vector<Target>& targets, int w = 0, int h = 0);
-  /// The first `rows` rows of two n x n targets, read back (`what`: for a GL error).
-  void readRows(const GlTexture& a, const GlTexture& b, int rows, std::vector<float>* outA,
-                std::vector<float>* outB, const char* what);
   /// Rows' values (a texel per row) summed by node into `target` (cleared first).
   void scatterRows(const GlTexture& values, const GlTexture& target);
   /// The rows' texture rows in use.
   int rowHeight() const { return (rowCount_ + n_ - 1) / n_; }
-  /// The times of the timestamps taken so far into times_, once the GPU has passed
-  /// the last of them. Without `wait` nothing is read before that: a pass's timer does
-  /// not stall the pipeline (every pass waiting on its own timer made a sync per pass
-  /// on a real GPU); the stage's end (takeTimes, after its readbacks) waits, so each
-  /// step's times are its own. A stage still open (its end not stamped) is kept.
-  void collectTimes(bool wait);
-  /// The GPU time of the passes in its scope, as the stage `stage` of times_.
-  class PassTimer {
-   public:
-    PassTimer(GpuSkin& skin, Stage stage);
-    ~PassTimer();
-    PassTimer(const PassTimer&) = delete;
-    PassTimer& operator=(const PassTimer&) = delete;
-
-   private:
-    GpuSkin& skin_;
-    size_t first_;  // its first stamp in skin_.stamps_
-  };
-
   BakedBodyPtr model_;
+  AtlasPasses passes_;  // the plumbing of every pass below
   int n_ = 0;  // atlas resolution
   std::string renderer_;
 
-  ShaderProgram stencil_, forces_, reduce_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
+  ShaderProgram stencil_, forces_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
       copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_,
       gather_, rows_, rowsRound_, rowsImpulse_, rowsFriction_, rowsScatter_;
-  GlTexture rest_, source_, k_, hinv_, wt_, wr_;
+  GlTexture k_, hinv_, wt_, wr_;
   GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
   GlTexture nodeForces_;  // the external forces on each node, body frame (LayeredBody::nodeForces: support, loads)
@@ -322,16 +257,10 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GlTexture momentSums_[2];
   BodyId goodOf_ = nullptr;
   GlTexture x_[2], r_[2], p_[2], zc_, ap_;
-  static constexpr int kMaxTerms = 8;  // the most outputs of a pass (and reduce.frag's inputs)
-  GlTexture terms_[kMaxTerms];          // the terms of a pass's output at location L, by L
-  std::vector<GlTexture> levels_[kMaxTerms];  // reduction pyramid per slot, down to (but not) 1 x 1
-  GlTexture sums_[kMaxTerms], rz_[2], pap_;   // 1 x 1 results: sums_[L] the sum of terms_[L]
+  GlTexture rz_[2], pap_;  // the CG's 1 x 1 dot products
   GlTexture surface_, normals_, around_;  // drawing: u, n, triangles around each node
   GLuint triangleBuffer_ = 0, triangleTex_ = 0, nodeTexelBuffer_ = 0, nodeTexelTex_ = 0;
   int xCur_ = 0;
-  GLuint vao_ = 0;
-  std::vector<std::pair<std::vector<GLuint>, GLuint>> fbos_;  // attachments -> framebuffer
-  int unit_ = 0;
 
   // operators of the body's current time step (uploaded when its prepare() ran)
   BodyId preparedBody_ = nullptr;
@@ -345,13 +274,6 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   Mat3 sumMWt_ = Mat3::Zero(), sumMWr_ = Mat3::Zero();        // columns: sum m W[j]
   Mat3 sumMubWt_ = Mat3::Zero(), sumMubWr_ = Mat3::Zero();    // columns: sum m ub x W[j]
   CondensedSums restCondensed_;                               // CondensedSums at q = 0
-
-  // GPU timer queries not yet read (oldest first), from a ring of queries (the next is
-  // queryPool_[nextQuery_]), and the times they measured (takeTimes)
-  std::vector<std::pair<Stage, GLuint>> stamps_;
-  std::vector<GLuint> queryPool_;
-  size_t nextQuery_ = 0;
-  Profile times_;
 };
 
 }  // namespace d2t

@@ -115,7 +115,7 @@ bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Coll
   static_assert(sizeof(Hit) == 48, "the std430 layout of detect.frag's Hit");
   std::vector<Hit> raw;
   {
-    const PassTimer timer(*this, Stage::Nodes);
+    const PassTimer timer(passes_, Stage::Nodes);
     const DetectedColliders packed(colliders);
     syncHeights(packed.fields);
     const CoreState& s = body.core;
@@ -123,11 +123,9 @@ bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Coll
     std::array<GLfloat, 9> rot{};
     for (int j = 0; j < 3; ++j)
       for (int r = 0; r < 3; ++r) rot[size_t(3 * j + r)] = GLfloat(R(r, j));
-    beginPass(detect_);
-    bind(detect_, "uQ", qNew_);
-    glActiveTexture(GLenum(GL_TEXTURE0 + unit_));
-    glBindTexture(GL_TEXTURE_2D_ARRAY, heights_.id());
-    glUniform1i(detect_.uniform("uHeights"), unit_++);
+    passes_.beginPass(detect_);
+    passes_.bind(detect_, "uQ", qNew_);
+    passes_.bind(detect_, "uHeights", GL_TEXTURE_2D_ARRAY, heights_.id());
     detect_.set("uCenter", s.position);
     glUniformMatrix3fv(detect_.uniform("uRotation"), 1, GL_FALSE, rot.data());
     glUniform1f(detect_.uniform("uMargin"), float(margin));
@@ -136,7 +134,7 @@ bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Coll
     const GLuint zero[4] = {0, 0, 0, 0};
     glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(zero), zero);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, hitBuffer_);
-    draw(detect_, {{terms_[0].id(), -1}});  // (the hits go to the buffer; the target is scratch)
+    passes_.draw(detect_, {{passes_.terms(0).id(), -1}});  // (the hits go to the buffer; the target is scratch)
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     GLuint found = 0;
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(found), &found);

@@ -45,8 +45,8 @@ SkinSummary GpuSkin::moments(const BodyView& body) {
   requireHeld(body);
   if (momentsAre_ == Moments::InTextures) {
     moments_ = SkinSummary{};
-    moments_.mu = restSt_ + readSum(momentSums_[0]);
-    moments_.mqdot = readSum(momentSums_[1]);
+    moments_.mu = restSt_ + passes_.readSum(momentSums_[0]);
+    moments_.mqdot = passes_.readSum(momentSums_[1]);
   } else if (momentsAre_ == Moments::Unknown) {
     const LayeredState unused;  // (the pass reads the textures)
     moments_ = summarize(body, unused, Vec3::UnitY());
@@ -76,35 +76,21 @@ void GpuSkin::readNodes(const BodyView& body, const std::vector<int>& nodes, Lay
   std::vector<GLint> sources;
   sources.reserve(2 * nodes.size());
   for (int i : nodes) sources.insert(sources.end(), {a.nodeTexel[size_t(i)] % n_, a.nodeTexel[size_t(i)] / n_});
-  bindTargets({{gatherQ_.id(), -1}, {gatherQdot_.id(), -1}});
+  passes_.bindTargets({{gatherQ_.id(), -1}, {gatherQdot_.id(), -1}});
   gather_.use();
-  resetUnits();
-  bind(gather_, "uQ", qNew_);
-  bind(gather_, "uQdot", qdotNew_);
+  passes_.resetUnits();
+  passes_.bind(gather_, "uQ", qNew_);
+  passes_.bind(gather_, "uQdot", qdotNew_);
   glUniform1i(gather_.uniform("uWidth"), n_);
   streamPoints(gatherVao_, gatherBuffer_, sources.data(), sources.size() * sizeof(GLint), int(nodes.size()));
   // the rows the points wrote, from both targets
   std::vector<float> q, qdot;
-  readRows(gatherQ_, gatherQdot_, int((nodes.size() + size_t(n_) - 1) / size_t(n_)), &q, &qdot, "the gather pass");
+  passes_.readRows(gatherQ_, gatherQdot_, int((nodes.size() + size_t(n_) - 1) / size_t(n_)), &q, &qdot, "the gather pass");
   for (size_t k = 0; k < nodes.size(); ++k) {
     s.q[size_t(nodes[k])] = Vec3(q[4 * k], q[4 * k + 1], q[4 * k + 2]);
     s.qdot[size_t(nodes[k])] = Vec3(qdot[4 * k], qdot[4 * k + 1], qdot[4 * k + 2]);
   }
   gatheredNodes_ += long(nodes.size());
-}
-
-void GpuSkin::readRows(const GlTexture& a, const GlTexture& b, int rows, std::vector<float>* outA,
-                       std::vector<float>* outB, const char* what) {
-  outA->resize(size_t(rows) * size_t(n_) * 4);
-  outB->resize(outA->size());
-  bindTargets({{a.id(), -1}, {b.id(), -1}});
-  glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, outA->data());
-  glReadBuffer(GL_COLOR_ATTACHMENT1);
-  glReadPixels(0, 0, n_, rows, GL_RGBA, GL_FLOAT, outB->data());
-  glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl(what);
 }
 
 void GpuSkin::saveGood(const BodyView& body) {
@@ -118,7 +104,7 @@ void GpuSkin::saveGood(const BodyView& body) {
 void GpuSkin::restoreGood(const BodyView& body) {
   if (goodOf_ != body.id) throw GlError("the GPU solver keeps no good state of this body");
   glCopyImageSubData(goodQ_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, qNew_.id(), GL_TEXTURE_2D, 0, 0, 0, 0, n_, n_, 1);
-  bindTargets({{qdotNew_.id(), -1}});
+  passes_.bindTargets({{qdotNew_.id(), -1}});
   const GLfloat zero[4] = {0, 0, 0, 0};
   glClearBufferfv(GL_COLOR, 0, zero);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -130,15 +116,15 @@ void GpuSkin::restoreGood(const BodyView& body) {
 CondensedSums GpuSkin::condense(const BodyView& body, const LayeredState&) {
   requireHeld(body);
   syncOperators(body);
-  const PassTimer timer(*this, Stage::Rows);
-  beginPass(condense_);
-  bind(condense_, "uQ", qNew_);
-  bind(condense_, "uHinv", hinv_);
-  sumTerms(condense_, D2T_CONDENSE_OUTPUTS);
+  const PassTimer timer(passes_, Stage::Rows);
+  passes_.beginPass(condense_);
+  passes_.bind(condense_, "uQ", qNew_);
+  passes_.bind(condense_, "uHinv", hinv_);
+  passes_.sumTerms(condense_, D2T_CONDENSE_OUTPUTS);
   Mat3 hq, bhq, qhq;
   std::array<double, 6> sym{};
   for (int k = 0; k < 3; ++k) {
-    const std::array<float, 4> a = readTexel(sums_[D2T_CONDENSE_HQ + k]), b = readTexel(sums_[D2T_CONDENSE_BHQ + k]);
+    const std::array<float, 4> a = passes_.sumTexel(D2T_CONDENSE_HQ + k), b = passes_.sumTexel(D2T_CONDENSE_BHQ + k);
     hq.row(k) << a[0], a[1], a[2];
     bhq.row(k) << b[0], b[1], b[2];
     sym[size_t(k)] = a[3];
@@ -174,7 +160,7 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
   if (rows.size() > size_t(n_) * size_t(n_))
     throw GlError("more contact rows (" + std::to_string(rows.size()) + ") than the atlas has texels");
   syncOperators(body);
-  const PassTimer timer(*this, Stage::Rows);
+  const PassTimer timer(passes_, Stage::Rows);
   if (!rowIn_.id()) {
     rowIn_ = GlTexture(n_, n_, D2T_ROW_IN_LAYERS, GL_RGBA32F);
     for (GlTexture* t : {&rowU_, &rowV_, &rowS_[0], &rowS_[1], &rowR_, &rowDqdot_, &rowFriction_}) *t = newField();
@@ -206,11 +192,11 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
   }
   glBindTexture(GL_TEXTURE_2D_ARRAY, rowIn_.id());
   glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, n_, h, D2T_ROW_IN_LAYERS, GL_RGBA, GL_FLOAT, t.data());
-  beginPass(rows_);
-  bind(rows_, "uRowIn", rowIn_);
-  bind(rows_, "uQ", qNew_);
-  bind(rows_, "uQdot", qdotNew_);
-  bind(rows_, "uHinv", hinv_);
+  passes_.beginPass(rows_);
+  passes_.bind(rows_, "uRowIn", rowIn_);
+  passes_.bind(rows_, "uQ", qNew_);
+  passes_.bind(rows_, "uQdot", qdotNew_);
+  passes_.bind(rows_, "uHinv", hinv_);
   glUniform1i(rows_.uniform("uSize"), n_);
   glUniform1i(rows_.uniform("uCount"), rowCount_);
   rows_.set("uR", s.orientation.toRotationMatrix());
@@ -218,7 +204,7 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
   rows_.set("uW", s.angularVelocity);
   glUniform1f(rows_.uniform("uDt"), float(dt));
   glUniform1i(rows_.uniform("uFixed"), fixedCore ? 1 : 0);
-  draw(rows_, {{rowU_.id(), -1}, {rowV_.id(), -1}, {rowS_[0].id(), -1}}, n_, h);
+  passes_.draw(rows_, {{rowU_.id(), -1}, {rowV_.id(), -1}, {rowS_[0].id(), -1}}, n_, h);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact rows pass");
 }
@@ -226,14 +212,14 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
 RowSums GpuSkin::roundRows(const Vec6* dv, bool oneSided) {
   RowSums sums;
   if (rowCount_ == 0) return sums;
-  const PassTimer timer(*this, Stage::Multipliers);
+  const PassTimer timer(passes_, Stage::Multipliers);
   const int h = rowHeight();
   rowsRound_.use();
-  resetUnits();
-  bind(rowsRound_, "uRowIn", rowIn_);
-  bind(rowsRound_, "uU", rowU_);
-  bind(rowsRound_, "uV", rowV_);
-  bind(rowsRound_, "uS", rowS_[rowCur_]);
+  passes_.resetUnits();
+  passes_.bind(rowsRound_, "uRowIn", rowIn_);
+  passes_.bind(rowsRound_, "uU", rowU_);
+  passes_.bind(rowsRound_, "uV", rowV_);
+  passes_.bind(rowsRound_, "uS", rowS_[rowCur_]);
   glUniform1i(rowsRound_.uniform("uSize"), n_);
   glUniform1i(rowsRound_.uniform("uCount"), rowCount_);
   std::array<float, 6> d{};
@@ -244,11 +230,11 @@ RowSums GpuSkin::roundRows(const Vec6* dv, bool oneSided) {
   glUniform1i(rowsRound_.uniform("uOneSided"), oneSided ? 1 : 0);
   rowCur_ = 1 - rowCur_;
   static_assert(D2T_ROUND_STATE == 0 && D2T_ROUND_TERMS == 1, "rows_round.frag's outputs");
-  sumTerms(rowsRound_, D2T_ROUND_OUTPUTS, {{rowS_[rowCur_].id(), -1}}, kMaxTerms, h);
+  passes_.sumTerms(rowsRound_, D2T_ROUND_OUTPUTS, {{rowS_[rowCur_].id(), -1}}, AtlasPasses::kMaxTerms, h);
   static_assert(D2T_ROUND_TERM_COUNT == 4 * D2T_ROUND_TERM_OUTPUTS && D2T_ROUND_OUTPUTS == D2T_ROUND_TERMS + D2T_ROUND_TERM_OUTPUTS);
   std::array<float, D2T_ROUND_TERM_COUNT> t{};
   for (int k = 0; k < D2T_ROUND_TERM_OUTPUTS; ++k) {
-    const std::array<float, 4> v = readTexel(sums_[D2T_ROUND_TERMS + k]);
+    const std::array<float, 4> v = passes_.sumTexel(D2T_ROUND_TERMS + k);
     std::copy(v.begin(), v.end(), t.begin() + 4 * k);
   }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -261,19 +247,19 @@ RowSums GpuSkin::roundRows(const Vec6* dv, bool oneSided) {
 }
 
 void GpuSkin::scatterRows(const GlTexture& values, const GlTexture& target) {
-  bindTargets({{target.id(), -1}});
+  passes_.bindTargets({{target.id(), -1}});
   const GLfloat zero[4] = {0, 0, 0, 0};
   glClearBufferfv(GL_COLOR, 0, zero);
   if (rowCount_ == 0) return;
   rowsScatter_.use();
-  resetUnits();
-  bind(rowsScatter_, "uRowIn", rowIn_);
-  bind(rowsScatter_, "uValue", values);
+  passes_.resetUnits();
+  passes_.bind(rowsScatter_, "uRowIn", rowIn_);
+  passes_.bind(rowsScatter_, "uValue", values);
   glUniform1i(rowsScatter_.uniform("uSize"), n_);
   glEnablei(GL_BLEND, 0);
   glBlendEquationi(0, GL_FUNC_ADD);
   glBlendFunci(0, GL_ONE, GL_ONE);
-  glBindVertexArray(vao_);
+  glBindVertexArray(passes_.vertexArray());
   glDrawArrays(GL_POINTS, 0, rowCount_);
   glBindVertexArray(0);
   glDisablei(GL_BLEND, 0);
@@ -282,22 +268,22 @@ void GpuSkin::scatterRows(const GlTexture& values, const GlTexture& target) {
 ImpulseSums GpuSkin::impulse(const BodyView& body, const LayeredState& s) {
   requireHeld(body);
   ImpulseSums sums;
-  const PassTimer timer(*this, Stage::Impulse);
+  const PassTimer timer(passes_, Stage::Impulse);
   if (rowCount_ > 0) {
     const int h = rowHeight();
-    beginPass(rowsImpulse_);
-    bind(rowsImpulse_, "uRowIn", rowIn_);
-    bind(rowsImpulse_, "uQ", qNew_);
-    bind(rowsImpulse_, "uS", rowS_[rowCur_]);
-    bind(rowsImpulse_, "uHinv", hinv_);
+    passes_.beginPass(rowsImpulse_);
+    passes_.bind(rowsImpulse_, "uRowIn", rowIn_);
+    passes_.bind(rowsImpulse_, "uQ", qNew_);
+    passes_.bind(rowsImpulse_, "uS", rowS_[rowCur_]);
+    passes_.bind(rowsImpulse_, "uHinv", hinv_);
     glUniform1i(rowsImpulse_.uniform("uSize"), n_);
     glUniform1i(rowsImpulse_.uniform("uCount"), rowCount_);
     rowsImpulse_.set("uR", s.orientation.toRotationMatrix());
     static_assert(D2T_IMPULSE_R == 0, "rows_impulse.frag's leading output");
-    sumTerms(rowsImpulse_, D2T_IMPULSE_OUTPUTS, {{rowR_.id(), -1}}, kMaxTerms, h);
-    sums.fc << readSum(sums_[D2T_IMPULSE_SUM_F]), readSum(sums_[D2T_IMPULSE_SUM_UXR]);
-    sums.mt = readSum(sums_[D2T_IMPULSE_SUM_MT]);
-    sums.mr = readSum(sums_[D2T_IMPULSE_SUM_MR]);
+    passes_.sumTerms(rowsImpulse_, D2T_IMPULSE_OUTPUTS, {{rowR_.id(), -1}}, AtlasPasses::kMaxTerms, h);
+    sums.fc << passes_.sum(D2T_IMPULSE_SUM_F), passes_.sum(D2T_IMPULSE_SUM_UXR);
+    sums.mt = passes_.sum(D2T_IMPULSE_SUM_MT);
+    sums.mr = passes_.sum(D2T_IMPULSE_SUM_MR);
   }
   scatterRows(rowR_, impulseR_);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -308,19 +294,19 @@ ImpulseSums GpuSkin::impulse(const BodyView& body, const LayeredState& s) {
 Vec3 GpuSkin::energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
   requireHeld(body);
   syncOperators(body);
-  const PassTimer timer(*this, Stage::Impulse);
+  const PassTimer timer(passes_, Stage::Impulse);
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
-  beginPass(responseEnergy_);
-  bind(responseEnergy_, "uQ", qNew_);
-  bind(responseEnergy_, "uQdot", qdotNew_);
-  bind(responseEnergy_, "uR", impulseR_);
-  bind(responseEnergy_, "uHinv", hinv_);
+  passes_.beginPass(responseEnergy_);
+  passes_.bind(responseEnergy_, "uQ", qNew_);
+  passes_.bind(responseEnergy_, "uQdot", qdotNew_);
+  passes_.bind(responseEnergy_, "uR", impulseR_);
+  passes_.bind(responseEnergy_, "uHinv", hinv_);
   responseEnergy_.set("uVb", vb);
   responseEnergy_.set("uW", w);
   responseEnergy_.set("uDvt", dvt);
   responseEnergy_.set("uDw", dw);
-  sumTerms(responseEnergy_, 1);
-  const Vec3 k = readSum(sums_[0]);
+  passes_.sumTerms(responseEnergy_, 1);
+  const Vec3 k = passes_.sum(0);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's energy pass");
   return k;
@@ -329,15 +315,15 @@ Vec3 GpuSkin::energy(const BodyView& body, const LayeredState& s, const Vec3& dv
 void GpuSkin::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
                        const Vec3& dw) {
   requireHeld(body);
-  const PassTimer timer(*this, Stage::Friction);
+  const PassTimer timer(passes_, Stage::Friction);
   if (rowCount_ > 0) {
-    beginPass(rowsFriction_);
-    bind(rowsFriction_, "uRowIn", rowIn_);
-    bind(rowsFriction_, "uQ", qNew_);
-    bind(rowsFriction_, "uQdot", qdotNew_);
-    bind(rowsFriction_, "uS", rowS_[rowCur_]);
-    bind(rowsFriction_, "uImpulse", impulseR_);
-    bind(rowsFriction_, "uHinv", hinv_);
+    passes_.beginPass(rowsFriction_);
+    passes_.bind(rowsFriction_, "uRowIn", rowIn_);
+    passes_.bind(rowsFriction_, "uQ", qNew_);
+    passes_.bind(rowsFriction_, "uQdot", qdotNew_);
+    passes_.bind(rowsFriction_, "uS", rowS_[rowCur_]);
+    passes_.bind(rowsFriction_, "uImpulse", impulseR_);
+    passes_.bind(rowsFriction_, "uHinv", hinv_);
     glUniform1i(rowsFriction_.uniform("uSize"), n_);
     glUniform1i(rowsFriction_.uniform("uCount"), rowCount_);
     rowsFriction_.set("uR", s.orientation.toRotationMatrix());
@@ -348,7 +334,7 @@ void GpuSkin::friction(const BodyView& body, const LayeredState& s, double share
     rowsFriction_.set("uDvt", dvt);
     rowsFriction_.set("uDw", dw);
     glUniform1f(rowsFriction_.uniform("uShare"), float(share));
-    draw(rowsFriction_, {{rowDqdot_.id(), -1}, {rowFriction_.id(), -1}}, n_, rowHeight());
+    passes_.draw(rowsFriction_, {{rowDqdot_.id(), -1}, {rowFriction_.id(), -1}}, n_, rowHeight());
   }
   scatterRows(rowDqdot_, impulseExtra_);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -359,7 +345,7 @@ std::vector<RowResult> GpuSkin::rowResults() {
   std::vector<RowResult> out(static_cast<size_t>(rowCount_));
   if (rowCount_ == 0) return out;
   std::vector<float> st, fr;
-  readRows(rowS_[rowCur_], rowFriction_, rowHeight(), &st, &fr, "reading the contact rows back");
+  passes_.readRows(rowS_[rowCur_], rowFriction_, rowHeight(), &st, &fr, "reading the contact rows back");
   for (size_t k = 0; k < out.size(); ++k) {
     const float* a = &st[4 * k];
     // (a row out of the active set is exactly at its lo: not its float copy)
@@ -374,14 +360,14 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
                     double share, double dt, LayeredState&) {
   requireHeld(body);
   syncOperators(body);
-  const PassTimer timer(*this, Stage::Apply);
-  beginPass(apply_);
-  bind(apply_, "uQ0", q_);
-  bind(apply_, "uQ", qNew_);
-  bind(apply_, "uQdot", qdotNew_);
-  bind(apply_, "uR", impulseR_);
-  bind(apply_, "uExtra", impulseExtra_);
-  bind(apply_, "uHinv", hinv_);
+  const PassTimer timer(passes_, Stage::Apply);
+  passes_.beginPass(apply_);
+  passes_.bind(apply_, "uQ0", q_);
+  passes_.bind(apply_, "uQ", qNew_);
+  passes_.bind(apply_, "uQdot", qdotNew_);
+  passes_.bind(apply_, "uR", impulseR_);
+  passes_.bind(apply_, "uExtra", impulseExtra_);
+  passes_.bind(apply_, "uHinv", hinv_);
   apply_.set("uDvt", dvt);
   apply_.set("uDw", dw);
   glUniform1f(apply_.uniform("uShare"), float(share));
@@ -393,12 +379,12 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
   std::vector<Target> targets(D2T_STATE_OUTPUTS);
   targets[D2T_STATE_QDOT] = {z_.id(), -1};
   targets[D2T_STATE_Q] = {ma_.id(), -1};
-  targets[D2T_STATE_SUM_MQ] = {terms_[D2T_STATE_SUM_MQ].id(), -1};
-  targets[D2T_STATE_SUM_MQDOT] = {terms_[D2T_STATE_SUM_MQDOT].id(), -1};
-  draw(apply_, targets);
+  targets[D2T_STATE_SUM_MQ] = {passes_.terms(D2T_STATE_SUM_MQ).id(), -1};
+  targets[D2T_STATE_SUM_MQDOT] = {passes_.terms(D2T_STATE_SUM_MQDOT).id(), -1};
+  passes_.draw(apply_, targets);
   std::swap(qdotNew_, z_);
   std::swap(qNew_, ma_);
-  reduce({&terms_[D2T_STATE_SUM_MQ], &terms_[D2T_STATE_SUM_MQDOT]}, {&momentSums_[0], &momentSums_[1]});
+  passes_.reduce({&passes_.terms(D2T_STATE_SUM_MQ), &passes_.terms(D2T_STATE_SUM_MQDOT)}, {&momentSums_[0], &momentSums_[1]});
   momentsAre_ = Moments::InTextures;
   momentShift_.setZero();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -408,7 +394,7 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
 
 void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
   requireHeld(body);
-  const PassTimer timer(*this, Stage::Correct);
+  const PassTimer timer(passes_, Stage::Correct);
   // one point per corrected node, added into its texel of qNew_ (its gutter copies are
   // not read: every pass reads a node's values at its own texel)
   const Atlas& a = model_->atlas;
@@ -418,7 +404,7 @@ void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec
     const int texel = a.nodeTexel[size_t(i)];
     points.push_back({{texel % n_, texel / n_}, {GLfloat(d.x()), GLfloat(d.y()), GLfloat(d.z()), 0}});
   }
-  bindTargets({{qNew_.id(), -1}});
+  passes_.bindTargets({{qNew_.id(), -1}});
   glEnablei(GL_BLEND, 0);
   glBlendEquationi(0, GL_FUNC_ADD);
   glBlendFunci(0, GL_ONE, GL_ONE);
@@ -434,18 +420,18 @@ void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec
 
 std::vector<std::array<float, 4>> GpuSkin::summaryPass(const BodyView& body, const Vec3& up, bool maxQOnly) {
   requireHeld(body);
-  const PassTimer timer(*this, maxQOnly ? Stage::Proxies : Stage::Check);
-  beginPass(summary_);
-  bind(summary_, "uQ", qNew_);
-  bind(summary_, "uQdot", qdotNew_);
-  bind(summary_, "uThickness", thickness_);
-  bind(summary_, "uK", k_);
+  const PassTimer timer(passes_, maxQOnly ? Stage::Proxies : Stage::Check);
+  passes_.beginPass(summary_);
+  passes_.bind(summary_, "uQ", qNew_);
+  passes_.bind(summary_, "uQdot", qdotNew_);
+  passes_.bind(summary_, "uThickness", thickness_);
+  passes_.bind(summary_, "uK", k_);
   summary_.set("uUp", up);
   glUniform1i(summary_.uniform("uMaxQOnly"), maxQOnly);
   const int outputs = maxQOnly ? 1 : D2T_SUMMARY_OUTPUTS;
-  sumTerms(summary_, outputs, {}, maxQOnly ? 0 : D2T_SUMMARY_SUMS);
+  passes_.sumTerms(summary_, outputs, {}, maxQOnly ? 0 : D2T_SUMMARY_SUMS);
   std::vector<std::array<float, 4>> v;
-  for (int l = 0; l < outputs; ++l) v.push_back(readTexel(sums_[l]));
+  for (int l = 0; l < outputs; ++l) v.push_back(passes_.sumTexel(l));
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the skin summary pass");
   return v;

@@ -23,38 +23,38 @@ using namespace gpu_detail;
 
 // ---- conjugate gradients on the GPU ------------------------------------------------------------
 
-// out = sk K_e x + sm M_e x + sa addend, and the terms of x . out into terms_[0]
+// out = sk K_e x + sm M_e x + sa addend, and the terms of x . out into passes_.terms(0)
 void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
                           const GlTexture& out) {
-  beginPass(stencil_);
-  bind(stencil_, "uX", x);
-  bind(stencil_, "uAddend", addend);
-  bind(stencil_, "uK", k_);
+  passes_.beginPass(stencil_);
+  passes_.bind(stencil_, "uX", x);
+  passes_.bind(stencil_, "uAddend", addend);
+  passes_.bind(stencil_, "uK", k_);
   glUniform1f(stencil_.uniform("uScaleK"), float(sk));
   glUniform1f(stencil_.uniform("uScaleM"), float(sm));
   glUniform1f(stencil_.uniform("uScaleAdd"), float(sa));
-  draw(stencil_, {{out.id(), -1}, {terms_[0].id(), -1}});
+  passes_.draw(stencil_, {{out.id(), -1}, {passes_.terms(0).id(), -1}});
 }
 
 // Step 1 on q_, qdot_: z_, ma_ and the core sums
 GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt, bool nodeForces) {
-  beginPass(forces_);
-  bind(forces_, "uQ", q_);
-  bind(forces_, "uQdot", qdot_);
-  bind(forces_, "uNodeForces", nodeForces_);
+  passes_.beginPass(forces_);
+  passes_.bind(forces_, "uQ", q_);
+  passes_.bind(forces_, "uQdot", qdot_);
+  passes_.bind(forces_, "uNodeForces", nodeForces_);
   glUniform1i(forces_.uniform("uHasNodeForces"), nodeForces ? 1 : 0);
   forces_.set("uOmega", w);
   glUniform1f(forces_.uniform("uAlpha"), float(alpha));
   glUniform1f(forces_.uniform("uBeta"), float(beta));
   glUniform1f(forces_.uniform("uDt"), float(dt));
   static_assert(D2T_FORCES_Z == 0 && D2T_FORCES_MA == 1, "forces.frag's leading outputs");
-  sumTerms(forces_, D2T_FORCES_OUTPUTS, {{z_.id(), -1}, {ma_.id(), -1}});
+  passes_.sumTerms(forces_, D2T_FORCES_OUTPUTS, {{z_.id(), -1}, {ma_.id(), -1}});
   GpuForceSums f;
-  f.mq = readSum(sums_[D2T_FORCES_SUM_MQ]);
-  f.mqdot = readSum(sums_[D2T_FORCES_SUM_MQDOT]);
-  f.ma = readSum(sums_[D2T_FORCES_SUM_MA]);
-  f.muxa = readSum(sums_[D2T_FORCES_SUM_MUXA]);
-  const Vec3 d = readSum(sums_[D2T_FORCES_SUM_UU_DIAG]), o = readSum(sums_[D2T_FORCES_SUM_UU_OFF]);
+  f.mq = passes_.sum(D2T_FORCES_SUM_MQ);
+  f.mqdot = passes_.sum(D2T_FORCES_SUM_MQDOT);
+  f.ma = passes_.sum(D2T_FORCES_SUM_MA);
+  f.muxa = passes_.sum(D2T_FORCES_SUM_MUXA);
+  const Vec3 d = passes_.sum(D2T_FORCES_SUM_UU_DIAG), o = passes_.sum(D2T_FORCES_SUM_UU_OFF);
   f.uu << d.x(), o.x(), o.y(), o.x(), d.y(), o.z(), o.y(), o.z(), d.z();
   return f;
 }
@@ -62,13 +62,13 @@ GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, doubl
 int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double referenceNorm) {
   // r = b - Mt x; z = Mh^-1 r; p = z
   stencilPass(x_[xCur_], rhs_, -scaleStiffness_, -scaleMass_, 1.0, r_[0]);
-  beginPass(cgPrecondition_);
-  bind(cgPrecondition_, "uR", r_[0]);
-  bind(cgPrecondition_, "uB", rhs_);
-  bind(cgPrecondition_, "uHinv", hinv_);
-  draw(cgPrecondition_, {{zc_.id(), -1}, {p_[0].id(), -1}, {terms_[1].id(), -1}});
-  reduce({&terms_[1]}, {&rz_[0]});
-  const std::array<float, 4> start = readTexel(rz_[0]);
+  passes_.beginPass(cgPrecondition_);
+  passes_.bind(cgPrecondition_, "uR", r_[0]);
+  passes_.bind(cgPrecondition_, "uB", rhs_);
+  passes_.bind(cgPrecondition_, "uHinv", hinv_);
+  passes_.draw(cgPrecondition_, {{zc_.id(), -1}, {p_[0].id(), -1}, {passes_.terms(1).id(), -1}});
+  passes_.reduce({&passes_.terms(1)}, {&rz_[0]});
+  const std::array<float, 4> start = passes_.readTexel(rz_[0]);
   double bnorm = std::sqrt(std::max(0.0f, start[D2T_CG_BB]));
   double rnorm = std::sqrt(std::max(0.0f, start[D2T_CG_RR]));
   if (bnorm == 0) {
@@ -81,32 +81,32 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double re
   while (it < maxIterations && rnorm > tolerance * bnorm) {
     // ap = Mt p and p.ap
     stencilPass(p_[pCur], p_[pCur], scaleStiffness_, scaleMass_, 0.0, ap_);
-    reduce({&terms_[0]}, {&pap_});
+    passes_.reduce({&passes_.terms(0)}, {&pap_});
     // x += alpha p, r -= alpha ap, z = Mh^-1 r, and r.z, r.r
-    beginPass(cgUpdate_);
-    bind(cgUpdate_, "uX", x_[xCur_]);
-    bind(cgUpdate_, "uR", r_[rCur]);
-    bind(cgUpdate_, "uP", p_[pCur]);
-    bind(cgUpdate_, "uAp", ap_);
-    bind(cgUpdate_, "uRz", rz_[rc]);
-    bind(cgUpdate_, "uPap", pap_);
-    bind(cgUpdate_, "uHinv", hinv_);
-    draw(cgUpdate_, {{x_[1 - xCur_].id(), -1}, {r_[1 - rCur].id(), -1}, {zc_.id(), -1}, {terms_[1].id(), -1}});
+    passes_.beginPass(cgUpdate_);
+    passes_.bind(cgUpdate_, "uX", x_[xCur_]);
+    passes_.bind(cgUpdate_, "uR", r_[rCur]);
+    passes_.bind(cgUpdate_, "uP", p_[pCur]);
+    passes_.bind(cgUpdate_, "uAp", ap_);
+    passes_.bind(cgUpdate_, "uRz", rz_[rc]);
+    passes_.bind(cgUpdate_, "uPap", pap_);
+    passes_.bind(cgUpdate_, "uHinv", hinv_);
+    passes_.draw(cgUpdate_, {{x_[1 - xCur_].id(), -1}, {r_[1 - rCur].id(), -1}, {zc_.id(), -1}, {passes_.terms(1).id(), -1}});
     xCur_ = 1 - xCur_;
     rCur = 1 - rCur;
-    reduce({&terms_[1]}, {&rz_[1 - rc]});
+    passes_.reduce({&passes_.terms(1)}, {&rz_[1 - rc]});
     ++it;
     if (it % kResidualCheck == 0 || it == maxIterations) {
-      rnorm = std::sqrt(std::max(0.0f, readTexel(rz_[1 - rc])[D2T_CG_RR]));
+      rnorm = std::sqrt(std::max(0.0f, passes_.readTexel(rz_[1 - rc])[D2T_CG_RR]));
       if (!(rnorm > tolerance * bnorm) || it == maxIterations) break;
     }
     // p = z + beta p
-    beginPass(cgDirection_);
-    bind(cgDirection_, "uZ", zc_);
-    bind(cgDirection_, "uP", p_[pCur]);
-    bind(cgDirection_, "uRzNew", rz_[1 - rc]);
-    bind(cgDirection_, "uRzOld", rz_[rc]);
-    draw(cgDirection_, {{p_[1 - pCur].id(), -1}});
+    passes_.beginPass(cgDirection_);
+    passes_.bind(cgDirection_, "uZ", zc_);
+    passes_.bind(cgDirection_, "uP", p_[pCur]);
+    passes_.bind(cgDirection_, "uRzNew", rz_[1 - rc]);
+    passes_.bind(cgDirection_, "uRzOld", rz_[rc]);
+    passes_.draw(cgDirection_, {{p_[1 - pCur].id(), -1}});
     pCur = 1 - pCur;
     rc = 1 - rc;
   }
@@ -115,50 +115,6 @@ int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double re
 }
 
 // ---- the step ----------------------------------------------------------------------------------
-
-void GpuSkin::timestamp(Stage stage) {
-  if (queryPool_.empty()) return;
-  if (stamps_.size() + 1 >= queryPool_.size()) collectTimes(true);  // (the ring is full: rare)
-  const GLuint q = queryPool_[nextQuery_];
-  nextQuery_ = (nextQuery_ + 1) % queryPool_.size();
-  glQueryCounter(q, GL_TIMESTAMP);
-  stamps_.emplace_back(stage, q);
-}
-
-void GpuSkin::collectTimes(bool wait) {
-  if (stamps_.size() < 2) return;
-  if (!wait) {  // (the GPU runs its commands in order: the last one done, all are)
-    GLint ready = 0;
-    glGetQueryObjectiv(stamps_.back().second, GL_QUERY_RESULT_AVAILABLE, &ready);
-    if (!ready) return;
-  }
-  std::vector<GLuint64> t(stamps_.size());
-  for (size_t i = 0; i < stamps_.size(); ++i) glGetQueryObjectui64v(stamps_[i].second, GL_QUERY_RESULT, &t[i]);
-  for (size_t i = 0; i + 1 < stamps_.size(); ++i)
-    if (stamps_[i].first != Stage::Count) times_.addGpu(stamps_[i].first, double(t[i + 1] - t[i]) * 1e-6);
-  const std::pair<Stage, GLuint> last = stamps_.back();
-  stamps_.clear();
-  if (last.first != Stage::Count) stamps_.push_back(last);  // an open stage: it ends at the next stamp
-}
-
-GpuSkin::PassTimer::PassTimer(GpuSkin& skin, Stage stage) : skin_(skin), first_(skin.stamps_.size()) {
-  skin_.timestamp(stage);
-}
-
-GpuSkin::PassTimer::~PassTimer() {
-  if (std::uncaught_exceptions()) {  // (a failed pass: its stamps are dropped, not waited on)
-    skin_.stamps_.resize(std::min(first_, skin_.stamps_.size()));
-    return;
-  }
-  skin_.timestamp(Stage::Count);
-  skin_.collectTimes(false);
-}
-
-void GpuSkin::takeTimes(Profile& profile) {
-  collectTimes(true);  // (a stage's last pass: it ends with a readback, or the GPU is near it)
-  profile.merge(times_);
-  times_.clear();
-}
 
 // Steps 1-5 on the GPU: the passes in the order of LayeredBody::integrateFree, block for
 // block (one function for the same reason: the blocks share the step's sums).
@@ -175,7 +131,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   const bool fixed = body.settings.fixedCore;
   const Material& mat = body.material;
   FreeStepResult result;
-  stamps_.clear();
+  passes_.dropStamps();
   {
     StageTimer t(profile, Stage::Transfer);
     syncOperators(body);
@@ -202,7 +158,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   Mat3 Muu;
   {
     StageTimer t(profile, Stage::Forces);
-    timestamp(Stage::Forces);
+    passes_.timestamp(Stage::Forces);
     const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt, !loads.nodes.empty());
     stencilPass(z_, ma_, -1.0, 0.0, -1.0, rhs_);  // Ft_e' = -K z - m (alpha qdot + a)
     St = restSt_ + f.mq;
@@ -222,7 +178,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   // 2 Mt_e y' = Ft_e' (warm start: last step's y')
   {
     StageTimer t(profile, Stage::Solve);
-    timestamp(Stage::Solve);
+    passes_.timestamp(Stage::Solve);
     result.cgIterations = cg(body.settings.cgIterations, body.settings.cgTolerance, &result.cgResidual,
                              body.solveReferenceNorm(g));
   }
@@ -231,29 +187,29 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   Vec6 dvc = Vec6::Zero();
   if (!fixed) {
     StageTimer t(profile, Stage::Core);
-    timestamp(Stage::Core);
+    passes_.timestamp(Stage::Core);
     auto couplingPass = [&](int part) {  // (each reduction rebinds the texture units)
-      beginPass(coupling_);
-      bind(coupling_, "uQ", q_);
-      bind(coupling_, "uY", x_[xCur_]);
-      bind(coupling_, "uWt", wt_);
-      bind(coupling_, "uWr", wr_);
-      bind(coupling_, "uHinv", hinv_);
+      passes_.beginPass(coupling_);
+      passes_.bind(coupling_, "uQ", q_);
+      passes_.bind(coupling_, "uY", x_[xCur_]);
+      passes_.bind(coupling_, "uWt", wt_);
+      passes_.bind(coupling_, "uWr", wr_);
+      passes_.bind(coupling_, "uHinv", hinv_);
       glUniform1i(coupling_.uniform("uPart"), part);
     };
     couplingPass(0);
-    sumTerms(coupling_, D2T_COUPLING_OUTPUTS);
-    const Vec3 my = readSum(sums_[D2T_COUPLING_MY]), uy = readSum(sums_[D2T_COUPLING_MUXY]);
+    passes_.sumTerms(coupling_, D2T_COUPLING_OUTPUTS);
+    const Vec3 my = passes_.sum(D2T_COUPLING_MY), uy = passes_.sum(D2T_COUPLING_MUXY);
     Mat3 A1, B1, G, H;
     for (int j = 0; j < 3; ++j) {
-      A1.col(j) = readSum(sums_[D2T_COUPLING_QXWT + j]);
-      B1.col(j) = readSum(sums_[D2T_COUPLING_QXWR + j]);
+      A1.col(j) = passes_.sum(D2T_COUPLING_QXWT + j);
+      B1.col(j) = passes_.sum(D2T_COUPLING_QXWR + j);
     }
     couplingPass(1);
-    sumTerms(coupling_, D2T_COUPLING_UXH + 3);
+    passes_.sumTerms(coupling_, D2T_COUPLING_UXH + 3);
     for (int k = 0; k < 3; ++k) {
-      G.col(k) = readSum(sums_[D2T_COUPLING_H + k]);
-      H.col(k) = readSum(sums_[D2T_COUPLING_UXH + k]);
+      G.col(k) = passes_.sum(D2T_COUPLING_H + k);
+      H.col(k) = passes_.sum(D2T_COUPLING_UXH + k);
     }
     // M_ce Y: translational columns Y_t = W_t R^T, rotational Y_r = W_r - m Mh^-1 [q x e_k]
     const Mat3 uWt = sumMubWt_ + A1;  // sum m u x W_t[j]
@@ -275,25 +231,25 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   Vec3 mqdotNew, mqNew;
   {
     StageTimer t(profile, Stage::Velocities);
-    timestamp(Stage::Velocities);
+    passes_.timestamp(Stage::Velocities);
     const Vec3 tr = dt * gb - R.transpose() * dvc.head<3>();
     const Vec3 rot = dvc.tail<3>();
-    beginPass(velocities_);
-    bind(velocities_, "uQ", q_);
-    bind(velocities_, "uQdot", qdot_);
-    bind(velocities_, "uY", x_[xCur_]);
-    bind(velocities_, "uWt", wt_);
-    bind(velocities_, "uWr", wr_);
-    bind(velocities_, "uHinv", hinv_);
+    passes_.beginPass(velocities_);
+    passes_.bind(velocities_, "uQ", q_);
+    passes_.bind(velocities_, "uQdot", qdot_);
+    passes_.bind(velocities_, "uY", x_[xCur_]);
+    passes_.bind(velocities_, "uWt", wt_);
+    passes_.bind(velocities_, "uWr", wr_);
+    passes_.bind(velocities_, "uHinv", hinv_);
     velocities_.set("uTranslation", tr);
     velocities_.set("uRotation", rot);
     glUniform1f(velocities_.uniform("uDt"), float(dt));
     static_assert(D2T_STATE_QDOT == 0 && D2T_STATE_Q == 1, "velocities.frag's leading outputs");
-    sumTerms(velocities_, D2T_STATE_OUTPUTS, {{qdotNew_.id(), -1}, {qNew_.id(), -1}});
-    mqdotNew = readSum(sums_[D2T_STATE_SUM_MQDOT]);
-    mqNew = readSum(sums_[D2T_STATE_SUM_MQ]);
+    passes_.sumTerms(velocities_, D2T_STATE_OUTPUTS, {{qdotNew_.id(), -1}, {qNew_.id(), -1}});
+    mqdotNew = passes_.sum(D2T_STATE_SUM_MQDOT);
+    mqNew = passes_.sum(D2T_STATE_SUM_MQ);
   }
-  timestamp(Stage::Count);
+  passes_.timestamp(Stage::Count);
   {
     StageTimer t(profile, Stage::Positions);
     s.velocity += dvc.head<3>();

@@ -1,8 +1,10 @@
 #pragma once
-// Node vectors to and from the atlas's RGBA32F texels (what the files of GpuSkin share).
+// Node vectors to and from the atlas's RGBA32F texels (what the GPU solver's files share).
 #include <vector>
 
-#include "gpu/skin/gpu_skin.h"
+#include "gpu/gl/texture.h"
+#include "sim/model/atlas.h"
+#include "sim/base/math.h"
 
 namespace d2t::gpu_detail {
 
