@@ -56,7 +56,7 @@ GlTexture nodeTriangleTexture(const Atlas& a) {
 // The solver's GL objects, in the order they are made: the passes' programs, the
 // buffers and vertex arrays, the body's static fields, the working fields, the maps
 // for drawing, the timer queries.
-GpuSkin::GpuSkin(BakedBodyPtr model) : model_(model), passes_(std::move(model)) {
+GpuSkin::GpuSkin(BakedBodyPtr model) : model_(model), passes_(std::move(model)), ops_(passes_), cg_(passes_, ops_) {
   renderer_ = glRenderer();
   n_ = model_->atlas.resolution;
   compilePrograms();
@@ -70,11 +70,7 @@ GpuSkin::GpuSkin(BakedBodyPtr model) : model_(model), passes_(std::move(model)) 
 
 void GpuSkin::compilePrograms() {
   const std::string v = "d2t/pass.vert";
-  stencil_ = ShaderProgram(v, "d2t/stencil.frag");
   forces_ = ShaderProgram(v, "d2t/forces.frag");
-  cgPrecondition_ = ShaderProgram(v, "d2t/cg_precondition.frag");
-  cgUpdate_ = ShaderProgram(v, "d2t/cg_update.frag");
-  cgDirection_ = ShaderProgram(v, "d2t/cg_direction.frag");
   coupling_ = ShaderProgram(v, "d2t/coupling.frag");
   velocities_ = ShaderProgram(v, "d2t/velocities.frag");
   copy_ = ShaderProgram(v, "d2t/copy.frag");
@@ -123,33 +119,19 @@ void GpuSkin::uploadStaticFields() {
   {
     std::vector<Vec3> t(size_t(a.nodeCount()));
     for (int i = 0; i < a.nodeCount(); ++i) {
-      const double mi = model_->nodeMass[i];
-      const Vec3& ub = model_->restSkin[i];
-      restSt_ += mi * ub;
-      restUu_ += mi * ub * ub.transpose();
-      t[size_t(i)] = Vec3((ub - model_->core[i]).norm(), 0, 0);
+      t[size_t(i)] = Vec3((model_->restSkin[i] - model_->core[i]).norm(), 0, 0);
     }
     thickness_ = newField();
     uploadNodes(thickness_, t);
   }
-  k_ = GlTexture(n_, n_, D2T_BLOCK_LAYER(kStencilSlots, 0), GL_RGBA32F);
-  uploadStiffness(model_->stiffness);
-  stiffnessVersion_ = model_->fingerprint;  // (ConstantStiffness's version of these blocks)
-  hinv_ = GlTexture(n_, n_, 3, GL_RGBA32F);
-  wt_ = GlTexture(n_, n_, 3, GL_RGBA32F);
-  wr_ = GlTexture(n_, n_, 3, GL_RGBA32F);
 
 }
 
 void GpuSkin::createWorkFields() {
   // fields (zeroed: unused texels must hold finite values for the stencil)
-  for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &rhs_, &nodeForces_, &x_[0], &x_[1], &r_[0], &r_[1],
-                       &p_[0], &p_[1], &zc_, &ap_, &impulseR_, &impulseExtra_})
+  for (GlTexture* t : {&q_, &qdot_, &qNew_, &qdotNew_, &z_, &ma_, &nodeForces_, &impulseR_, &impulseExtra_})
     *t = newField();
   for (GlTexture& t : momentSums_) t = GlTexture(1, 1, 0, GL_RGBA32F);
-  rz_[0] = GlTexture(1, 1, 0, GL_RGBA32F);
-  rz_[1] = GlTexture(1, 1, 0, GL_RGBA32F);
-  pap_ = GlTexture(1, 1, 0, GL_RGBA32F);
 }
 
 void GpuSkin::createDrawingMaps() {
@@ -194,71 +176,6 @@ void GpuSkin::requireHeld(const BodyView& body) const {
   if (!holds(body.id)) throw GlError("the GPU solver holds another body's state (load it first)");
 }
 
-// K_e's blocks into the stiffness texture (layout.glsl: D2T_BLOCK_LAYER).
-void GpuSkin::uploadStiffness(const StencilBlocks& K) {
-  const Atlas& a = model_->atlas;
-  for (int k = 0; k < kStencilSlots; ++k)
-    for (int r = 0; r < 3; ++r) {
-      std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
-      for (int i = 0; i < a.nodeCount(); ++i)
-        for (int c = 0; c < 3; ++c) t[size_t(a.nodeTexel[i]) * 4 + c] = float(K[i][k](r, c));
-      uploadTexels(k_, D2T_BLOCK_LAYER(k, r), t);
-    }
-}
-
-// The operators of the body's time step: K_e where the elastic model changed it,
-// Mh_e^-1 and the coupling columns, and the constant parts of the core sums (in double).
-void GpuSkin::syncOperators(const BodyView& body) {
-  if (stiffnessVersion_ != body.elastic.version()) {
-    uploadStiffness(body.elastic.stiffness());
-    stiffnessVersion_ = body.elastic.version();
-  }
-  const ImplicitOperator& op = body.op;
-  const double dt = op.key().dt;  // Mt_e = (1 + dt alpha) M_e + (dt beta + dt^2) K_e
-  scaleMass_ = 1 + dt * body.material.alpha;
-  scaleStiffness_ = dt * body.material.beta + dt * dt;
-  if (preparedBody_ == body.id && preparedVersion_ == op.version()) return;
-  const Atlas& a = model_->atlas;
-  const BakedBody& m = *model_;
-  const int nn = a.nodeCount();
-  const auto& hinv = op.diagInverse();
-  const auto& wt = op.translationalCoupling();
-  const auto& wr = op.rotationalCoupling();
-  if (hinv.size() != size_t(nn) || wt.size() != size_t(nn) || wr.size() != size_t(nn))
-    throw std::logic_error("the GPU solver needs the body's operators for its time step (a step prepares them)");
-  for (int j = 0; j < 3; ++j) {
-    std::vector<Vec3> row(nn), ct(nn), cr(nn);
-    for (int i = 0; i < nn; ++i) {
-      row[i] = hinv[i].row(j).transpose();
-      ct[i] = wt[i][j];
-      cr[i] = wr[i][j];
-    }
-    uploadTexels(hinv_, j, nodeTexels(a, row, false));
-    uploadTexels(wt_, j, nodeTexels(a, ct, false));
-    uploadTexels(wr_, j, nodeTexels(a, cr, false));
-  }
-  sumMWt_.setZero();
-  sumMWr_.setZero();
-  sumMubWt_.setZero();
-  sumMubWr_.setZero();
-  restCondensed_ = CondensedSums{};
-  for (int i = 0; i < nn; ++i) {
-    const double mi = m.nodeMass[i];
-    const Vec3& ub = m.restSkin[i];
-    const Mat3 h = mi * mi * hinv[i], ubx = skew(ub);
-    restCondensed_.tt += h;
-    restCondensed_.tr += h * ubx;
-    restCondensed_.rr += ubx * h * ubx;
-    for (int j = 0; j < 3; ++j) {
-      sumMWt_.col(j) += mi * wt[i][j];
-      sumMWr_.col(j) += mi * wr[i][j];
-      sumMubWt_.col(j) += mi * ub.cross(wt[i][j]);
-      sumMubWr_.col(j) += mi * ub.cross(wr[i][j]);
-    }
-  }
-  preparedBody_ = body.id;
-  preparedVersion_ = op.version();
-}
 
 // ---- drawing -----------------------------------------------------------------------------------
 
@@ -294,9 +211,9 @@ std::vector<float> GpuSkin::gutterFill(const std::vector<float>& texels) {
   uploadTexels(z_, 0, texels);
   passes_.beginPass(copy_);
   passes_.bind(copy_, "uX", z_);
-  passes_.draw(copy_, {{ap_.id(), -1}});
+  passes_.draw(copy_, {{ma_.id(), -1}});
   std::vector<float> out(texels.size());
-  glBindTexture(GL_TEXTURE_2D, ap_.id());
+  glBindTexture(GL_TEXTURE_2D, ma_.id());
   glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, out.data());
   checkGl("the gutter pass");
   return out;
@@ -304,8 +221,8 @@ std::vector<float> GpuSkin::gutterFill(const std::vector<float>& texels) {
 
 std::vector<Vec3> GpuSkin::stencilProduct(const std::vector<Vec3>& x, double scaleK, double scaleM) {
   uploadNodes(z_, x);
-  stencilPass(z_, z_, scaleK, scaleM, 0.0, ap_);
-  return downloadNodes(ap_);
+  cg_.stencilPass(z_, z_, scaleK, scaleM, 0.0, ma_);
+  return downloadNodes(ma_);
 }
 
 Vec3 GpuSkin::sum(const std::vector<Vec3>& x) {
@@ -328,11 +245,11 @@ GpuForceSums GpuSkin::forces(const std::vector<Vec3>& q, const std::vector<Vec3>
 
 int GpuSkin::solve(const BodyView& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
                    double tolerance, double* residual) {
-  syncOperators(body);
-  uploadNodes(rhs_, b);
-  uploadNodes(x_[xCur_], x);
-  const int it = cg(maxIterations, tolerance, residual);
-  x = downloadNodes(x_[xCur_]);
+  ops_.sync(body);
+  uploadNodes(cg_.rhs(), b);
+  uploadNodes(cg_.x(), x);
+  const int it = cg_.solve(maxIterations, tolerance, residual);
+  x = downloadNodes(cg_.x());
   return it;
 }
 

@@ -59,13 +59,13 @@
 #include "gpu/gl/gl.h"
 #include "gpu/gl/shader.h"
 #include "gpu/skin/atlas_passes.h"
+#include "gpu/skin/gpu_cg.h"
+#include "gpu/skin/gpu_operators.h"
 #include "sim/contact/collider.h"
 #include "sim/body/layered_body.h"
 
 namespace d2t {
 
-/// CG residual read back every this many iterations (each read is a GPU-CPU sync).
-constexpr int kResidualCheck = 8;
 /// Planes and height fields the detection pass takes at once (more: the CPU detects).
 constexpr int kMaxDetectedColliders = D2T_MAX_DETECTED_COLLIDERS;
 
@@ -198,17 +198,12 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// heights_ holds the grids of these height fields (uploaded when the list changes;
   /// a HeightField's grid is fixed for its lifetime).
   void syncHeights(const std::vector<const HeightField*>& fields);
-  void syncOperators(const BodyView& body);
   /// Throws GlError unless this solver holds body's skin state (holds(body)): every pass
   /// on that state starts with it.
   void requireHeld(const BodyView& body) const;
   void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x) { passes_.uploadNodes(t, x); }
   std::vector<Vec3> downloadNodes(const GlTexture& t) const { return passes_.downloadNodes(t); }
   GlTexture newField() const { return passes_.newField(); }
-  // Mt y = rhs_, x in y_[cur]; stops at |r| <= tolerance max(|rhs_|, referenceNorm)
-  int cg(int maxIterations, double tolerance, double* residual, double referenceNorm = 0);
-  void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
-                   const GlTexture& out);
   GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool nodeForces = false);
   /// The summary pass (summary.frag) over the held state: its 7 sums' and maxima's
   /// results, or with `maxQOnly` its max |q| alone (one target to reduce).
@@ -219,15 +214,16 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   int rowHeight() const { return (rowCount_ + n_ - 1) / n_; }
   BakedBodyPtr model_;
   AtlasPasses passes_;  // the plumbing of every pass below
+  GpuOperators ops_;    // the operators of the body's time step
+  GpuCg cg_;            // Mt_e y = b
   int n_ = 0;  // atlas resolution
   std::string renderer_;
 
-  ShaderProgram stencil_, forces_, cgPrecondition_, cgUpdate_, cgDirection_, coupling_, velocities_,
+  ShaderProgram forces_, coupling_, velocities_,
       copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_,
       gather_, rows_, rowsRound_, rowsImpulse_, rowsFriction_, rowsScatter_;
-  GlTexture k_, hinv_, wt_, wr_;
   GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
-  GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_, rhs_;
+  GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_;
   GlTexture nodeForces_;  // the external forces on each node, body frame (LayeredBody::nodeForces: support, loads)
   GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, friction dqdot_i by node, 0 off contacts
   // the contact rows, a texel each (made at the first rows): their inputs (4 layers,
@@ -256,24 +252,9 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   Vec3 momentShift_ = Vec3::Zero();
   GlTexture momentSums_[2];
   BodyId goodOf_ = nullptr;
-  GlTexture x_[2], r_[2], p_[2], zc_, ap_;
-  GlTexture rz_[2], pap_;  // the CG's 1 x 1 dot products
   GlTexture surface_, normals_, around_;  // drawing: u, n, triangles around each node
   GLuint triangleBuffer_ = 0, triangleTex_ = 0, nodeTexelBuffer_ = 0, nodeTexelTex_ = 0;
-  int xCur_ = 0;
 
-  // operators of the body's current time step (uploaded when its prepare() ran)
-  BodyId preparedBody_ = nullptr;
-  int preparedVersion_ = -1;
-  double scaleMass_ = 1, scaleStiffness_ = 0;  // Mt_e = scaleMass_ M_e + scaleStiffness_ K_e
-  uint64_t stiffnessVersion_ = 0;  // the elastic model's version that k_ holds
-  void uploadStiffness(const StencilBlocks& K);
-  // constant (rest-shape) parts of the core sums, in double: sum m ub, sum m ub ub^T
-  Vec3 restSt_ = Vec3::Zero();
-  Mat3 restUu_ = Mat3::Zero();
-  Mat3 sumMWt_ = Mat3::Zero(), sumMWr_ = Mat3::Zero();        // columns: sum m W[j]
-  Mat3 sumMubWt_ = Mat3::Zero(), sumMubWr_ = Mat3::Zero();    // columns: sum m ub x W[j]
-  CondensedSums restCondensed_;                               // CondensedSums at q = 0
 };
 
 }  // namespace d2t

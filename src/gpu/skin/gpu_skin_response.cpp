@@ -25,7 +25,7 @@ using namespace gpu_detail;
 // ---- the contact response's passes -------------------------------------------------------------
 
 void GpuSkin::load(const BodyView& body, const LayeredState& s, const std::vector<Vec3>& startQ) {
-  syncOperators(body);
+  ops_.sync(body);
   uploadNodes(q_, startQ);
   uploadNodes(qNew_, s.q);
   uploadNodes(qdotNew_, s.qdot);
@@ -45,7 +45,7 @@ SkinSummary GpuSkin::moments(const BodyView& body) {
   requireHeld(body);
   if (momentsAre_ == Moments::InTextures) {
     moments_ = SkinSummary{};
-    moments_.mu = restSt_ + passes_.readSum(momentSums_[0]);
+    moments_.mu = ops_.rest().st + passes_.readSum(momentSums_[0]);
     moments_.mqdot = passes_.readSum(momentSums_[1]);
   } else if (momentsAre_ == Moments::Unknown) {
     const LayeredState unused;  // (the pass reads the textures)
@@ -115,11 +115,11 @@ void GpuSkin::restoreGood(const BodyView& body) {
 
 CondensedSums GpuSkin::condense(const BodyView& body, const LayeredState&) {
   requireHeld(body);
-  syncOperators(body);
+  ops_.sync(body);
   const PassTimer timer(passes_, Stage::Rows);
   passes_.beginPass(condense_);
   passes_.bind(condense_, "uQ", qNew_);
-  passes_.bind(condense_, "uHinv", hinv_);
+  passes_.bind(condense_, "uHinv", ops_.diagInverse());
   passes_.sumTerms(condense_, D2T_CONDENSE_OUTPUTS);
   Mat3 hq, bhq, qhq;
   std::array<double, 6> sym{};
@@ -133,7 +133,7 @@ CondensedSums GpuSkin::condense(const BodyView& body, const LayeredState&) {
   qhq << sym[0], sym[1], sym[2], sym[1], sym[3], sym[4], sym[2], sym[4], sym[5];
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   // u = ub + q: H [u]x = H [ub]x + H [q]x, [u]x H [u]x = rest + [ub]x H [q]x + its transpose + [q]x H [q]x
-  CondensedSums c = restCondensed_;
+  CondensedSums c = ops_.rest().condensed;
   c.tr += hq;
   c.rr += bhq + bhq.transpose() + qhq;
   return c;
@@ -159,7 +159,7 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
   requireHeld(body);
   if (rows.size() > size_t(n_) * size_t(n_))
     throw GlError("more contact rows (" + std::to_string(rows.size()) + ") than the atlas has texels");
-  syncOperators(body);
+  ops_.sync(body);
   const PassTimer timer(passes_, Stage::Rows);
   if (!rowIn_.id()) {
     rowIn_ = GlTexture(n_, n_, D2T_ROW_IN_LAYERS, GL_RGBA32F);
@@ -196,7 +196,7 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
   passes_.bind(rows_, "uRowIn", rowIn_);
   passes_.bind(rows_, "uQ", qNew_);
   passes_.bind(rows_, "uQdot", qdotNew_);
-  passes_.bind(rows_, "uHinv", hinv_);
+  passes_.bind(rows_, "uHinv", ops_.diagInverse());
   glUniform1i(rows_.uniform("uSize"), n_);
   glUniform1i(rows_.uniform("uCount"), rowCount_);
   rows_.set("uR", s.orientation.toRotationMatrix());
@@ -275,7 +275,7 @@ ImpulseSums GpuSkin::impulse(const BodyView& body, const LayeredState& s) {
     passes_.bind(rowsImpulse_, "uRowIn", rowIn_);
     passes_.bind(rowsImpulse_, "uQ", qNew_);
     passes_.bind(rowsImpulse_, "uS", rowS_[rowCur_]);
-    passes_.bind(rowsImpulse_, "uHinv", hinv_);
+    passes_.bind(rowsImpulse_, "uHinv", ops_.diagInverse());
     glUniform1i(rowsImpulse_.uniform("uSize"), n_);
     glUniform1i(rowsImpulse_.uniform("uCount"), rowCount_);
     rowsImpulse_.set("uR", s.orientation.toRotationMatrix());
@@ -293,14 +293,14 @@ ImpulseSums GpuSkin::impulse(const BodyView& body, const LayeredState& s) {
 
 Vec3 GpuSkin::energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
   requireHeld(body);
-  syncOperators(body);
+  ops_.sync(body);
   const PassTimer timer(passes_, Stage::Impulse);
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
   passes_.beginPass(responseEnergy_);
   passes_.bind(responseEnergy_, "uQ", qNew_);
   passes_.bind(responseEnergy_, "uQdot", qdotNew_);
   passes_.bind(responseEnergy_, "uR", impulseR_);
-  passes_.bind(responseEnergy_, "uHinv", hinv_);
+  passes_.bind(responseEnergy_, "uHinv", ops_.diagInverse());
   responseEnergy_.set("uVb", vb);
   responseEnergy_.set("uW", w);
   responseEnergy_.set("uDvt", dvt);
@@ -323,7 +323,7 @@ void GpuSkin::friction(const BodyView& body, const LayeredState& s, double share
     passes_.bind(rowsFriction_, "uQdot", qdotNew_);
     passes_.bind(rowsFriction_, "uS", rowS_[rowCur_]);
     passes_.bind(rowsFriction_, "uImpulse", impulseR_);
-    passes_.bind(rowsFriction_, "uHinv", hinv_);
+    passes_.bind(rowsFriction_, "uHinv", ops_.diagInverse());
     glUniform1i(rowsFriction_.uniform("uSize"), n_);
     glUniform1i(rowsFriction_.uniform("uCount"), rowCount_);
     rowsFriction_.set("uR", s.orientation.toRotationMatrix());
@@ -359,7 +359,7 @@ std::vector<RowResult> GpuSkin::rowResults() {
 void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& dvt, const Vec3& dw,
                     double share, double dt, LayeredState&) {
   requireHeld(body);
-  syncOperators(body);
+  ops_.sync(body);
   const PassTimer timer(passes_, Stage::Apply);
   passes_.beginPass(apply_);
   passes_.bind(apply_, "uQ0", q_);
@@ -367,7 +367,7 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
   passes_.bind(apply_, "uQdot", qdotNew_);
   passes_.bind(apply_, "uR", impulseR_);
   passes_.bind(apply_, "uExtra", impulseExtra_);
-  passes_.bind(apply_, "uHinv", hinv_);
+  passes_.bind(apply_, "uHinv", ops_.diagInverse());
   apply_.set("uDvt", dvt);
   apply_.set("uDw", dw);
   glUniform1f(apply_.uniform("uShare"), float(share));
@@ -425,7 +425,7 @@ std::vector<std::array<float, 4>> GpuSkin::summaryPass(const BodyView& body, con
   passes_.bind(summary_, "uQ", qNew_);
   passes_.bind(summary_, "uQdot", qdotNew_);
   passes_.bind(summary_, "uThickness", thickness_);
-  passes_.bind(summary_, "uK", k_);
+  passes_.bind(summary_, "uK", ops_.stiffness());
   summary_.set("uUp", up);
   glUniform1i(summary_.uniform("uMaxQOnly"), maxQOnly);
   const int outputs = maxQOnly ? 1 : D2T_SUMMARY_OUTPUTS;
@@ -443,14 +443,14 @@ SkinSummary GpuSkin::summarize(const BodyView& body, const LayeredState&, const 
   const auto &mq = v[D2T_SUMMARY_MQ], &mqdot = v[D2T_SUMMARY_MQDOT], &muxqdot = v[D2T_SUMMARY_MUXQDOT],
              &ma = v[D2T_SUMMARY_UU_A], &mb = v[D2T_SUMMARY_UU_B], &max = v[D2T_SUMMARY_MAX];
   r.finite = v[D2T_SUMMARY_BAD][0] == 0;
-  r.mu = restSt_ + Vec3(mq[0], mq[1], mq[2]);
+  r.mu = ops_.rest().st + Vec3(mq[0], mq[1], mq[2]);
   r.mqdot2 = mq[3];
   r.mqdot = Vec3(mqdot[0], mqdot[1], mqdot[2]);
   r.elastic = mqdot[3];
   r.muxqdot = Vec3(muxqdot[0], muxqdot[1], muxqdot[2]);
   Mat3 uu;  // sum m (u u^T - ub ub^T)
   uu << ma[0], ma[3], mb[0], ma[3], ma[1], mb[1], mb[0], mb[1], ma[2];
-  r.muu = restUu_ + uu;
+  r.muu = ops_.rest().uu + uu;
   r.maxQ = max[0];
   r.maxStretch = max[1];
   r.maxQdot = max[2];

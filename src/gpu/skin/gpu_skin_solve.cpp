@@ -21,21 +21,6 @@ namespace d2t {
 
 using namespace gpu_detail;
 
-// ---- conjugate gradients on the GPU ------------------------------------------------------------
-
-// out = sk K_e x + sm M_e x + sa addend, and the terms of x . out into passes_.terms(0)
-void GpuSkin::stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
-                          const GlTexture& out) {
-  passes_.beginPass(stencil_);
-  passes_.bind(stencil_, "uX", x);
-  passes_.bind(stencil_, "uAddend", addend);
-  passes_.bind(stencil_, "uK", k_);
-  glUniform1f(stencil_.uniform("uScaleK"), float(sk));
-  glUniform1f(stencil_.uniform("uScaleM"), float(sm));
-  glUniform1f(stencil_.uniform("uScaleAdd"), float(sa));
-  passes_.draw(stencil_, {{out.id(), -1}, {passes_.terms(0).id(), -1}});
-}
-
 // Step 1 on q_, qdot_: z_, ma_ and the core sums
 GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, double dt, bool nodeForces) {
   passes_.beginPass(forces_);
@@ -59,61 +44,6 @@ GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, doubl
   return f;
 }
 
-int GpuSkin::cg(int maxIterations, double tolerance, double* residual, double referenceNorm) {
-  // r = b - Mt x; z = Mh^-1 r; p = z
-  stencilPass(x_[xCur_], rhs_, -scaleStiffness_, -scaleMass_, 1.0, r_[0]);
-  passes_.beginPass(cgPrecondition_);
-  passes_.bind(cgPrecondition_, "uR", r_[0]);
-  passes_.bind(cgPrecondition_, "uB", rhs_);
-  passes_.bind(cgPrecondition_, "uHinv", hinv_);
-  passes_.draw(cgPrecondition_, {{zc_.id(), -1}, {p_[0].id(), -1}, {passes_.terms(1).id(), -1}});
-  passes_.reduce({&passes_.terms(1)}, {&rz_[0]});
-  const std::array<float, 4> start = passes_.readTexel(rz_[0]);
-  double bnorm = std::sqrt(std::max(0.0f, start[D2T_CG_BB]));
-  double rnorm = std::sqrt(std::max(0.0f, start[D2T_CG_RR]));
-  if (bnorm == 0) {
-    uploadTexels(x_[xCur_], 0, std::vector<float>(size_t(n_) * n_ * 4, 0.0f));
-    if (residual) *residual = 0;
-    return 0;
-  }
-  bnorm = std::max(bnorm, referenceNorm);  // (the scale the residual is measured against)
-  int rc = 0, rCur = 0, pCur = 0, it = 0;
-  while (it < maxIterations && rnorm > tolerance * bnorm) {
-    // ap = Mt p and p.ap
-    stencilPass(p_[pCur], p_[pCur], scaleStiffness_, scaleMass_, 0.0, ap_);
-    passes_.reduce({&passes_.terms(0)}, {&pap_});
-    // x += alpha p, r -= alpha ap, z = Mh^-1 r, and r.z, r.r
-    passes_.beginPass(cgUpdate_);
-    passes_.bind(cgUpdate_, "uX", x_[xCur_]);
-    passes_.bind(cgUpdate_, "uR", r_[rCur]);
-    passes_.bind(cgUpdate_, "uP", p_[pCur]);
-    passes_.bind(cgUpdate_, "uAp", ap_);
-    passes_.bind(cgUpdate_, "uRz", rz_[rc]);
-    passes_.bind(cgUpdate_, "uPap", pap_);
-    passes_.bind(cgUpdate_, "uHinv", hinv_);
-    passes_.draw(cgUpdate_, {{x_[1 - xCur_].id(), -1}, {r_[1 - rCur].id(), -1}, {zc_.id(), -1}, {passes_.terms(1).id(), -1}});
-    xCur_ = 1 - xCur_;
-    rCur = 1 - rCur;
-    passes_.reduce({&passes_.terms(1)}, {&rz_[1 - rc]});
-    ++it;
-    if (it % kResidualCheck == 0 || it == maxIterations) {
-      rnorm = std::sqrt(std::max(0.0f, passes_.readTexel(rz_[1 - rc])[D2T_CG_RR]));
-      if (!(rnorm > tolerance * bnorm) || it == maxIterations) break;
-    }
-    // p = z + beta p
-    passes_.beginPass(cgDirection_);
-    passes_.bind(cgDirection_, "uZ", zc_);
-    passes_.bind(cgDirection_, "uP", p_[pCur]);
-    passes_.bind(cgDirection_, "uRzNew", rz_[1 - rc]);
-    passes_.bind(cgDirection_, "uRzOld", rz_[rc]);
-    passes_.draw(cgDirection_, {{p_[1 - pCur].id(), -1}});
-    pCur = 1 - pCur;
-    rc = 1 - rc;
-  }
-  if (residual) *residual = rnorm / bnorm;
-  return it;
-}
-
 // ---- the step ----------------------------------------------------------------------------------
 
 // Steps 1-5 on the GPU: the passes in the order of LayeredBody::integrateFree, block for
@@ -134,7 +64,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   passes_.dropStamps();
   {
     StageTimer t(profile, Stage::Transfer);
-    syncOperators(body);
+    ops_.sync(body);
     if (resident) {
       std::swap(q_, qNew_);
       std::swap(qdot_, qdotNew_);
@@ -160,11 +90,11 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     StageTimer t(profile, Stage::Forces);
     passes_.timestamp(Stage::Forces);
     const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt, !loads.nodes.empty());
-    stencilPass(z_, ma_, -1.0, 0.0, -1.0, rhs_);  // Ft_e' = -K z - m (alpha qdot + a)
-    St = restSt_ + f.mq;
+    cg_.stencilPass(z_, ma_, -1.0, 0.0, -1.0, cg_.rhs());  // Ft_e' = -K z - m (alpha qdot + a)
+    St = ops_.rest().st + f.mq;
     Sa = f.ma;
     Sua = f.muxa;
-    const Mat3 uu = restUu_ + f.uu;  // sum m u u^T
+    const Mat3 uu = ops_.rest().uu + f.uu;  // sum m u u^T
     Muu = uu.trace() * Mat3::Identity() - uu;
     momentumStart = mass * s.velocity + R * (w.cross(St) + f.mqdot);
   }
@@ -179,7 +109,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   {
     StageTimer t(profile, Stage::Solve);
     passes_.timestamp(Stage::Solve);
-    result.cgIterations = cg(body.settings.cgIterations, body.settings.cgTolerance, &result.cgResidual,
+    result.cgIterations = cg_.solve(body.settings.cgIterations, body.settings.cgTolerance, &result.cgResidual,
                              body.solveReferenceNorm(g));
   }
 
@@ -191,10 +121,10 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     auto couplingPass = [&](int part) {  // (each reduction rebinds the texture units)
       passes_.beginPass(coupling_);
       passes_.bind(coupling_, "uQ", q_);
-      passes_.bind(coupling_, "uY", x_[xCur_]);
-      passes_.bind(coupling_, "uWt", wt_);
-      passes_.bind(coupling_, "uWr", wr_);
-      passes_.bind(coupling_, "uHinv", hinv_);
+      passes_.bind(coupling_, "uY", cg_.x());
+      passes_.bind(coupling_, "uWt", ops_.translational());
+      passes_.bind(coupling_, "uWr", ops_.rotational());
+      passes_.bind(coupling_, "uHinv", ops_.diagInverse());
       glUniform1i(coupling_.uniform("uPart"), part);
     };
     couplingPass(0);
@@ -212,15 +142,15 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
       H.col(k) = passes_.sum(D2T_COUPLING_UXH + k);
     }
     // M_ce Y: translational columns Y_t = W_t R^T, rotational Y_r = W_r - m Mh^-1 [q x e_k]
-    const Mat3 uWt = sumMubWt_ + A1;  // sum m u x W_t[j]
+    const Mat3 uWt = ops_.rest().mubWt + A1;  // sum m u x W_t[j]
     Mat6 MceY;
-    MceY.block<3, 3>(0, 0) = R * (sumMWt_ * R.transpose());
+    MceY.block<3, 3>(0, 0) = R * (ops_.rest().mWt * R.transpose());
     MceY.block<3, 3>(3, 0) = uWt * R.transpose();
-    MceY.block<3, 3>(0, 3) = R * (sumMWr_ - G);
-    MceY.block<3, 3>(3, 3) = sumMubWr_ + B1 - H;
+    MceY.block<3, 3>(0, 3) = R * (ops_.rest().mWr - G);
+    MceY.block<3, 3>(3, 3) = ops_.rest().mubWr + B1 - H;
     // M_ce y with y = y' + W_t R^T g
     Vec6 Mcey;
-    Mcey << R * (my + sumMWt_ * gb), uy + uWt * gb;
+    Mcey << R * (my + ops_.rest().mWt * gb), uy + uWt * gb;
     Vec6 Fc;
     Fc.head<3>() = mass * g - R * Sa + loads.force;
     Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + loads.torque;
@@ -237,10 +167,10 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     passes_.beginPass(velocities_);
     passes_.bind(velocities_, "uQ", q_);
     passes_.bind(velocities_, "uQdot", qdot_);
-    passes_.bind(velocities_, "uY", x_[xCur_]);
-    passes_.bind(velocities_, "uWt", wt_);
-    passes_.bind(velocities_, "uWr", wr_);
-    passes_.bind(velocities_, "uHinv", hinv_);
+    passes_.bind(velocities_, "uY", cg_.x());
+    passes_.bind(velocities_, "uWt", ops_.translational());
+    passes_.bind(velocities_, "uWr", ops_.rotational());
+    passes_.bind(velocities_, "uHinv", ops_.diagInverse());
     velocities_.set("uTranslation", tr);
     velocities_.set("uRotation", rot);
     glUniform1f(velocities_.uniform("uDt"), float(dt));
@@ -258,7 +188,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
     // linear momentum projection (as on the CPU): internal forces cannot change it
     if (!fixed) {
-      const Vec3 S = restSt_ + mqNew;
+      const Vec3 S = ops_.rest().st + mqNew;
       const Vec3 momentum = mass * s.velocity + s.orientation * (s.angularVelocity.cross(S) + mqdotNew);
       const Vec3 dcdot = (momentumStart + dt * (mass * g + loads.force) + result.springImpulse - momentum) / mass;
       s.velocity += dcdot;
@@ -269,7 +199,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   checkGl("the GPU solver step");
   holder_ = body.id;
   moments_ = SkinSummary{};
-  moments_.mu = restSt_ + mqNew;
+  moments_.mu = ops_.rest().st + mqNew;
   moments_.mqdot = mqdotNew;
   momentsAre_ = Moments::Known;
   momentShift_.setZero();
