@@ -56,7 +56,7 @@ GlTexture nodeTriangleTexture(const Atlas& a) {
 // The solver's GL objects, in the order they are made: the passes' programs, the
 // buffers and vertex arrays, the body's static fields, the working fields, the maps
 // for drawing, the timer queries.
-GpuSkin::GpuSkin(BakedBodyPtr model) : model_(model), passes_(std::move(model)), ops_(passes_), cg_(passes_, ops_) {
+GpuSkin::GpuSkin(BakedBodyPtr model) : model_(model), passes_(std::move(model)), ops_(passes_), cg_(passes_, ops_), rows_(passes_, ops_) {
   renderer_ = glRenderer();
   n_ = model_->atlas.resolution;
   compilePrograms();
@@ -83,11 +83,6 @@ void GpuSkin::compilePrograms() {
   detect_ = ShaderProgram(v, "d2t/detect.frag");
   summary_ = ShaderProgram(v, "d2t/summary.frag");
   gather_ = ShaderProgram("d2t/gather.vert", "d2t/gather.frag");
-  rows_ = ShaderProgram(v, "d2t/rows.frag");
-  rowsRound_ = ShaderProgram(v, "d2t/rows_round.frag");
-  rowsImpulse_ = ShaderProgram(v, "d2t/rows_impulse.frag");
-  rowsFriction_ = ShaderProgram(v, "d2t/rows_friction.frag");
-  rowsScatter_ = ShaderProgram("d2t/rows_scatter.vert", "d2t/scatter.frag");
 }
 
 void GpuSkin::createBuffers() {

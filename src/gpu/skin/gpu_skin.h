@@ -60,6 +60,7 @@
 #include "gpu/gl/shader.h"
 #include "gpu/skin/atlas_passes.h"
 #include "gpu/skin/gpu_cg.h"
+#include "gpu/skin/gpu_contact_rows.h"
 #include "gpu/skin/gpu_operators.h"
 #include "sim/contact/collider.h"
 #include "sim/body/layered_body.h"
@@ -208,31 +209,21 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// The summary pass (summary.frag) over the held state: its 7 sums' and maxima's
   /// results, or with `maxQOnly` its max |q| alone (one target to reduce).
   std::vector<std::array<float, 4>> summaryPass(const BodyView& body, const Vec3& up, bool maxQOnly);
-  /// Rows' values (a texel per row) summed by node into `target` (cleared first).
-  void scatterRows(const GlTexture& values, const GlTexture& target);
-  /// The rows' texture rows in use.
-  int rowHeight() const { return (rowCount_ + n_ - 1) / n_; }
   BakedBodyPtr model_;
   AtlasPasses passes_;  // the plumbing of every pass below
   GpuOperators ops_;    // the operators of the body's time step
   GpuCg cg_;            // Mt_e y = b
+  GpuContactRows rows_;  // the contact response's rows
   int n_ = 0;  // atlas resolution
   std::string renderer_;
 
   ShaderProgram forces_, coupling_, velocities_,
       copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_,
-      gather_, rows_, rowsRound_, rowsImpulse_, rowsFriction_, rowsScatter_;
+      gather_;
   GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_;
   GlTexture nodeForces_;  // the external forces on each node, body frame (LayeredBody::nodeForces: support, loads)
   GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, friction dqdot_i by node, 0 off contacts
-  // the contact rows, a texel each (made at the first rows): their inputs (4 layers,
-  // rows_common.glsl), U and (U, D, b), their state (lambda, active, gap) ping-ponged by
-  // the rounds, r, the friction's dqdot and impulse
-  GlTexture rowIn_, rowU_, rowV_, rowS_[2], rowR_, rowDqdot_, rowFriction_;
-  int rowCount_ = 0, rowCur_ = 0;
-  Vec3 rowV0_ = Vec3::Zero(), rowW0_ = Vec3::Zero();  // the core's velocities when the rows were set
-  std::vector<double> rowLo_;                         // the rows' lo, in double
   GLuint scatterVao_ = 0, scatterBuffer_ = 0;
   GLuint hitBuffer_ = 0;  // the detection pass's hits (a counter, then the list)
   GlTexture heights_;     // R32F array: the height fields' grids, a layer each

@@ -157,139 +157,31 @@ void GpuSkin::streamPoints(GLuint vao, GLuint buffer, const void* data, size_t b
 void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
                       bool fixedCore) {
   requireHeld(body);
-  if (rows.size() > size_t(n_) * size_t(n_))
-    throw GlError("more contact rows (" + std::to_string(rows.size()) + ") than the atlas has texels");
   ops_.sync(body);
   const PassTimer timer(passes_, Stage::Rows);
-  if (!rowIn_.id()) {
-    rowIn_ = GlTexture(n_, n_, D2T_ROW_IN_LAYERS, GL_RGBA32F);
-    for (GlTexture* t : {&rowU_, &rowV_, &rowS_[0], &rowS_[1], &rowR_, &rowDqdot_, &rowFriction_}) *t = newField();
-  }
-  rowCount_ = int(rows.size());
-  rowCur_ = 0;
-  rowLo_.resize(rows.size());
-  rowV0_ = s.velocity;
-  rowW0_ = s.angularVelocity;
-  if (rows.empty()) return;
-  const Atlas& a = model_->atlas;
-  const int h = rowHeight();
-  const size_t layer = size_t(h) * size_t(n_) * 4;
-  std::vector<float> t(D2T_ROW_IN_LAYERS * layer, 0.0f);
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const ContactRow& c = rows[k];
-    float* p = &t[4 * k];
-    float in[D2T_ROW_IN_LAYERS][4];
-    const auto set = [&](int l, float x, float y, float z, float w) {
-      in[l][0] = x, in[l][1] = y, in[l][2] = z, in[l][3] = w;
-    };
-    set(D2T_ROW_IN_NODE, float(a.nodeTexel[size_t(c.node)]), float(c.previous), float(c.next), c.release ? 1.0f : 0.0f);
-    set(D2T_ROW_IN_NORMAL, float(c.normal.x()), float(c.normal.y()), float(c.normal.z()), float(c.depth));
-    set(D2T_ROW_IN_SURFACE, float(c.surfaceVelocity.x()), float(c.surfaceVelocity.y()), float(c.surfaceVelocity.z()),
-        float(c.startGap));
-    set(D2T_ROW_IN_LIMITS, float(c.lo), float(c.friction), 0.0f, 0.0f);
-    for (size_t l = 0; l < D2T_ROW_IN_LAYERS; ++l) std::copy(in[l], in[l] + 4, p + l * layer);
-    rowLo_[k] = c.lo;
-  }
-  glBindTexture(GL_TEXTURE_2D_ARRAY, rowIn_.id());
-  glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, n_, h, D2T_ROW_IN_LAYERS, GL_RGBA, GL_FLOAT, t.data());
-  passes_.beginPass(rows_);
-  passes_.bind(rows_, "uRowIn", rowIn_);
-  passes_.bind(rows_, "uQ", qNew_);
-  passes_.bind(rows_, "uQdot", qdotNew_);
-  passes_.bind(rows_, "uHinv", ops_.diagInverse());
-  glUniform1i(rows_.uniform("uSize"), n_);
-  glUniform1i(rows_.uniform("uCount"), rowCount_);
-  rows_.set("uR", s.orientation.toRotationMatrix());
-  rows_.set("uV", s.velocity);
-  rows_.set("uW", s.angularVelocity);
-  glUniform1f(rows_.uniform("uDt"), float(dt));
-  glUniform1i(rows_.uniform("uFixed"), fixedCore ? 1 : 0);
-  passes_.draw(rows_, {{rowU_.id(), -1}, {rowV_.id(), -1}, {rowS_[0].id(), -1}}, n_, h);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the contact rows pass");
+  rows_.set(s, rows, dt, fixedCore, qNew_, qdotNew_);
 }
 
 RowSums GpuSkin::roundRows(const Vec6* dv, bool oneSided) {
-  RowSums sums;
-  if (rowCount_ == 0) return sums;
+  if (rows_.count() == 0) return RowSums{};
   const PassTimer timer(passes_, Stage::Multipliers);
-  const int h = rowHeight();
-  rowsRound_.use();
-  passes_.resetUnits();
-  passes_.bind(rowsRound_, "uRowIn", rowIn_);
-  passes_.bind(rowsRound_, "uU", rowU_);
-  passes_.bind(rowsRound_, "uV", rowV_);
-  passes_.bind(rowsRound_, "uS", rowS_[rowCur_]);
-  glUniform1i(rowsRound_.uniform("uSize"), n_);
-  glUniform1i(rowsRound_.uniform("uCount"), rowCount_);
-  std::array<float, 6> d{};
-  if (dv)
-    for (int j = 0; j < 6; ++j) d[size_t(j)] = float((*dv)[j]);
-  glUniform1fv(rowsRound_.uniform("uDv[0]"), 6, d.data());
-  glUniform1i(rowsRound_.uniform("uHaveDv"), dv ? 1 : 0);
-  glUniform1i(rowsRound_.uniform("uOneSided"), oneSided ? 1 : 0);
-  rowCur_ = 1 - rowCur_;
-  static_assert(D2T_ROUND_STATE == 0 && D2T_ROUND_TERMS == 1, "rows_round.frag's outputs");
-  passes_.sumTerms(rowsRound_, D2T_ROUND_OUTPUTS, {{rowS_[rowCur_].id(), -1}}, AtlasPasses::kMaxTerms, h);
-  static_assert(D2T_ROUND_TERM_COUNT == 4 * D2T_ROUND_TERM_OUTPUTS && D2T_ROUND_OUTPUTS == D2T_ROUND_TERMS + D2T_ROUND_TERM_OUTPUTS);
-  std::array<float, D2T_ROUND_TERM_COUNT> t{};
-  for (int k = 0; k < D2T_ROUND_TERM_OUTPUTS; ++k) {
-    const std::array<float, 4> v = passes_.sumTexel(D2T_ROUND_TERMS + k);
-    std::copy(v.begin(), v.end(), t.begin() + 4 * k);
-  }
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("a contact rows round");
-  for (int i = 0, e = D2T_ROUND_S; i < 6; ++i)
-    for (int j = i; j < 6; ++j, ++e) sums.S(i, j) = sums.S(j, i) = t[size_t(e)];
-  for (int i = 0; i < 6; ++i) sums.rhs[i] = t[size_t(D2T_ROUND_RHS + i)];
-  sums.below = int(std::lround(t[D2T_ROUND_BELOW]));
-  return sums;
-}
-
-void GpuSkin::scatterRows(const GlTexture& values, const GlTexture& target) {
-  passes_.bindTargets({{target.id(), -1}});
-  const GLfloat zero[4] = {0, 0, 0, 0};
-  glClearBufferfv(GL_COLOR, 0, zero);
-  if (rowCount_ == 0) return;
-  rowsScatter_.use();
-  passes_.resetUnits();
-  passes_.bind(rowsScatter_, "uRowIn", rowIn_);
-  passes_.bind(rowsScatter_, "uValue", values);
-  glUniform1i(rowsScatter_.uniform("uSize"), n_);
-  glEnablei(GL_BLEND, 0);
-  glBlendEquationi(0, GL_FUNC_ADD);
-  glBlendFunci(0, GL_ONE, GL_ONE);
-  glBindVertexArray(passes_.vertexArray());
-  glDrawArrays(GL_POINTS, 0, rowCount_);
-  glBindVertexArray(0);
-  glDisablei(GL_BLEND, 0);
+  return rows_.round(dv, oneSided);
 }
 
 ImpulseSums GpuSkin::impulse(const BodyView& body, const LayeredState& s) {
   requireHeld(body);
-  ImpulseSums sums;
   const PassTimer timer(passes_, Stage::Impulse);
-  if (rowCount_ > 0) {
-    const int h = rowHeight();
-    passes_.beginPass(rowsImpulse_);
-    passes_.bind(rowsImpulse_, "uRowIn", rowIn_);
-    passes_.bind(rowsImpulse_, "uQ", qNew_);
-    passes_.bind(rowsImpulse_, "uS", rowS_[rowCur_]);
-    passes_.bind(rowsImpulse_, "uHinv", ops_.diagInverse());
-    glUniform1i(rowsImpulse_.uniform("uSize"), n_);
-    glUniform1i(rowsImpulse_.uniform("uCount"), rowCount_);
-    rowsImpulse_.set("uR", s.orientation.toRotationMatrix());
-    static_assert(D2T_IMPULSE_R == 0, "rows_impulse.frag's leading output");
-    passes_.sumTerms(rowsImpulse_, D2T_IMPULSE_OUTPUTS, {{rowR_.id(), -1}}, AtlasPasses::kMaxTerms, h);
-    sums.fc << passes_.sum(D2T_IMPULSE_SUM_F), passes_.sum(D2T_IMPULSE_SUM_UXR);
-    sums.mt = passes_.sum(D2T_IMPULSE_SUM_MT);
-    sums.mr = passes_.sum(D2T_IMPULSE_SUM_MR);
-  }
-  scatterRows(rowR_, impulseR_);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the contact rows' impulse pass");
-  return sums;
+  return rows_.impulse(s, qNew_, impulseR_);
 }
+
+void GpuSkin::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
+                       const Vec3& dw) {
+  requireHeld(body);
+  const PassTimer timer(passes_, Stage::Friction);
+  rows_.friction(s, share, dvt, dw, qNew_, qdotNew_, impulseR_, impulseExtra_);
+}
+
+std::vector<RowResult> GpuSkin::rowResults() { return rows_.results(); }
 
 Vec3 GpuSkin::energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
   requireHeld(body);
@@ -310,50 +202,6 @@ Vec3 GpuSkin::energy(const BodyView& body, const LayeredState& s, const Vec3& dv
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's energy pass");
   return k;
-}
-
-void GpuSkin::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
-                       const Vec3& dw) {
-  requireHeld(body);
-  const PassTimer timer(passes_, Stage::Friction);
-  if (rowCount_ > 0) {
-    passes_.beginPass(rowsFriction_);
-    passes_.bind(rowsFriction_, "uRowIn", rowIn_);
-    passes_.bind(rowsFriction_, "uQ", qNew_);
-    passes_.bind(rowsFriction_, "uQdot", qdotNew_);
-    passes_.bind(rowsFriction_, "uS", rowS_[rowCur_]);
-    passes_.bind(rowsFriction_, "uImpulse", impulseR_);
-    passes_.bind(rowsFriction_, "uHinv", ops_.diagInverse());
-    glUniform1i(rowsFriction_.uniform("uSize"), n_);
-    glUniform1i(rowsFriction_.uniform("uCount"), rowCount_);
-    rowsFriction_.set("uR", s.orientation.toRotationMatrix());
-    rowsFriction_.set("uV0", rowV0_);
-    rowsFriction_.set("uW0", rowW0_);
-    rowsFriction_.set("uV1", s.velocity);
-    rowsFriction_.set("uW1", s.angularVelocity);
-    rowsFriction_.set("uDvt", dvt);
-    rowsFriction_.set("uDw", dw);
-    glUniform1f(rowsFriction_.uniform("uShare"), float(share));
-    passes_.draw(rowsFriction_, {{rowDqdot_.id(), -1}, {rowFriction_.id(), -1}}, n_, rowHeight());
-  }
-  scatterRows(rowDqdot_, impulseExtra_);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the contact rows' friction pass");
-}
-
-std::vector<RowResult> GpuSkin::rowResults() {
-  std::vector<RowResult> out(static_cast<size_t>(rowCount_));
-  if (rowCount_ == 0) return out;
-  std::vector<float> st, fr;
-  passes_.readRows(rowS_[rowCur_], rowFriction_, rowHeight(), &st, &fr, "reading the contact rows back");
-  for (size_t k = 0; k < out.size(); ++k) {
-    const float* a = &st[4 * k];
-    // (a row out of the active set is exactly at its lo: not its float copy)
-    out[k].lambda = a[1] > 0.5f ? double(a[0]) : rowLo_[k];
-    out[k].startGap = a[2];
-    out[k].frictionImpulse = Vec3(fr[4 * k], fr[4 * k + 1], fr[4 * k + 2]);
-  }
-  return out;
 }
 
 void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& dvt, const Vec3& dw,
