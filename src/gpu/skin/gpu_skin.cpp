@@ -1,11 +1,8 @@
-// GpuSkin: the GPU solver (gpu_skin.h lists its passes): its textures, the constructor
-// (programs, textures), the operators synced from the CPU, the plumbing of a pass
-// (targets, draws, reductions, readbacks), drawing, and single stages for the tests.
-// The rest, by what it does:
-//   gpu_skin_solve.cpp     forces and CG, the pass timers, integrate (steps 1-5)
+// GpuSkin: the GPU solver (gpu_skin.h lists its parts and passes): the constructor, the
+// detection and drawing on its state, and single stages for the tests. The rest:
+//   gpu_skin_solve.cpp     the free update's passes and integrate (steps 1-5)
 //   gpu_skin_response.cpp  the state in and out, the response's passes (condense, rows,
-//                          rounds, impulse, energy, friction, apply, correct), the summary
-//   gpu_skin_detect.cpp    detection of planes and height fields (steps 8 and 14)
+//                          energy, apply, correct), the summary
 
 #include "gpu/skin/gpu_skin.h"
 
@@ -56,12 +53,11 @@ GlTexture nodeTriangleTexture(const Atlas& a) {
 // The solver's GL objects, in the order they are made: the passes' programs, the
 // buffers and vertex arrays, the body's static fields, the working fields, the maps
 // for drawing, the timer queries.
-GpuSkin::GpuSkin(BakedBodyPtr model) : model_(model), passes_(std::move(model)), ops_(passes_), cg_(passes_, ops_), rows_(passes_, ops_) {
+GpuSkin::GpuSkin(BakedBodyPtr model) : model_(model), passes_(std::move(model)), ops_(passes_), cg_(passes_, ops_), rows_(passes_, ops_), detection_(passes_), summary_(passes_, ops_) {
   renderer_ = glRenderer();
   n_ = model_->atlas.resolution;
   compilePrograms();
   createBuffers();
-  uploadStaticFields();
   createWorkFields();
   createDrawingMaps();
   checkGl("setting up the GPU solver");
@@ -80,20 +76,10 @@ void GpuSkin::compilePrograms() {
   responseEnergy_ = ShaderProgram(v, "d2t/response_energy.frag");
   apply_ = ShaderProgram(v, "d2t/response_apply.frag");
   scatter_ = ShaderProgram("d2t/scatter.vert", "d2t/scatter.frag");
-  detect_ = ShaderProgram(v, "d2t/detect.frag");
-  summary_ = ShaderProgram(v, "d2t/summary.frag");
   gather_ = ShaderProgram("d2t/gather.vert", "d2t/gather.frag");
 }
 
 void GpuSkin::createBuffers() {
-  const Atlas& a = model_->atlas;
-  {
-    // the detection's hits: a 16-byte counter, then at most one 48-byte hit per node
-    glGenBuffers(1, &hitBuffer_);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(16 + 48 * size_t(a.nodeCount())), nullptr, GL_DYNAMIC_READ);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-  }
   glGenVertexArrays(1, &scatterVao_);
   glGenBuffers(1, &scatterBuffer_);
   glBindVertexArray(scatterVao_);
@@ -108,19 +94,6 @@ void GpuSkin::createBuffers() {
 
 }
 
-// static per-body data: layer thickness, the rest shape's sums, K_e blocks
-void GpuSkin::uploadStaticFields() {
-  const Atlas& a = model_->atlas;
-  {
-    std::vector<Vec3> t(size_t(a.nodeCount()));
-    for (int i = 0; i < a.nodeCount(); ++i) {
-      t[size_t(i)] = Vec3((model_->restSkin[i] - model_->core[i]).norm(), 0, 0);
-    }
-    thickness_ = newField();
-    uploadNodes(thickness_, t);
-  }
-
-}
 
 void GpuSkin::createWorkFields() {
   // fields (zeroed: unused texels must hold finite values for the stencil)
@@ -162,7 +135,6 @@ GpuSkin::~GpuSkin() {
   glDeleteBuffers(2, buffers);
   if (scatterVao_) glDeleteVertexArrays(1, &scatterVao_);
   if (scatterBuffer_) glDeleteBuffers(1, &scatterBuffer_);
-  if (hitBuffer_) glDeleteBuffers(1, &hitBuffer_);
   if (gatherVao_) glDeleteVertexArrays(1, &gatherVao_);
   if (gatherBuffer_) glDeleteBuffers(1, &gatherBuffer_);
 }
@@ -171,6 +143,17 @@ void GpuSkin::requireHeld(const BodyView& body) const {
   if (!holds(body.id)) throw GlError("the GPU solver holds another body's state (load it first)");
 }
 
+
+// ---- detection -------------------------------------------------------------------------------
+
+bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Collider*>& colliders, double margin,
+                              std::vector<ColliderHit>* hits, Profile& profile) {
+  requireHeld(body);
+  if (colliders.size() > size_t(kMaxDetectedColliders)) return false;
+  detection_.detect(body.core, colliders, margin, qNew_, hits);
+  if (!colliders.empty()) passes_.takeTimes(profile);
+  return true;
+}
 
 // ---- drawing -----------------------------------------------------------------------------------
 

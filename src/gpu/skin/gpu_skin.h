@@ -1,47 +1,40 @@
 #pragma once
-// The GPU solver of one layered body (DDT paper sec. 6, dissertation 3.5):
-// the collision-free update, steps 1-5 of Fig. 3.5, as fragment-shader passes
-// over float textures of the D2T atlas (shaders/d2t/*.frag):
+// The GPU solver of one layered body (DDT paper sec. 6, dissertation 3.5): the
+// collision-free update (steps 1-5 of Fig. 3.5) and the contact response's passes over
+// every node (SkinResponse, steps 9-15) as fragment-shader passes over float textures of
+// the D2T atlas (shaders/d2t/*.frag). GpuSkin holds the skin state in its textures from
+// step to step and runs the passes through its parts, each a type of its own:
+//
+//   AtlasPasses      the plumbing: draws, the textures every pass reads, the reduction
+//                    pyramids, node vectors in and out, the GPU timers   (atlas_passes.h)
+//   GpuOperators     K_e's blocks, Mh_e^-1, the coupling columns, Mt_e's scales, the
+//                    rest shape's sums in double                          (gpu_operators.h)
+//   GpuCg            Mt_e y' = Ft_e' by block-Jacobi PCG on the stencil   (gpu_cg.h)
+//   GpuContactRows   the rows of steps 9-12: D_k, U_k, b_k, the SMW rounds, the impulse
+//                    and friction scattered by node                       (gpu_contact_rows.h)
+//   GpuDetection     contacts with planes and height fields (steps 8, 14) (gpu_detection.h)
+//   GpuSummary       SkinSummary: the end-of-step sums and maxima          (gpu_summary.h)
+//
+// and, here, the passes on its state:
 //
 //   forces (T)      z = q + (beta + dt) qdot, m (alpha qdot + a), core sums
 //   rhs (T)         Ft_e' = -K_e z - m (alpha qdot + a)          (stencil pass)
-//   solve (T)       Mt_e y' = Ft_e' by block-Jacobi PCG on the stencil, the CG
-//                   scalars kept on the GPU in 1 x 1 textures, the residual read
-//                   back every kResidualCheck iterations
+//   solve (T)       GpuCg
 //   coupling (T)    sums for M_ce y and M_ce Y (4x4 reduction pyramids)
 //   core (s)        the condensed 6x6 system on the CPU, in double
 //   velocities (T)  dv_e = dt y - Y dv_c, q = q(t) + dt qdot, momentum sums
-//
-// The parts of every core sum that do not depend on the skin state (sums over
-// the rest shape and the cached coupling columns W_t, W_r) are summed once in
-// double on the CPU; the GPU's float sums only carry the state-dependent
-// parts, so a rigid motion (free fall, a spinning body at rest shape) is as
-// exact as on the CPU. Only 6-vectors, 3x3/6x6 matrices and reduction results
-// cross between CPU and GPU in these stages.
-//
-// The contact response's passes over every node (SkinResponse, steps 9-13) run here
-// too, on the state integrate() left in the textures:
-//
 //   condense (T)    sums for Mh_cond = M_c - sum M_ce(i) Mh_i^-1 M_ec(i)
-//   rows (T)        per contact row: D_k, U_k, b_k, the start gap (shaders/d2t/rows.frag)
-//   rounds (T)      the SMW active set: per row lambda_k from the last round's core change,
-//                   the rows below lo out, the 6x6 sums by reduction; the 6x6 solve on
-//                   the CPU between rounds (LayeredBody::respondThrough)
-//   impulse (T)     r = R^T lambda n per row, scattered by node into the contact texture,
-//                   and the core's sums
 //   energy (T)      the kinetic energy along the impulse (its share, LayeredBody::respond)
-//   friction (T)    per row, the rows of a node in list order; scattered by node
 //   apply (T)       qdot += share dq + friction, q = q(t) + dt qdot
 //   correct (T)     step 15: q += the correction, one point per corrected node blended
 //                   into the resident q
-//   detect (T)      contacts with planes and height fields (Collider::query's arithmetic),
-//                   appended to a buffer through an atomic counter: only the hits cross
-//   summary (T)     SkinSummary: the sums and maxima of the end-of-step checks and
-//                   statistics (the blow-up check, energy, centre of mass, lowest point)
+//   gather (T)      the listed nodes' q, qdot into a small target, read back
 //
-// The contact rows are uploaded as a list texture (a texel per row: node, normal, depth,
-// surface velocity, what the row already has); only the rows' results (lambda, the start
-// gap, the friction impulse) and the 6x6 sums cross back.
+// The parts of every core sum that do not depend on the skin state (sums over the rest
+// shape and the cached coupling columns W_t, W_r) are summed once in double on the CPU;
+// the GPU's float sums only carry the state-dependent parts, so a rigid motion (free
+// fall, a spinning body at rest shape) is as exact as on the CPU. Only 6-vectors,
+// 3x3/6x6 matrices, reduction results, the rows and the detection's hits cross.
 // The skin state stays in the textures from step to step (and is drawn from there);
 // it is uploaded whole only when the CPU wrote it (LayeredBody::editState, a reset, a
 // drag), and read back whole only when the CPU asks for all of it (LayeredBody::state():
@@ -61,14 +54,14 @@
 #include "gpu/skin/atlas_passes.h"
 #include "gpu/skin/gpu_cg.h"
 #include "gpu/skin/gpu_contact_rows.h"
+#include "gpu/skin/gpu_detection.h"
+#include "gpu/skin/gpu_summary.h"
 #include "gpu/skin/gpu_operators.h"
 #include "sim/contact/collider.h"
 #include "sim/body/layered_body.h"
 
 namespace d2t {
 
-/// Planes and height fields the detection pass takes at once (more: the CPU detects).
-constexpr int kMaxDetectedColliders = D2T_MAX_DETECTED_COLLIDERS;
 
 /// The triangles around each node of an atlas, for passes that need a node's own
 /// mesh triangles: a 2-layer RGBA32I array, up to 8 triangle ids per node texel, -1: none.
@@ -186,7 +179,6 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   // the constructor's parts (gpu_skin.cpp), in its order
   void compilePrograms();
   void createBuffers();
-  void uploadStaticFields();
   void createWorkFields();
   void createDrawingMaps();
   /// Draws the points (scatter_) into the bound targets.
@@ -196,9 +188,6 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   void streamPoints(GLuint vao, GLuint buffer, const void* data, size_t bytes, int count);
   /// The surface and normals passes from displacements in q.
   void surfacePasses(const GlTexture& q);
-  /// heights_ holds the grids of these height fields (uploaded when the list changes;
-  /// a HeightField's grid is fixed for its lifetime).
-  void syncHeights(const std::vector<const HeightField*>& fields);
   /// Throws GlError unless this solver holds body's skin state (holds(body)): every pass
   /// on that state starts with it.
   void requireHeld(const BodyView& body) const;
@@ -206,28 +195,23 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   std::vector<Vec3> downloadNodes(const GlTexture& t) const { return passes_.downloadNodes(t); }
   GlTexture newField() const { return passes_.newField(); }
   GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool nodeForces = false);
-  /// The summary pass (summary.frag) over the held state: its 7 sums' and maxima's
-  /// results, or with `maxQOnly` its max |q| alone (one target to reduce).
-  std::vector<std::array<float, 4>> summaryPass(const BodyView& body, const Vec3& up, bool maxQOnly);
   BakedBodyPtr model_;
   AtlasPasses passes_;  // the plumbing of every pass below
   GpuOperators ops_;    // the operators of the body's time step
   GpuCg cg_;            // Mt_e y = b
   GpuContactRows rows_;  // the contact response's rows
+  GpuDetection detection_;  // against planes and height fields
+  GpuSummary summary_;  // the end-of-step summary
   int n_ = 0;  // atlas resolution
   std::string renderer_;
 
   ShaderProgram forces_, coupling_, velocities_,
-      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_, detect_, summary_,
+      copy_, surfaceProgram_, normalsProgram_, condense_, responseEnergy_, apply_, scatter_,
       gather_;
-  GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the summary's stretch)
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_;
   GlTexture nodeForces_;  // the external forces on each node, body frame (LayeredBody::nodeForces: support, loads)
   GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, friction dqdot_i by node, 0 off contacts
   GLuint scatterVao_ = 0, scatterBuffer_ = 0;
-  GLuint hitBuffer_ = 0;  // the detection pass's hits (a counter, then the list)
-  GlTexture heights_;     // R32F array: the height fields' grids, a layer each
-  std::vector<const HeightField*> heightFields_;  // ... of these
   BodyId holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
   int appliedImpulses_ = 0, stateUploads_ = 0, stateDownloads_ = 0;
   long gatheredNodes_ = 0;

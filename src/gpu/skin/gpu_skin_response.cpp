@@ -1,6 +1,6 @@
-// GpuSkin's contact response in fragment passes (steps 9-13 and 15: condense, rows, the
-// SMW rounds, impulse, energy guard, friction, apply, correct), the state loaded and read
-// back, the last good state kept on the GPU, and the summary pass.
+// GpuSkin's contact response in fragment passes (steps 9-13 and 15: condense, the rows'
+// stages through GpuContactRows, energy guard, apply, correct), the state loaded and read
+// back, the last good state kept on the GPU, and the summary through GpuSummary.
 
 #include "gpu/skin/gpu_skin.h"
 
@@ -266,52 +266,16 @@ void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec
   }
 }
 
-std::vector<std::array<float, 4>> GpuSkin::summaryPass(const BodyView& body, const Vec3& up, bool maxQOnly) {
-  requireHeld(body);
-  const PassTimer timer(passes_, maxQOnly ? Stage::Proxies : Stage::Check);
-  passes_.beginPass(summary_);
-  passes_.bind(summary_, "uQ", qNew_);
-  passes_.bind(summary_, "uQdot", qdotNew_);
-  passes_.bind(summary_, "uThickness", thickness_);
-  passes_.bind(summary_, "uK", ops_.stiffness());
-  summary_.set("uUp", up);
-  glUniform1i(summary_.uniform("uMaxQOnly"), maxQOnly);
-  const int outputs = maxQOnly ? 1 : D2T_SUMMARY_OUTPUTS;
-  passes_.sumTerms(summary_, outputs, {}, maxQOnly ? 0 : D2T_SUMMARY_SUMS);
-  std::vector<std::array<float, 4>> v;
-  for (int l = 0; l < outputs; ++l) v.push_back(passes_.sumTexel(l));
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the skin summary pass");
-  return v;
-}
-
 SkinSummary GpuSkin::summarize(const BodyView& body, const LayeredState&, const Vec3& up) {
-  const std::vector<std::array<float, 4>> v = summaryPass(body, up, false);
-  SkinSummary r;
-  const auto &mq = v[D2T_SUMMARY_MQ], &mqdot = v[D2T_SUMMARY_MQDOT], &muxqdot = v[D2T_SUMMARY_MUXQDOT],
-             &ma = v[D2T_SUMMARY_UU_A], &mb = v[D2T_SUMMARY_UU_B], &max = v[D2T_SUMMARY_MAX];
-  r.finite = v[D2T_SUMMARY_BAD][0] == 0;
-  r.mu = ops_.rest().st + Vec3(mq[0], mq[1], mq[2]);
-  r.mqdot2 = mq[3];
-  r.mqdot = Vec3(mqdot[0], mqdot[1], mqdot[2]);
-  r.elastic = mqdot[3];
-  r.muxqdot = Vec3(muxqdot[0], muxqdot[1], muxqdot[2]);
-  Mat3 uu;  // sum m (u u^T - ub ub^T)
-  uu << ma[0], ma[3], mb[0], ma[3], ma[1], mb[1], mb[0], mb[1], ma[2];
-  r.muu = ops_.rest().uu + uu;
-  r.maxQ = max[0];
-  r.maxStretch = max[1];
-  r.maxQdot = max[2];
-  r.lowest = -max[3];
-  if (!r.finite) {  // (as the CPU's: the sums are meaningless then)
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    r.elastic = r.mqdot2 = nan;
-  }
-  return r;
+  requireHeld(body);
+  const PassTimer timer(passes_, Stage::Check);
+  return summary_.summarize(qNew_, qdotNew_, up);
 }
 
 double GpuSkin::maxDisplacement(const BodyView& body, const LayeredState&) {
-  return summaryPass(body, Vec3::UnitY(), true)[0][0];
+  requireHeld(body);
+  const PassTimer timer(passes_, Stage::Proxies);
+  return summary_.maxDisplacement(qNew_, qdotNew_);
 }
 
 }  // namespace d2t

@@ -1,5 +1,5 @@
-// GpuSkin's collision-free update (Fig. 3.5 steps 1-5) in fragment passes: the forces
-// pass, conjugate gradients on Mt_e, the GL timer queries of each stage, integrate.
+// GpuSkin's collision-free update (Fig. 3.5 steps 1-5) in fragment passes: the forces,
+// coupling and velocities passes around GpuCg's solve, in integrate.
 
 #include "gpu/skin/gpu_skin.h"
 

@@ -1,7 +1,5 @@
-// GpuSkin's collision detection against planes and height fields (Fig. 3.5 steps 8 and
-// 14) in one pass over the resident skin, the heights synced as a texture array.
-
-#include "gpu/skin/gpu_skin.h"
+// GpuDetection (gpu_detection.h): detection against planes and height fields in one pass.
+#include "gpu/skin/gpu_detection.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -76,9 +74,22 @@ struct DetectedColliders {
 
 }  // namespace
 
-// ---- collision detection against planes and height fields --------------------------------------
+GpuDetection::GpuDetection(AtlasPasses& passes) : passes_(passes) {
+  program_ = ShaderProgram("d2t/pass.vert", "d2t/detect.frag");
+  // the hits: a counter, then at most one hit per node
+  glGenBuffers(1, &hitBuffer_);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(D2T_DETECT_HITS_OFFSET + sizeof(Hit) * size_t(passes_.model().nodeCount())),
+               nullptr, GL_DYNAMIC_READ);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  checkGl("the detection's hit buffer");
+}
 
-void GpuSkin::syncHeights(const std::vector<const HeightField*>& fields) {
+GpuDetection::~GpuDetection() {
+  if (hitBuffer_) glDeleteBuffers(1, &hitBuffer_);
+}
+
+void GpuDetection::syncHeights(const std::vector<const HeightField*>& fields) {
   if (fields == heightFields_ && heights_.id()) return;
   int side = 1;
   for (const HeightField* f : fields) side = std::max(side, f->resolution() + 1);
@@ -95,62 +106,49 @@ void GpuSkin::syncHeights(const std::vector<const HeightField*>& fields) {
   heightFields_ = fields;
 }
 
-bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Collider*>& colliders, double margin,
-                              std::vector<ColliderHit>* hits, Profile& profile) {
-  requireHeld(body);
-  if (colliders.size() > size_t(kMaxDetectedColliders)) return false;
+void GpuDetection::detect(const CoreState& s, const std::vector<const Collider*>& colliders, double margin,
+                          const GlTexture& q, std::vector<ColliderHit>* hits) {
   hits->clear();
-  if (colliders.empty()) return true;
-  struct Int4 {
-    GLint v[4];
-    GLint operator[](int i) const { return v[i]; }
-  };
-  struct Float4 {
-    GLfloat v[4];
-    GLfloat operator[](int i) const { return v[i]; }
-  };
-  struct Hit {
-    D2T_DETECT_HIT(Int4, Float4)
-  };
-  static_assert(sizeof(Hit) == 48, "the std430 layout of detect.frag's Hit");
+  if (colliders.empty()) return;
+  if (colliders.size() > size_t(kMaxDetectedColliders))
+    throw std::logic_error("the detection pass takes at most " + std::to_string(kMaxDetectedColliders) + " colliders");
   std::vector<Hit> raw;
   {
-    const PassTimer timer(passes_, Stage::Nodes);
+    const AtlasPasses::PassTimer timer(passes_, Stage::Nodes);
     const DetectedColliders packed(colliders);
     syncHeights(packed.fields);
-    const CoreState& s = body.core;
     const Mat3 R = s.orientation.toRotationMatrix();
     std::array<GLfloat, 9> rot{};
     for (int j = 0; j < 3; ++j)
       for (int r = 0; r < 3; ++r) rot[size_t(3 * j + r)] = GLfloat(R(r, j));
-    passes_.beginPass(detect_);
-    passes_.bind(detect_, "uQ", qNew_);
-    passes_.bind(detect_, "uHeights", GL_TEXTURE_2D_ARRAY, heights_.id());
-    detect_.set("uCenter", s.position);
-    glUniformMatrix3fv(detect_.uniform("uRotation"), 1, GL_FALSE, rot.data());
-    glUniform1f(detect_.uniform("uMargin"), float(margin));
-    packed.set(detect_, GLsizei(colliders.size()));
+    passes_.beginPass(program_);
+    passes_.bind(program_, "uQ", q);
+    passes_.bind(program_, "uHeights", GL_TEXTURE_2D_ARRAY, heights_.id());
+    program_.set("uCenter", s.position);
+    glUniformMatrix3fv(program_.uniform("uRotation"), 1, GL_FALSE, rot.data());
+    glUniform1f(program_.uniform("uMargin"), float(margin));
+    packed.set(program_, GLsizei(colliders.size()));
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
     const GLuint zero[4] = {0, 0, 0, 0};
     glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(zero), zero);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, hitBuffer_);
-    passes_.draw(detect_, {{passes_.terms(0).id(), -1}});  // (the hits go to the buffer; the target is scratch)
+    passes_.draw(program_, {{passes_.terms(0).id(), -1}});  // (the hits go to the buffer; the target is scratch)
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     GLuint found = 0;
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(found), &found);
-    raw.resize(std::min<size_t>(found, size_t(model_->nodeCount())));
+    raw.resize(std::min<size_t>(found, size_t(passes_.model().nodeCount())));
     if (!raw.empty()) glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, D2T_DETECT_HITS_OFFSET, GLsizeiptr(raw.size() * sizeof(Hit)), raw.data());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
   }
-  takeTimes(profile);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the collision detection pass");
-  const Atlas& a = model_->atlas;
+  const Atlas& a = passes_.model().atlas;
+  const int n = passes_.size();
   hits->reserve(raw.size());
   for (const Hit& h : raw) {
     ColliderHit c;
-    c.node = a.texelNode[size_t(h.id[1]) * size_t(n_) + size_t(h.id[0])];
+    c.node = a.texelNode[size_t(h.id[1]) * size_t(n) + size_t(h.id[0])];
     c.collider = h.id[2];
     c.depth = h.normalDepth[3];
     c.normal = Vec3(h.normalDepth[0], h.normalDepth[1], h.normalDepth[2]).normalized();
@@ -159,7 +157,6 @@ bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Coll
   }
   // (the atomic counter appends in no fixed order)
   std::sort(hits->begin(), hits->end(), [](const ColliderHit& x, const ColliderHit& y) { return x.node < y.node; });
-  return true;
 }
 
 }  // namespace d2t

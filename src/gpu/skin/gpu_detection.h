@@ -1,0 +1,58 @@
+#pragma once
+// Collision detection of a skin against planes and height fields on the GPU (Fig. 3.5
+// steps 8 and 14; Collider::query's arithmetic): one pass over the skin in a texture
+// (detect.frag), each node taking its deepest collider within the margin; the hits are
+// appended to a buffer through an atomic counter, so that only they cross to the CPU.
+// The height fields' grids are kept as a texture array.
+#include <vector>
+
+#include "gpu/skin/atlas_passes.h"
+#include "sim/body/layered_body.h"
+#include "sim/contact/collider.h"
+
+namespace d2t {
+
+/// Planes and height fields the detection pass takes at once (more: the CPU detects).
+constexpr int kMaxDetectedColliders = D2T_MAX_DETECTED_COLLIDERS;
+
+class GpuDetection {
+ public:
+  /// Compiles the pass, allocates the hit buffer. Throws GlError.
+  explicit GpuDetection(AtlasPasses& passes);
+  ~GpuDetection();
+  GpuDetection(const GpuDetection&) = delete;
+  GpuDetection& operator=(const GpuDetection&) = delete;
+
+  /// The nodes of the skin q (body frame, at the core state s) within `margin` of one of
+  /// `colliders`, deepest collider each, sorted by node, into hits (as Collider::query).
+  /// Throws std::logic_error for more than kMaxDetectedColliders colliders and GlError
+  /// for a collider that is neither a plane nor a height field.
+  void detect(const CoreState& s, const std::vector<const Collider*>& colliders, double margin, const GlTexture& q,
+              std::vector<ColliderHit>* hits);
+
+ private:
+  // detect.frag's hit record, declared by layout.glsl's D2T_DETECT_HIT (std430)
+  struct Int4 {
+    GLint v[4];
+    GLint operator[](int i) const { return v[i]; }
+  };
+  struct Float4 {
+    GLfloat v[4];
+    GLfloat operator[](int i) const { return v[i]; }
+  };
+  struct Hit {
+    D2T_DETECT_HIT(Int4, Float4)
+  };
+  static_assert(sizeof(Hit) == 48, "the std430 layout of detect.frag's Hit");
+  /// heights_ holds the grids of these height fields (uploaded when the list changes;
+  /// a HeightField's grid is fixed for its lifetime).
+  void syncHeights(const std::vector<const HeightField*>& fields);
+
+  AtlasPasses& passes_;
+  ShaderProgram program_;
+  GLuint hitBuffer_ = 0;  // a counter, then the list
+  GlTexture heights_;     // R32F array: the height fields' grids, a layer each
+  std::vector<const HeightField*> heightFields_;  // ... of these
+};
+
+}  // namespace d2t
