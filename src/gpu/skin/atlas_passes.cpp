@@ -222,9 +222,9 @@ std::array<float, 4> AtlasPasses::readTexel(const GlTexture& t) const {
   return v;
 }
 
-Vec3 AtlasPasses::readSum(const GlTexture& t, int offset) const {
+Vec3 AtlasPasses::readSum(const GlTexture& t) const {
   const std::array<float, 4> v = readTexel(t);
-  return Vec3(v[size_t(offset)], v[size_t(offset) + 1], v[size_t(offset) + 2]);
+  return Vec3(v[0], v[1], v[2]);
 }
 
 

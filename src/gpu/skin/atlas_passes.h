@@ -75,8 +75,8 @@ class AtlasPasses {
   const GlTexture& sums(int location) const { return sums_[location]; }
   /// The 1 x 1 texel of a reduction's result, read back.
   std::array<float, 4> readTexel(const GlTexture& oneByOne) const;
-  /// ... its channels offset..offset+2.
-  Vec3 readSum(const GlTexture& oneByOne, int offset = 0) const;
+  /// ... its channels 0-2.
+  Vec3 readSum(const GlTexture& oneByOne) const;
   /// sums(L) read back: its texel, or its channels 0-2.
   std::array<float, 4> sumTexel(int location) const { return readTexel(sums_[location]); }
   Vec3 sum(int location) const { return readSum(sums_[location]); }

@@ -110,7 +110,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     StageTimer t(profile, Stage::Solve);
     passes_.timestamp(Stage::Solve);
     result.cgIterations = cg_.solve(body.settings.cgIterations, body.settings.cgTolerance, &result.cgResidual,
-                             body.solveReferenceNorm(g));
+                             body.op.solveReferenceNorm(g));
   }
 
   // 3 core velocities: the condensed 6x6 system (3.8), sums from the GPU

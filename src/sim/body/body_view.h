@@ -31,8 +31,6 @@ struct BodyView {
   const CoreState& core;                 ///< the core's state (the start state within step 3)
   const std::vector<CoreSpring>& springs;  ///< the core springs (step 3)
   bool skinResident = false;             ///< the backend holds this body's current skin state
-  /// The scale the y solve's residual is measured against (LayeredBody::solveReferenceNorm).
-  double solveReferenceNorm(const Vec3& g) const { return g.norm() * op.massNorm(); }
 };
 
 }  // namespace d2t

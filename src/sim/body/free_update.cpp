@@ -417,7 +417,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   {
     StageTimer t(profile, Stage::Solve);
     result.cgIterations = ySolve_.solve(op_, rhs, settings_.cgIterations, settings_.cgTolerance,
-                                        solveReferenceNorm(g), &result.cgResidual);
+                                        op_.solveReferenceNorm(g), &result.cgResidual);
     if (!fixed) {
       const auto& wt = op_.translationalCoupling();
       const auto& wr = op_.rotationalCoupling();

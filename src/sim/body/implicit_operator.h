@@ -83,6 +83,13 @@ class ImplicitOperator {
   const std::vector<std::array<Vec3, 3>>& rotationalCoupling() const { return wr_; }
   /// sqrt(sum m_i^2) over the skin nodes [kg] (the scale of the gravity load, |M_e g| / |g|).
   double massNorm() const { return massNorm_; }
+  /// The scale the y solve's residual is measured against, at the least: the norm of
+  /// the skin's gravity load, |M_e g| = |g| sqrt(sum m_i^2) [N]. Gravity is solved
+  /// exactly (the cached W_t), so the CG's right-hand side holds only the rest; in
+  /// free fall that rest is rounding noise, which a tolerance relative to it alone
+  /// would chase to the iteration cap. Relative to the whole load the step's accuracy
+  /// is the same (docs/decisions/0006-residual-reference-norm.md).
+  double solveReferenceNorm(const Vec3& g) const { return g.norm() * massNorm_; }
 
   /// y = Mt_e x.
   void multiply(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;

@@ -575,13 +575,6 @@ class LayeredBody {
   Vec3 linearMomentum(const SkinSummary& s) const;
   double kineticEnergy(const SkinSummary& s) const;
   double gravitationalEnergy(const SkinSummary& s, const Vec3& g) const;
-  /// The scale the y solve's residual is measured against, at the least: the norm of
-  /// the skin's gravity load, |M_e g| = |g| sqrt(sum m_i^2) [N]. Gravity is solved
-  /// exactly (the cached W_t), so the CG's right-hand side holds only the rest; in
-  /// free fall that rest is rounding noise, which a tolerance relative to it alone
-  /// would chase to the iteration cap. Relative to the whole load the step's accuracy
-  /// is the same (docs/decisions/0006-residual-reference-norm.md).
-  double solveReferenceNorm(const Vec3& g) const { return g.norm() * op_.massNorm(); }
 
  private:
   // the key of Mt_e for a step of dt by `method` with this body's model and material

@@ -98,7 +98,7 @@ TEST(LayeredPhysics, FreeFallFollowsTheDiscreteClosedForm) {
 
 // ... and on the CG solver, whose y solve must stop at once: gravity is solved
 // exactly, so its right-hand side is rounding noise, and a residual measured against
-// that noise alone ran the CG to its cap every step (LayeredBody::solveReferenceNorm).
+// that noise alone ran the CG to its cap every step (ImplicitOperator::solveReferenceNorm).
 TEST(LayeredPhysics, FreeFallOnTheCgSolverDoesNotIterateOnRoundingNoise) {
   BodyDesc d = ballDesc(32, 1e5);
   d.position = Vec3(0, 10, 0);
