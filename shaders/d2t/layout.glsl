@@ -96,6 +96,10 @@
 #define D2T_ROWS_V 1      // (U_k[4..5], D_k, b_k)
 #define D2T_ROWS_STATE 2  // (lambda, 1 in the active set, start gap, 0)
 #define D2T_ROWS_OUTPUTS 3
+// The core's generalised velocities the rows couple to (Core::kDofs of
+// src/sim/body/core/rigid_core.h: the GPU solver is the rigid core's): U_k above, the
+// round's S and rhs below are packed for it.
+#define D2T_CORE_DOFS 6
 // rows_round.frag (step 10): the row's state, then 7 locations of 28 terms of the sums:
 // S's upper triangle row by row (21), rhs (6), the rows below lo (1)
 #define D2T_ROUND_STATE 0

@@ -8,7 +8,7 @@
 #include "rows_common.glsl"
 
 uniform sampler2D uU, uV, uS;  // the rows (rows.frag) and their state
-uniform float uDv[6];
+uniform float uDv[D2T_CORE_DOFS];
 uniform bool uHaveDv, uOneSided;
 
 // (the outputs by their layout.glsl locations: a location in a layout qualifier must be
@@ -23,13 +23,13 @@ void main() {
   if (k < 0) return;
   ivec2 p = rowTexel(k);
   vec4 a = texelFetch(uU, p, 0), v = texelFetch(uV, p, 0), st = texelFetch(uS, p, 0);
-  float U[6] = float[6](a.x, a.y, a.z, a.w, v.x, v.y);
+  float U[D2T_CORE_DOFS] = float[D2T_CORE_DOFS](a.x, a.y, a.z, a.w, v.x, v.y);
   float D = v.z, b = v.w, lambda = st.x, lo = rowIn(k, D2T_ROW_IN_LIMITS).x;
   bool inSet = st.y > 0.5;
   float below = 0.0;
   if (inSet && uHaveDv) {
     float udv = 0.0;
-    for (int j = 0; j < 6; ++j) udv += U[j] * uDv[j];
+    for (int j = 0; j < D2T_CORE_DOFS; ++j) udv += U[j] * uDv[j];
     lambda = (b - udv) / D;
     if (lambda < lo) {
       below = 1.0;

@@ -71,7 +71,11 @@ void GpuContactRows::set(const LayeredState& s, const std::vector<ContactRow>& r
   checkGl("the contact rows pass");
 }
 
-RowSums GpuContactRows::round(const Vec6* dv, bool oneSided) {
+static_assert(D2T_CORE_DOFS == Core::kDofs && D2T_ROUND_RHS == Core::kDofs * (Core::kDofs + 1) / 2 &&
+                  D2T_ROUND_BELOW == D2T_ROUND_RHS + Core::kDofs,
+              "layout.glsl's rows are packed for the rigid core");
+
+RowSums GpuContactRows::round(const Core::Vector* dv, bool oneSided) {
   RowSums sums;
   if (count_ == 0) return sums;
   const int h = height();
@@ -83,10 +87,10 @@ RowSums GpuContactRows::round(const Vec6* dv, bool oneSided) {
   passes_.bind(roundPass_, "uS", state_[cur_]);
   glUniform1i(roundPass_.uniform("uSize"), n_);
   glUniform1i(roundPass_.uniform("uCount"), count_);
-  std::array<float, 6> d{};
+  std::array<float, Core::kDofs> d{};
   if (dv)
-    for (int j = 0; j < 6; ++j) d[size_t(j)] = float((*dv)[j]);
-  glUniform1fv(roundPass_.uniform("uDv[0]"), 6, d.data());
+    for (int j = 0; j < Core::kDofs; ++j) d[size_t(j)] = float((*dv)[j]);
+  glUniform1fv(roundPass_.uniform("uDv[0]"), Core::kDofs, d.data());
   glUniform1i(roundPass_.uniform("uHaveDv"), dv ? 1 : 0);
   glUniform1i(roundPass_.uniform("uOneSided"), oneSided ? 1 : 0);
   cur_ = 1 - cur_;
@@ -100,9 +104,9 @@ RowSums GpuContactRows::round(const Vec6* dv, bool oneSided) {
   }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("a contact rows round");
-  for (int i = 0, e = D2T_ROUND_S; i < 6; ++i)
-    for (int j = i; j < 6; ++j, ++e) sums.S(i, j) = sums.S(j, i) = t[size_t(e)];
-  for (int i = 0; i < 6; ++i) sums.rhs[i] = t[size_t(D2T_ROUND_RHS + i)];
+  for (int i = 0, e = D2T_ROUND_S; i < Core::kDofs; ++i)
+    for (int j = i; j < Core::kDofs; ++j, ++e) sums.S(i, j) = sums.S(j, i) = t[size_t(e)];
+  for (int i = 0; i < Core::kDofs; ++i) sums.rhs[i] = t[size_t(D2T_ROUND_RHS + i)];
   sums.below = int(std::lround(t[D2T_ROUND_BELOW]));
   return sums;
 }

@@ -28,7 +28,7 @@ class GpuContactRows {
            const GlTexture& q, const GlTexture& qdot);
   int count() const { return count_; }
   /// One active-set round (SkinResponse::roundRows).
-  RowSums round(const Vec6* dv, bool oneSided);
+  RowSums round(const Core::Vector* dv, bool oneSided);
   /// Step 11: the rows' impulses, scattered by node into `contact` (r_i, body frame), and
   /// their sums (SkinResponse::impulse).
   ImpulseSums impulse(const LayeredState& s, const GlTexture& q, const GlTexture& contact);

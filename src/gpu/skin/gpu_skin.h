@@ -21,7 +21,8 @@
 //   rhs (T)         Ft_e' = -K_e z - m (alpha qdot + a)          (stencil pass)
 //   solve (T)       GpuCg
 //   coupling (T)    sums for M_ce y and M_ce Y (4x4 reduction pyramids)
-//   core (s)        the condensed 6x6 system on the CPU, in double
+//   core (s)        the condensed core system on the CPU, in double (the rigid core's:
+//                   Core = RigidCore, D2T_CORE_DOFS)
 //   velocities (T)  dv_e = dt y - Y dv_c, q = q(t) + dt qdot, momentum sums
 //   condense (T)    sums for Mh_cond = M_c - sum M_ce(i) Mh_i^-1 M_ec(i)
 //   energy (T)      the kinetic energy along the impulse (its share, LayeredBody::respond)
@@ -111,7 +112,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// Throws GlError for more rows than the atlas has texels.
   void setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
                bool fixedCore) override;
-  RowSums roundRows(const Vec6* dv, bool oneSided) override;
+  RowSums roundRows(const Core::Vector* dv, bool oneSided) override;
   ImpulseSums impulse(const BodyView& body, const LayeredState& s) override;
   Vec3 energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
   void friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,

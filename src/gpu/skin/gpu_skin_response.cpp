@@ -162,7 +162,7 @@ void GpuSkin::setRows(const BodyView& body, const LayeredState& s, const std::ve
   rows_.set(s, rows, dt, fixedCore, qNew_, qdotNew_);
 }
 
-RowSums GpuSkin::roundRows(const Vec6* dv, bool oneSided) {
+RowSums GpuSkin::roundRows(const Core::Vector* dv, bool oneSided) {
   if (rows_.count() == 0) return RowSums{};
   const PassTimer timer(passes_, Stage::Multipliers);
   return rows_.round(dv, oneSided);

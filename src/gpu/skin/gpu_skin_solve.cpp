@@ -84,25 +84,21 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   const Vec3 w = s.angularVelocity;
 
   // 1 forces, the core sums, and Ft_e' = -K z - m (alpha qdot + a)
-  Vec3 St, Sa, Sua, momentumStart;
-  Mat3 Muu;
+  SkinCoreSums sums;
+  Vec3 momentumStart;
   {
     StageTimer t(profile, Stage::Forces);
     passes_.timestamp(Stage::Forces);
     const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt, !loads.nodes.empty());
     cg_.stencilPass(z_, ma_, -1.0, 0.0, -1.0, cg_.rhs());  // Ft_e' = -K z - m (alpha qdot + a)
-    St = ops_.rest().st + f.mq;
-    Sa = f.ma;
-    Sua = f.muxa;
+    sums.mu = ops_.rest().st + f.mq;
+    sums.ma = f.ma;
+    sums.muxa = f.muxa;
     const Mat3 uu = ops_.rest().uu + f.uu;  // sum m u u^T
-    Muu = uu.trace() * Mat3::Identity() - uu;
-    momentumStart = mass * s.velocity + R * (w.cross(St) + f.mqdot);
+    sums.muu = uu.trace() * Mat3::Identity() - uu;
+    momentumStart = mass * s.velocity + R * (w.cross(sums.mu) + f.mqdot);  // (Core::linearMomentum, through R)
   }
-  Mat6 Mc;
-  Mc.block<3, 3>(0, 0) = mass * Mat3::Identity();
-  Mc.block<3, 3>(0, 3) = -R * skew(St);
-  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
-  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
+  const Core::Matrix Mc = Core::massMatrix(mass, m.coreInertia, R, sums.mu, sums.muu);
   result.coreMass = Mc;
 
   // 2 Mt_e y' = Ft_e' (warm start: last step's y')
@@ -113,8 +109,8 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
                              body.op.solveReferenceNorm(g));
   }
 
-  // 3 core velocities: the condensed 6x6 system (3.8), sums from the GPU
-  Vec6 dvc = Vec6::Zero();
+  // 3 core velocities: the condensed core system (3.8), sums from the GPU
+  Core::Vector dvc = Core::Vector::Zero();
   if (!fixed) {
     StageTimer t(profile, Stage::Core);
     passes_.timestamp(Stage::Core);
@@ -143,17 +139,15 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     }
     // M_ce Y: translational columns Y_t = W_t R^T, rotational Y_r = W_r - m Mh^-1 [q x e_k]
     const Mat3 uWt = ops_.rest().mubWt + A1;  // sum m u x W_t[j]
-    Mat6 MceY;
+    Core::Matrix MceY;
     MceY.block<3, 3>(0, 0) = R * (ops_.rest().mWt * R.transpose());
     MceY.block<3, 3>(3, 0) = uWt * R.transpose();
     MceY.block<3, 3>(0, 3) = R * (ops_.rest().mWr - G);
     MceY.block<3, 3>(3, 3) = ops_.rest().mubWr + B1 - H;
     // M_ce y with y = y' + W_t R^T g
-    Vec6 Mcey;
+    Core::Vector Mcey;
     Mcey << R * (my + ops_.rest().mWt * gb), uy + uWt * gb;
-    Vec6 Fc;
-    Fc.head<3>() = mass * g - R * Sa + loads.force;
-    Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + loads.torque;
+    const Core::Vector Fc = Core::freeForce(mass, m.coreInertia, R, g, gb, w, sums, loads.force, loads.torque);
     dvc = result.keep(solveCoreWithSprings(s, body.springs, m.comOffset, Mc - MceY, dt * (Fc - Mcey), dt));  // (3.8)
   }
 
@@ -162,8 +156,8 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   {
     StageTimer t(profile, Stage::Velocities);
     passes_.timestamp(Stage::Velocities);
-    const Vec3 tr = dt * gb - R.transpose() * dvc.head<3>();
-    const Vec3 rot = dvc.tail<3>();
+    const Vec3 tr = dt * gb - R.transpose() * Core::linear(dvc);
+    const Vec3 rot = Core::angular(dvc);
     passes_.beginPass(velocities_);
     passes_.bind(velocities_, "uQ", q_);
     passes_.bind(velocities_, "uQdot", qdot_);
@@ -182,14 +176,11 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   passes_.timestamp(Stage::Count);
   {
     StageTimer t(profile, Stage::Positions);
-    s.velocity += dvc.head<3>();
-    s.angularVelocity += dvc.tail<3>();
-    s.position = start.position + dt * s.velocity;
-    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+    Core::addVelocity(s, dvc);
+    Core::integratePositions(s, start, dt);
     // linear momentum projection (as on the CPU): internal forces cannot change it
     if (!fixed) {
-      const Vec3 S = ops_.rest().st + mqNew;
-      const Vec3 momentum = mass * s.velocity + s.orientation * (s.angularVelocity.cross(S) + mqdotNew);
+      const Vec3 momentum = Core::linearMomentum(mass, s, ops_.rest().st + mqNew, mqdotNew);
       const Vec3 dcdot = (momentumStart + dt * (mass * g + loads.force) + result.springImpulse - momentum) / mass;
       s.velocity += dcdot;
       s.position += dt * dcdot;

@@ -13,8 +13,6 @@ using Vec3i = Eigen::Vector3i;
 using Mat3 = Eigen::Matrix3d;
 using Mat4 = Eigen::Matrix4d;
 using Quat = Eigen::Quaterniond;
-using Vec6 = Eigen::Matrix<double, 6, 1>;
-using Mat6 = Eigen::Matrix<double, 6, 6>;
 
 constexpr double kPi = 3.14159265358979323846;
 

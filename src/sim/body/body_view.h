@@ -6,7 +6,7 @@
 // combination of them.
 #include <vector>
 
-#include "sim/body/core_springs.h"
+#include "sim/body/core/core_springs.h"
 #include "sim/body/elastic_model.h"
 #include "sim/body/implicit_operator.h"
 #include "sim/loads/node_load.h"

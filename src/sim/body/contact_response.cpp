@@ -77,7 +77,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     StageTimer t(profile, Stage::Impact);
     impact = colliderImpact(cs, dt, g);
   }
-  // 9-13 through the backend that holds the skin (the rows, the 6x6 solves here)
+  // 9-13 through the backend that holds the skin (the rows; the core's solves here)
   std::optional<StageTimer> timer(std::in_place, profile, Stage::Rows);
   bool restingSurfaces = true;
   const std::vector<ContactRow> rows = contactRows(cs, policy.friction, &restingSurfaces);
@@ -263,24 +263,18 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   s.angularVelocity = w0;
   const Mat3 R = rotation(s.orientation);
   const Mat3 Rt = R.transpose();
-  Mat6 A = free_.coreMass;
+  Core::Matrix A = free_.coreMass;  // Mh_cond
   RowOutcome out;
   {
     StageTimer t(profile, Stage::Rows);
-    if (!fixed) {
-      const CondensedSums P = r.condense(view(), s);
-      A.block<3, 3>(0, 0) -= R * P.tt * Rt;
-      A.block<3, 3>(0, 3) -= -R * P.tr;
-      A.block<3, 3>(3, 0) -= -(R * P.tr).transpose();
-      A.block<3, 3>(3, 3) -= -P.rr;
-    }
+    if (!fixed) A = Core::condensed(A, r.condense(view(), s), R);
     r.setRows(view(), s, rows, dt, fixed);
   }
   {
     StageTimer t(profile, Stage::Multipliers);
     RowSums sums = r.roundRows(nullptr, settings_.response.oneSided);
     for (int round = 0; round < 20; ++round) {
-      const Vec6 dv = fixed ? Vec6::Zero() : Vec6((A + sums.S).ldlt().solve(sums.rhs));
+      const Core::Vector dv = fixed ? Core::Vector::Zero() : Core::Vector((A + sums.S).ldlt().solve(sums.rhs));
       sums = r.roundRows(&dv, settings_.response.oneSided);
       if (round == 0) out.pulling = sums.below;
       if (!settings_.response.oneSided || sums.below == 0) break;
@@ -291,26 +285,18 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
   std::optional<StageTimer> timer(std::in_place, profile, Stage::Impulse);
   const ImpulseSums is = r.impulse(view(), s);
-  Vec6 dv = Vec6::Zero();
-  if (!fixed) {
-    Vec6 rhs6;
-    rhs6 << is.fc.head<3>() - R * is.mt, is.fc.tail<3>() - is.mr;
-    dv = A.ldlt().solve(rhs6);
-  }
-  const Vec3 dvt = Rt * dv.head<3>(), dw = dv.tail<3>();
+  Core::Vector dv = Core::Vector::Zero();
+  if (!fixed) dv = A.ldlt().solve(Core::impulseRhs(is.fc, is.mt, is.mr, R));
+  const Vec3 dvt = Rt * Core::linear(dv), dw = Core::angular(dv);
   // The energy guard (policy `energy_guard`; responseEnergyShare): the skin's part of
   // KE(t) from its pass, the core's here (body frame, as kineticEnergy).
   if (guardEnergy) {
-    const Vec3 vb = Rt * s.velocity, w = s.angularVelocity;
-    const Vec3 icw = m.coreInertia * w, icdw = m.coreInertia * dw;
     const Vec3 skin = r.energy(view(), s, dvt, dw);
-    const double k0 = 0.5 * (m.coreMass * vb.squaredNorm() + w.dot(icw)) + skin[0];
-    const double ka = m.coreMass * vb.dot(dvt) + w.dot(icdw) + skin[1];
-    const double kb = 0.5 * (m.coreMass * dvt.squaredNorm() + dw.dot(icdw)) + skin[2];
-    out.share = responseEnergyShare(k0, ka, kb);
+    const Vec3 ke =
+        Core::kineticEnergyAlong(m.coreMass, m.coreInertia, Rt * s.velocity, s.angularVelocity, dvt, dw) + skin;
+    out.share = responseEnergyShare(ke[0], ke[1], ke[2]);
   }
-  s.velocity = v0 + out.share * dv.head<3>();
-  s.angularVelocity = w0 + out.share * dw;
+  Core::addVelocity(s, out.share * dv);  // (from v0, w0)
   // 12 friction (14) on the node's skin velocity, from its tangential velocity after the
   //    normal impulse (which moves it tangentially too, through the coupling): the
   //    pre-impact one of (14) can overshoot and feed a resting body energy.

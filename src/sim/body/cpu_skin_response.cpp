@@ -88,12 +88,7 @@ void CpuSkinResponse::setRows(const BodyView& body, const LayeredState& s, const
     const Vec3 nb = Rt * c.normal;
     const Vec3 hn = hinv[size_t(i)] * nb;
     row.D = nb.dot(hn);
-    // U_k = J_c - nb^T Mh^-1 M_ec(i), M_ec(i) = [m_i R^T, -m_i [u_i]x]: (hn^T m_i R^T)^T =
-    // m_i R hn, -(hn^T [u]x)^T = u x hn
-    Vec6 g6, jc;
-    jc << c.normal, ui.cross(nb);
-    g6 << mi * (R * hn), mi * ui.cross(hn);
-    row.U = fixedCore ? Vec6::Zero() : Vec6(jc - g6);
+    row.U = fixedCore ? Core::Vector::Zero() : Core::rowCoupling(c.normal, nb, ui, mi, hn, R);
     // the pre-impact relative normal velocity; the node constraint (8), (13) is inelastic
     // here (restitution went into the rigid impact). Contacts are found at the predicted
     // end of the step; a node that was still a gap away from the surface at its start may
@@ -109,7 +104,7 @@ void CpuSkinResponse::setRows(const BodyView& body, const LayeredState& s, const
   }
 }
 
-RowSums CpuSkinResponse::roundRows(const Vec6* dv, bool oneSided) {
+RowSums CpuSkinResponse::roundRows(const Core::Vector* dv, bool oneSided) {
   RowSums sums;
   for (size_t k = 0; k < rows_.size(); ++k) {
     Row& row = rows_[k];

@@ -40,7 +40,7 @@ void LayeredBody::changeRigidVelocity(const Vec3& dvCom, const Vec3& dw, double 
   }
 }
 
-Mat6 LayeredBody::coreMassMatrix() const {
+Core::Matrix LayeredBody::coreMassMatrix() const {
   const BakedBody& m = *model_;
   Vec3 St = Vec3::Zero();
   Mat3 Muu = Mat3::Zero();
@@ -50,13 +50,7 @@ Mat6 LayeredBody::coreMassMatrix() const {
     const Mat3 ux = skew(u);
     Muu += m.nodeMass[i] * ux.transpose() * ux;
   }
-  const Mat3 R = rotation(state_.orientation);
-  Mat6 Mc;
-  Mc.block<3, 3>(0, 0) = m.totalMass * Mat3::Identity();
-  Mc.block<3, 3>(0, 3) = -R * skew(St);
-  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
-  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
-  return Mc;
+  return Core::massMatrix(m.totalMass, m.coreInertia, rotation(state_.orientation), St, Muu);
 }
 
 
@@ -118,10 +112,10 @@ void LayeredBody::beginDrag(int node, const Vec3& target, double stiffness, doub
 void LayeredBody::solveDragColumns() {
   const int n = nodeCount(), i = drag_.node;
   if (dragZNode_ == i && dragZVersion_ == op_.version()) return;
-  std::vector<std::array<Vec3, 6>> rhs(n), sol;
+  std::vector<ImplicitOperator::Columns> rhs(n), sol;
   for (auto& r : rhs) r.fill(Vec3::Zero());
   for (int k = 0; k < 3; ++k) rhs[i][k] = Vec3::Unit(k);
-  op_.solve6(rhs, sol, 20 * n + 100, 1e-8);
+  op_.solveColumns(rhs, sol, 20 * n + 100, 1e-8);
   dragZ_.resize(n);
   for (int j = 0; j < n; ++j)
     for (int k = 0; k < 3; ++k) dragZ_[j].col(k) = sol[j][k];
@@ -148,53 +142,40 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
   const Vec3 ui = m.restSkin[i] + start.q[i];
   const Vec3 C0 = start.position + R * ui - drag_.target;
   const Vec3 xdot = s.velocity + R * (s.angularVelocity.cross(ui) + s.qdot[i]);
-  // Y dv_c at node j (body frame): W_t[j] R^T dv_t + W_r[j] dv_r - m_j Mh_j^-1 (q_j x dv_r)
+  // Y dv_c at node j (body frame), from the operator's cached coupling columns
   const auto& wt = op_.translationalCoupling();
   const auto& wr = op_.rotationalCoupling();
   const auto& hinv = op_.diagInverse();
-  auto Ytimes = [&](int j, const Vec6& dv) {
-    const Vec3 a = Rt * dv.head<3>();
-    const Vec3 w = dv.tail<3>();
-    Vec3 r = Vec3::Zero();
-    for (int k = 0; k < 3; ++k) r += wt[j][k] * a[k] + wr[j][k] * w[k];
-    return Vec3(r - m.nodeMass[j] * (hinv[j] * start.q[j].cross(w)));
+  auto Ytimes = [&](int j, const Core::Vector& dv) {
+    return Core::cachedTimes(wt[j], wr[j], hinv[j], m.nodeMass[j], start.q[j], Rt, dv);
   };
   Mat3 G = R * dragZ_[i] * Rt;
-  Eigen::PartialPivLU<Mat6> Mcond;
-  Eigen::Matrix<double, 3, 6> U;
-  if (!fixed) {
+  Eigen::PartialPivLU<Core::Matrix> Mcond;
+  if (!fixed) {  // U = L_i - R Y_i: the node's velocity map once the skin has responded
     Mcond.compute(free_.condensedMass);
-    for (int k = 0; k < 6; ++k) U.col(k) = R * Ytimes(i, Vec6::Unit(k));
-    U.leftCols<3>() = Mat3::Identity() - U.leftCols<3>();
-    U.rightCols<3>() = -R * skew(ui) - U.rightCols<3>();
-    G += U * Mcond.solve(Eigen::Matrix<double, 6, 3>(U.transpose()));
+    Core::PointMap RY;
+    for (int k = 0; k < Core::kDofs; ++k) RY.col(k) = R * Ytimes(i, Core::Vector::Unit(k));
+    const Core::PointMap U = Core::pointMap(R, ui) - RY;
+    G += U * Mcond.solve(Eigen::Matrix<double, Core::kDofs, 3>(U.transpose()));
   }
   const double h = dt * dt * drag_.stiffness + dt * drag_.damping;
   const Vec3 lambda = -(Mat3::Identity() + h * G).partialPivLu().solve(dt * drag_.stiffness * C0 + h * xdot);
   // the velocity change Mt^-1 L_i^T lambda through (3.8)-(3.9)
   const Vec3 lb = Rt * lambda;
-  Vec6 dvc = Vec6::Zero();
+  Core::Vector dvc = Core::Vector::Zero();
   if (!fixed) {
-    Vec3 my = Vec3::Zero(), uy = Vec3::Zero();  // M_ce Z lb = [R sum m_j z_j; sum m_j u_j x z_j]
-    for (int j = 0; j < n; ++j) {
-      const Vec3 z = dragZ_[j] * lb;
-      my += m.nodeMass[j] * z;
-      uy += m.nodeMass[j] * (m.restSkin[j] + start.q[j]).cross(z);
-    }
-    Vec6 f;
-    f << lambda - R * my, ui.cross(lb) - uy;
-    dvc = Mcond.solve(f);
+    Core::CouplingSum mz;  // M_ce Z lb
+    for (int j = 0; j < n; ++j) mz.add(m.nodeMass[j], m.restSkin[j] + start.q[j], dragZ_[j] * lb);
+    dvc = Mcond.solve(Core::Vector(Core::generalizedForce(lambda, lb, ui) - mz.value(R)));
   }
   for (int j = 0; j < n; ++j) {
     Vec3 dq = dragZ_[j] * lb;
     if (!fixed) dq -= Ytimes(j, dvc);
     s.qdot[j] += dq;
   }
-  s.velocity += dvc.head<3>();
-  s.angularVelocity += dvc.tail<3>();
+  Core::addVelocity(s, dvc);
   // positions from the start of the step with the new velocities (as step 5)
-  s.position = start.position + dt * s.velocity;
-  s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+  Core::integratePositions(s, start, dt);
   for (int j = 0; j < n; ++j) s.q[j] = start.q[j] + dt * s.qdot[j];
   // the linear momentum gains lambda exactly (as step 5 projects it: the map above is
   // exact for the start state's u_j and R, the momentum is read at the new ones)
@@ -375,7 +356,8 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   const Vec3 gb = R.transpose() * g;  // gravity in the body frame
   const Vec3& w = s.angularVelocity;
   std::vector<Vec3> u(n), rhs(n);
-  Vec3 St = Vec3::Zero(), Sa = Vec3::Zero(), Sua = Vec3::Zero(), Sqdot = Vec3::Zero();
+  SkinCoreSums sums;  // S_t, S_a, S_ua; M_uu from Suu and Su2 below
+  Vec3 Sqdot = Vec3::Zero();
   Mat3 Suu = Mat3::Zero();  // sum m_i u_i u_i^T
   double Su2 = 0;           // sum m_i |u_i|^2
 
@@ -396,24 +378,23 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       const Vec3 a = w.cross(w.cross(u[i])) + 2 * w.cross(s.qdot[i]);
       rhs[i] = -kz[i] - mi * (alpha * s.qdot[i] + a);
       if (!forces_.nodes.empty()) rhs[i] += forces_.nodes[i];
-      St += mi * u[i];
-      Sa += mi * a;
-      Sua += mi * u[i].cross(a);
+      sums.mu += mi * u[i];
+      sums.ma += mi * a;
+      sums.muxa += mi * u[i].cross(a);
       Sqdot += mi * s.qdot[i];
       Suu.noalias() += (mi * u[i]) * u[i].transpose();
       Su2 += mi * u[i].squaredNorm();
     }
   }
   // sum m_i [u_i]x^T [u_i]x = sum m_i (|u_i|^2 I - u_i u_i^T)
-  const Mat3 Muu = Su2 * Mat3::Identity() - Suu;
+  sums.muu = Su2 * Mat3::Identity() - Suu;
   // (linearMomentum() at the start of the step, from the sums above)
-  const Vec3 momentumStart = mass * s.velocity + s.orientation * (w.cross(St) + Sqdot);
+  const Vec3 momentumStart = Core::linearMomentum(mass, s, sums.mu, Sqdot);
 
   // 2 solve (T): Mt_e y = Ft_e and Y = Mt_e^-1 M_ec. y = W_t R^T g + Mt_e^-1 rhs.
-  //   Y_t = W_t R^T exactly (Mt_e is constant in the body frame); Y_r = W_r (rest
-  //   shape) + Mh_e^-1 [-m_i [q_i]x] (the displacement-dependent part, block-diagonal),
-  //   or, with exactCoupling, all six columns by CG every step.
-  std::vector<std::array<Vec3, 6>> Y(n);
+  //   Y from the operator's cached columns (Core::cachedColumns), or, with
+  //   exactCoupling, every column by CG every step.
+  std::vector<Core::Columns> Y(n);
   {
     StageTimer t(profile, Stage::Solve);
     result.cgIterations = ySolve_.solve(op_, rhs, settings_.cgIterations, settings_.cgTolerance,
@@ -422,18 +403,12 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       const auto& wt = op_.translationalCoupling();
       const auto& wr = op_.rotationalCoupling();
       const auto& hinv = op_.diagInverse();
-      for (int i = 0; i < n; ++i) {
-        for (int k = 0; k < 3; ++k) {
-          Y[i][k] = wt[i][0] * R(k, 0) + wt[i][1] * R(k, 1) + wt[i][2] * R(k, 2);  // (W_t R^T) col k
-          Y[i][3 + k] = wr[i][k] - m.nodeMass[i] * (hinv[i] * s.q[i].cross(Vec3::Unit(k)));
-        }
-      }
+      for (int i = 0; i < n; ++i) Y[i] = Core::cachedColumns(wt[i], wr[i], hinv[i], m.nodeMass[i], s.q[i], R);
       if (settings_.exactCoupling) {
         std::vector<Vec3> col(n), sol(n);
-        for (int k = 0; k < 6; ++k) {
+        for (int k = 0; k < Core::kDofs; ++k) {
           for (int i = 0; i < n; ++i) {
-            col[i] = k < 3 ? Vec3(m.nodeMass[i] * R.row(k).transpose())
-                           : Vec3(-m.nodeMass[i] * u[i].cross(Vec3::Unit(k - 3)));
+            col[i] = Core::couplingColumn(k, m.nodeMass[i], u[i], R);
             sol[i] = Y[i][k];
           }
           op_.solve(col, sol, 20 * n + 100, std::min(settings_.cgTolerance, 1e-10), nullptr);
@@ -450,38 +425,24 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
     for (int i = 0; i < n; ++i) y[i] = y0[i] + (wt[i][0] * gb[0] + wt[i][1] * gb[1] + wt[i][2] * gb[2]);
   }
 
-  // 3 core velocities (s): condensed 6x6 system (3.8)
+  // 3 core velocities (s): the condensed core system (3.8)
   //   Mcond = Mt_c - M_ce Y,  dv_c = Mcond^-1 dt (Ft_c - M_ce y)
-  Mat6 Mc = Mat6::Zero();
-  Mc.block<3, 3>(0, 0) = mass * Mat3::Identity();
-  Mc.block<3, 3>(0, 3) = -R * skew(St);
-  Mc.block<3, 3>(3, 0) = skew(St) * R.transpose();
-  Mc.block<3, 3>(3, 3) = m.coreInertia + Muu;
-  Vec6 dvc = Vec6::Zero();
-  Mat6 Mcond = Mc;
+  const Core::Matrix Mc = Core::massMatrix(mass, m.coreInertia, R, sums.mu, sums.muu);
+  Core::Vector dvc = Core::Vector::Zero();
   {
     StageTimer t(profile, Stage::Core);
     if (!fixed) {
-      Vec6 Fc;
-      Fc.head<3>() = mass * g - R * Sa + forces_.force;
-      Fc.tail<3>() = St.cross(gb) - w.cross(m.coreInertia * w) - Sua + forces_.torque;
-      // M_ce x = [R sum m_i x_i ; sum m_i u_i x x_i]
-      Vec3 my = Vec3::Zero(), uy = Vec3::Zero();
-      Mat6 MceY = Mat6::Zero();
+      const Core::Vector Fc =
+          Core::freeForce(mass, m.coreInertia, R, g, gb, w, sums, forces_.force, forces_.torque);
+      Core::CouplingSum my;         // M_ce y
+      Core::CouplingColumnsSum mY;  // M_ce Y
       for (int i = 0; i < n; ++i) {
-        const double mi = m.nodeMass[i];
-        my += mi * y[i];
-        uy += mi * u[i].cross(y[i]);
-        for (int k = 0; k < 6; ++k) {
-          MceY.block<3, 1>(0, k) += mi * Y[i][k];
-          MceY.block<3, 1>(3, k) += mi * u[i].cross(Y[i][k]);
-        }
+        my.add(m.nodeMass[i], u[i], y[i]);
+        mY.add(m.nodeMass[i], u[i], Y[i]);
       }
-      MceY.topRows<3>() = R * MceY.topRows<3>();
-      Vec6 Mcey;
-      Mcey << R * my, uy;
-      Mcond = Mc - MceY;
-      dvc = result.keep(solveCoreWithSprings(state_, springs_, model_->comOffset, Mcond, dt * (Fc - Mcey), dt));
+      const Core::Matrix Mcond = Mc - mY.value(R);
+      dvc = result.keep(
+          solveCoreWithSprings(state_, springs_, model_->comOffset, Mcond, dt * (Fc - my.value(R)), dt));
     }
   }
 
@@ -489,20 +450,15 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   {
     StageTimer t(profile, Stage::Velocities);
     for (int i = 0; i < n; ++i) {
-      Vec3 yd = dt * y[i];
-      if (!fixed)
-        for (int k = 0; k < 6; ++k) yd -= Y[i][k] * dvc[k];
-      s.qdot[i] += yd;
+      s.qdot[i] += fixed ? Vec3(dt * y[i]) : Core::minusCoupled(dt * y[i], Y[i], dvc);
     }
-    s.velocity += dvc.head<3>();
-    s.angularVelocity += dvc.tail<3>();
+    Core::addVelocity(s, dvc);
   }
 
   // 5 positions (T): c += dt cdot, R <- R exp(dt [w]x), q += dt qdot
   {
     StageTimer t(profile, Stage::Positions);
-    s.position = start.position + dt * s.velocity;
-    s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
+    Core::integratePositions(s, start, dt);
     for (int i = 0; i < n; ++i) s.q[i] = start.q[i] + dt * s.qdot[i];
     // Internal forces cannot change the total linear momentum; the linearised
     // scheme with an explicit Q_v does, at O(dt^2). Project it back through the

@@ -1,5 +1,5 @@
 // ImplicitOperator (Mt_e = (1 + dt alpha) M + (dt beta + dt^2) K_e, eq. 3.6/3.11): the
-// products over the 7-slot stencil, CG with the DILU preconditioner, the six coupling
+// products over the 7-slot stencil, CG with the DILU preconditioner, the core's coupling
 // columns, the direct factor, prepare(); and the projected warm start of the y solve.
 
 #include <omp.h>
@@ -124,26 +124,26 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
   return it;
 }
 
-// Six right-hand sides at once: the direct solver per column, or six block-Jacobi CG
+// The core's coupling columns at once: the direct solver per column, or kColumns block-Jacobi CG
 // recurrences sharing one sweep over the stencil blocks per iteration (the sweep is
 // bound by reading the 63 numbers of Mt_e per node; reading them once for six
-// vectors instead of six times is what makes the coupling columns affordable at 256^2).
-void ImplicitOperator::solve6(const std::vector<std::array<Vec3, 6>>& b, std::vector<std::array<Vec3, 6>>& x,
-                              int maxIterations, double tolerance) const {
+// vectors instead of once per vector is what makes the coupling columns affordable at 256^2).
+void ImplicitOperator::solveColumns(const std::vector<Columns>& b, std::vector<Columns>& x,
+                                    int maxIterations, double tolerance) const {
   const BakedBody& m = *model_;
   const int n = int(b.size());
   x.assign(n, {});
   for (auto& xi : x) xi.fill(Vec3::Zero());
   if (direct_) {
     std::vector<Vec3> col(n), out(n);
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < kColumns; ++c) {
       for (int i = 0; i < n; ++i) col[i] = b[i][c];
       solve(col, out, 0, 0, nullptr);
       for (int i = 0; i < n; ++i) x[i][c] = out[i];
     }
     return;
   }
-  using Block = std::array<Vec3, 6>;
+  using Block = Columns;
   auto multiply = [&](const std::vector<Block>& v, std::vector<Block>& y) {
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
     for (int i = 0; i < n; ++i) {
@@ -154,45 +154,45 @@ void ImplicitOperator::solve6(const std::vector<std::array<Vec3, 6>>& b, std::ve
         if (st[k] < 0) continue;
         const Mat3& a = mt_[i][k];
         const Block& vj = v[st[k]];
-        for (int c = 0; c < 6; ++c) acc[c] += a * vj[c];
+        for (int c = 0; c < kColumns; ++c) acc[c] += a * vj[c];
       }
       y[i] = acc;
     }
   };
   auto dots = [&](const std::vector<Block>& u, const std::vector<Block>& v) {
-    std::array<double, 6> d{};
+    std::array<double, kColumns> d{};
     for (int i = 0; i < n; ++i)
-      for (int c = 0; c < 6; ++c) d[c] += u[i][c].dot(v[i][c]);
+      for (int c = 0; c < kColumns; ++c) d[c] += u[i][c].dot(v[i][c]);
     return d;
   };
   std::vector<Block> r = b, z(n), p(n), ap(n);
   for (int i = 0; i < n; ++i)
-    for (int c = 0; c < 6; ++c) z[i][c] = diagInverse_[i] * r[i][c];
+    for (int c = 0; c < kColumns; ++c) z[i][c] = diagInverse_[i] * r[i][c];
   p = z;
-  std::array<double, 6> rz = dots(r, z), rr = dots(r, r), bb = rr;
-  std::array<bool, 6> live{};
-  for (int c = 0; c < 6; ++c) live[c] = bb[c] > 0 && rr[c] > tolerance * tolerance * bb[c];
+  std::array<double, kColumns> rz = dots(r, z), rr = dots(r, r), bb = rr;
+  std::array<bool, kColumns> live{};
+  for (int c = 0; c < kColumns; ++c) live[c] = bb[c] > 0 && rr[c] > tolerance * tolerance * bb[c];
   for (int it = 0; it < maxIterations; ++it) {
     bool any = false;
     for (bool l : live) any = any || l;
     if (!any) break;
     multiply(p, ap);
-    const std::array<double, 6> pap = dots(p, ap);
-    std::array<double, 6> alpha{};
-    for (int c = 0; c < 6; ++c) {
+    const std::array<double, kColumns> pap = dots(p, ap);
+    std::array<double, kColumns> alpha{};
+    for (int c = 0; c < kColumns; ++c) {
       if (live[c] && !(pap[c] > 0)) live[c] = false;  // breakdown: keep what we have
       alpha[c] = live[c] ? rz[c] / pap[c] : 0.0;
     }
     for (int i = 0; i < n; ++i)
-      for (int c = 0; c < 6; ++c) {
+      for (int c = 0; c < kColumns; ++c) {
         if (!live[c]) continue;
         x[i][c] += alpha[c] * p[i][c];
         r[i][c] -= alpha[c] * ap[i][c];
         z[i][c] = diagInverse_[i] * r[i][c];
       }
-    const std::array<double, 6> rzNew = dots(r, z);
+    const std::array<double, kColumns> rzNew = dots(r, z);
     rr = dots(r, r);
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < kColumns; ++c) {
       if (!live[c]) continue;
       const double beta = rzNew[c] / rz[c];
       rz[c] = rzNew[c];
@@ -240,14 +240,10 @@ bool ImplicitOperator::prepare(const BakedBodyPtr& model, const ElasticModel& el
   // translational columns: Mt_e^-1 [m_i I] (Y_t = W_t R^T), and rotational columns at
   // rest: Mt_e^-1 [-m_i [ub_i]x]; solved once, to 1e-12 (free fall and free flight are
   // exact whatever their accuracy: the same columns enter both sides of (3.8)-(3.9))
-  std::vector<std::array<Vec3, 6>> rhs(n), sol(n);
+  std::vector<Columns> rhs(n), sol(n);
   for (int i = 0; i < n; ++i)
-    for (int k = 0; k < 3; ++k) {
-      const Vec3 e = Vec3::Unit(k);
-      rhs[i][k] = m.nodeMass[i] * e;
-      rhs[i][3 + k] = -m.nodeMass[i] * m.restSkin[i].cross(e);
-    }
-  solve6(rhs, sol, 20 * n + 100, 1e-12);
+    for (int k = 0; k < kColumns; ++k) rhs[i][k] = Core::couplingColumn(k, m.nodeMass[i], m.restSkin[i], Mat3::Identity());
+  solveColumns(rhs, sol, 20 * n + 100, 1e-12);
   wt_.resize(n);
   wr_.resize(n);
   for (int i = 0; i < n; ++i)

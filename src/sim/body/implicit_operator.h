@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/body/core/rigid_core.h"
 #include "sim/body/dilu_preconditioner.h"
 #include "sim/body/elastic_model.h"
 
@@ -101,10 +102,14 @@ class ImplicitOperator {
   /// CG from x whose residual b - Mt_e x the caller has (taken from *startResidual).
   int solveFromResidual(const std::vector<Vec3>& b, std::vector<Vec3>& x, std::vector<Vec3>& startResidual,
                         int maxIterations, double tolerance, double* residual, double referenceNorm) const;
-  /// Six right-hand sides at once: per column by the factor, or six block-Jacobi CG
+  /// A node's block of kColumns right-hand sides solved at once (solveColumns): one per
+  /// core dof (the coupling columns of M_ec).
+  static constexpr int kColumns = Core::kDofs;
+  using Columns = Core::Columns;
+  /// kColumns right-hand sides at once: per column by the factor, or kColumns block-Jacobi CG
   /// recurrences sharing one sweep over the blocks per iteration.
-  void solve6(const std::vector<std::array<Vec3, 6>>& b, std::vector<std::array<Vec3, 6>>& x, int maxIterations,
-              double tolerance) const;
+  void solveColumns(const std::vector<Columns>& b, std::vector<Columns>& x, int maxIterations,
+                    double tolerance) const;
 
  private:
   int conjugateGradients(const std::vector<Vec3>& b, std::vector<Vec3>& x, std::vector<Vec3>* startResidual,

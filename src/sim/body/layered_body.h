@@ -9,8 +9,9 @@
 // displacements q_i (body frame). Velocities v = [cdot (world); omega (body);
 // qdot (body)]. Node i: u_i = ub_i + q_i (body frame), x_i = c + R u_i.
 //
-// Sections: the state (TouchingNode, CoreState, LayeredState); contacts and rows
-// (NodeContact, ContactRow, RowResult, RowSums, ImpulseSums, CondensedSums); the backend
+// Sections: the state (TouchingNode, LayeredState; the core's, CoreState, and its
+// operations are core/rigid_core.h); contacts and rows
+// (NodeContact, ContactRow, RowResult, RowSums, ImpulseSums); the backend
 // interfaces (SkinResponse and its CPU reference CpuSkinResponse,
 // FreeMotionSolver); the solver's constants and settings (SolverMethod, the support's
 // relaxation, LayeredSettings, LayeredStepInfo); LayeredBody.
@@ -21,7 +22,7 @@
 
 #include "sim/model/baked_body.h"
 #include "sim/body/body_view.h"
-#include "sim/body/core_springs.h"
+#include "sim/body/core/core_springs.h"
 #include "sim/body/implicit_operator.h"
 #include "sim/body/skin_residency.h"
 #include "sim/body/skin_summary.h"
@@ -84,14 +85,14 @@ struct DragSpring {
 
 /// What the collision-free update (steps 1-5) hands to the contact stages.
 struct FreeStepResult {
-  Mat6 coreMass = Mat6::Zero();  ///< M_c at the start of the step (core block of the mass matrix)
+  Core::Matrix coreMass = Core::Matrix::Zero();  ///< M_c at the start of the step (core block of the mass matrix)
   /// The condensed core matrix of (3.8) as solved, core springs included (Mcond + S)
-  Mat6 condensedMass = Mat6::Zero();
+  Core::Matrix condensedMass = Core::Matrix::Zero();
   Vec3 springImpulse = Vec3::Zero();  ///< impulse of the core springs over the step (world) [N s]
   int cgIterations = 0;          ///< CG iterations of the y solve
   double cgResidual = 0;         ///< its final relative residual
   /// Keeps what step 3's core solve gives besides dv_c, and returns dv_c.
-  Vec6 keep(const CoreSolve& core) {
+  Core::Vector keep(const CoreSolve& core) {
     condensedMass = core.condensedMass;
     springImpulse = core.springImpulse;
     return core.dv;
@@ -127,8 +128,8 @@ struct RowResult {
 ///   S = sum_active U_k U_k^T / D_k,  rhs = sum_active U_k b_k / D_k + sum_out U_k lambda_k
 /// so that the core's velocity change is dv = (Mh_cond + S)^-1 rhs (the SMW form).
 struct RowSums {
-  Mat6 S = Mat6::Zero();
-  Vec6 rhs = Vec6::Zero();
+  Core::Matrix S = Core::Matrix::Zero();
+  Core::Vector rhs = Core::Vector::Zero();
   int below = 0;  ///< rows whose multiplier came out below lo in this round
 };
 
@@ -136,21 +137,13 @@ struct RowSums {
 /// but fc's linear part (world): fc = sum (lambda n, u x R^T lambda n), mt = sum m_i
 /// Mh_i^-1 r_i, mr = sum m_i u_i x Mh_i^-1 r_i with r_i = R^T lambda n.
 struct ImpulseSums {
-  Vec6 fc = Vec6::Zero();
+  Core::Vector fc = Core::Vector::Zero();
   Vec3 mt = Vec3::Zero(), mr = Vec3::Zero();
-};
-
-/// The sums over every skin node that condense the block-diagonal response onto the
-/// core: Mh_cond = M_c - sum_i M_ce(i) Mh_i^-1 M_ec(i) (LayeredBody::respond).
-struct CondensedSums {
-  Mat3 tt = Mat3::Zero();  ///< sum m_i^2 Mh_i^-1
-  Mat3 tr = Mat3::Zero();  ///< sum m_i^2 Mh_i^-1 [u_i]x
-  Mat3 rr = Mat3::Zero();  ///< sum [u_i]x m_i^2 Mh_i^-1 [u_i]x
 };
 
 /// The contact response's passes over every skin node and contact row (steps 9-13): on
 /// the CPU (CpuSkinResponse, the reference) or where a backend keeps the skin state (the
-/// GPU solver). The rows go in, the 6x6 sums and the rows' results come out; the 6x6
+/// GPU solver). The rows go in, the core's sums and the rows' results come out; the core's
 /// solves are the caller's (LayeredBody::respondThrough).
 class SkinResponse {
  public:
@@ -168,7 +161,7 @@ class SkinResponse {
   /// One active-set round. With dv (the core's velocity change of the last round's sums),
   /// the active rows take lambda_k = (b_k - U_k . dv) / D_k, and those below lo leave the
   /// set at lo if oneSided; then the sums over the set as it is. Without dv: the sums only.
-  virtual RowSums roundRows(const Vec6* dv, bool oneSided) = 0;
+  virtual RowSums roundRows(const Core::Vector* dv, bool oneSided) = 0;
   /// Step 11: the rows' impulses r_i = R^T lambda_k n_k summed by node, and their sums.
   virtual ImpulseSums impulse(const BodyView& body, const LayeredState& s) = 0;
   /// The kinetic energy along the impulse, KE(t) = k0 + ka t + kb t^2 for skin velocities
@@ -210,7 +203,7 @@ class CpuSkinResponse final : public SkinResponse {
   CondensedSums condense(const BodyView& body, const LayeredState& s) override;
   void setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows, double dt,
                bool fixedCore) override;
-  RowSums roundRows(const Vec6* dv, bool oneSided) override;
+  RowSums roundRows(const Core::Vector* dv, bool oneSided) override;
   ImpulseSums impulse(const BodyView& body, const LayeredState& s) override;
   Vec3 energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
   void friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
@@ -224,7 +217,7 @@ class CpuSkinResponse final : public SkinResponse {
 
  private:
   struct Row {
-    Vec6 U = Vec6::Zero();
+    Core::Vector U = Core::Vector::Zero();
     double D = 1, b = 0, lambda = 0, startGap = 0;
     bool active = true;
     Vec3 before = Vec3::Zero();  // the node's velocity when set (world)
@@ -508,7 +501,7 @@ class LayeredBody {
   /// were already integrated from the velocities; they move with the change too.
   void changeRigidVelocity(const Vec3& dvCom, const Vec3& dw, double moveDt = 0);
   /// Core block M_c of the mass matrix at the current state.
-  Mat6 coreMassMatrix() const;
+  Core::Matrix coreMassMatrix() const;
 
   // ---- springs on the core (scene) and on the skin (the mouse) -------------------------
   /// The core springs (anchors resolved at the scene's initial pose).
@@ -582,7 +575,7 @@ class LayeredBody {
   void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
   void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
   void solveDragColumns();  // dragZ_ for the dragged node and the current operator
-  // steps 9-13 through the response backend r: the rows solved (the 6x6 solves here),
+  // steps 9-13 through the response backend r: the rows solved (the core's solves here),
   // the impulse and friction on the skin; the core's velocities set from v0, w0 (those
   // before the response: a backend failure reruns it all on the CPU)
   struct RowOutcome {

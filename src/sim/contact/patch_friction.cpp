@@ -8,14 +8,15 @@ namespace d2t {
 
 namespace {
 
-using Mat6 = Eigen::Matrix<double, 6, 6>;
-using Vec6 = Eigen::Matrix<double, 6, 1>;
+// a rigidified body's spatial quantities at a point: [linear; angular]
+using SpatialMatrix = Eigen::Matrix<double, 6, 6>;
+using SpatialVector = Eigen::Matrix<double, 6, 1>;
 
 // Mobility of a rigidified body at x: [F; C] (an impulse at x and an angular
 // impulse) to the change of [velocity at x; angular velocity]. Symmetric, PSD.
-Mat6 mobility(const RigidMotion& b, const Vec3& x) {
+SpatialMatrix mobility(const RigidMotion& b, const Vec3& x) {
   const Mat3 rx = skew(x - b.com);
-  Mat6 k;
+  SpatialMatrix k;
   k.block<3, 3>(0, 0) = Mat3::Identity() / b.mass - rx * b.invInertia * rx;
   k.block<3, 3>(0, 3) = -rx * b.invInertia;
   k.block<3, 3>(3, 0) = b.invInertia * rx;
@@ -38,8 +39,8 @@ struct Motion {
 };
 
 struct Pair {
-  Mat6 k;  // the pair's relative mobility at P
-  Vec6 u;  // relative [velocity at P; angular velocity], self against other
+  SpatialMatrix k;  // the pair's relative mobility at P
+  SpatialVector u;  // relative [velocity at P; angular velocity], self against other
   double radius = 0;
 };
 
@@ -64,7 +65,7 @@ Pair pairAt(const Motion& self, const Motion* other, const ContactPatch& patch) 
 // The share s in [0, 1] of the impulse x1 to apply: the kinetic energy changes by
 // s x1.u + s^2/2 x1.k x1, least at s = -x1.u / x1.k x1 (1 for an impulse that
 // exactly stops what it targets); beyond that the impulse would give energy back.
-double energyShare(const Vec6& x1, const Pair& q) {
+double energyShare(const SpatialVector& x1, const Pair& q) {
   const double lin = x1.dot(q.u), quad = x1.dot(q.k * x1);
   if (!(lin < 0) || !(quad > 0)) return 0;
   return std::min(1.0, -lin / quad);
@@ -79,10 +80,10 @@ double visit(PatchFriction& f, Motion& self, Motion* other) {
   const Vec3& p = patch.point;
   double change = 0;
   // a change x = [F; C] when it takes energy out: share -x.u / x.k x of it at most
-  auto apply = [&](const Vec6& x, const Pair& q) {
+  auto apply = [&](const SpatialVector& x, const Pair& q) {
     const double share = energyShare(x, q);
-    if (!(share > 0)) return Vec6(Vec6::Zero());
-    const Vec6 y = share * x;
+    if (!(share > 0)) return SpatialVector(SpatialVector::Zero());
+    const SpatialVector y = share * x;
     self.apply(y.head<3>(), p, y.tail<3>());
     if (other) other->apply(-y.head<3>(), p, -y.tail<3>());
     return y;
@@ -100,7 +101,7 @@ double visit(PatchFriction& f, Motion& self, Motion* other) {
     const Eigen::Matrix2d kt = t.transpose() * q.k.topLeftCorner<3, 3>() * t;
     Vec3 total = f.friction - t * kt.ldlt().solve(t.transpose() * vt);
     if (total.norm() > budget) total *= budget / total.norm();
-    Vec6 x = Vec6::Zero();
+    SpatialVector x = SpatialVector::Zero();
     x.head<3>() = total - f.friction;
     const Vec3 dF = apply(x, q).head<3>();
     f.friction += dF;
@@ -114,14 +115,14 @@ double visit(PatchFriction& f, Motion& self, Motion* other) {
   const Vec3 w = q.u.tail<3>();
   const Vec3 wt = w - n.dot(w) * n;
   if (wt.squaredNorm() == 0) return change;
-  Vec6 target;
+  SpatialVector target;
   target << Vec3::Zero(), -wt;
-  const Vec6 stop = q.k.ldlt().solve(target);
+  const SpatialVector stop = q.k.ldlt().solve(target);
   Vec3 total = f.couple + stop.tail<3>();
   const double cap = f.crr * patch.impulse * q.radius;
   if (total.norm() > cap) total *= cap / total.norm();
   const Vec3 dc = total - f.couple;
-  Vec6 x;
+  SpatialVector x;
   x << -q.k.topLeftCorner<3, 3>().ldlt().solve(q.k.topRightCorner<3, 3>() * dc), dc;
   const Vec3 dC = apply(x, q).tail<3>();
   f.couple += dC;

@@ -55,13 +55,13 @@ Mat12 tetStiffness(const std::array<Vec3, 4>& rest, double young, double poisson
   return k;
 }
 
-Vec6 strainToVoigt(const Mat3& e) {
-  Vec6 v;
+Voigt strainToVoigt(const Mat3& e) {
+  Voigt v;
   v << e(0, 0), e(1, 1), e(2, 2), 2 * e(1, 2), 2 * e(2, 0), 2 * e(0, 1);
   return v;
 }
 
-Mat3 voigtToStrain(const Vec6& v) {
+Mat3 voigtToStrain(const Voigt& v) {
   Mat3 e;
   e << v[0], v[5] / 2, v[4] / 2, v[5] / 2, v[1], v[3] / 2, v[4] / 2, v[3] / 2, v[2];
   return e;
@@ -78,15 +78,15 @@ Mat3 strainTensor(const TetGeometry& geom, const Vec12& u) {
 
 }  // namespace
 
-Vec6 tetStrain(const std::array<Vec3, 4>& rest, const Vec12& u) {
+Voigt tetStrain(const std::array<Vec3, 4>& rest, const Vec12& u) {
   return strainToVoigt(strainTensor(tetGeometry(rest), u));
 }
 
-Vec6 tetStress(const std::array<Vec3, 4>& rest, const Vec12& u, double young, double poisson) {
+Voigt tetStress(const std::array<Vec3, 4>& rest, const Vec12& u, double young, double poisson) {
   const Mat3 eps = strainTensor(tetGeometry(rest), u);
   const Lame l = lameFromYoung(young, poisson);
   const Mat3 s = l.lambda * eps.trace() * Mat3::Identity() + 2 * l.mu * eps;
-  Vec6 v;
+  Voigt v;
   v << s(0, 0), s(1, 1), s(2, 2), s(1, 2), s(2, 0), s(0, 1);
   return v;
 }

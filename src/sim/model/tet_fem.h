@@ -26,6 +26,7 @@ Lame lameFromYoung(double young, double poisson);
 
 using Mat12 = Eigen::Matrix<double, 12, 12>;
 using Vec12 = Eigen::Matrix<double, 12, 1>;
+using Voigt = Eigen::Matrix<double, 6, 1>;  ///< a strain or stress in Voigt order
 
 /// Geometry of one rest tetrahedron: signed volume and shape-function gradients.
 struct TetGeometry {
@@ -54,13 +55,13 @@ Mat12 tetStiffness(const std::array<Vec3, 4>& rest, double young, double poisson
 
 /// Small strain in Voigt order (xx, yy, zz, yz, zx, xy) with engineering shears
 /// (gamma_yz = 2 eps_yz, ...) [-], for vertex displacements u [m] (12, vertex-major).
-Vec6 tetStrain(const std::array<Vec3, 4>& rest, const Vec12& u);
+Voigt tetStrain(const std::array<Vec3, 4>& rest, const Vec12& u);
 
 /// Cauchy stress in Voigt order (xx, yy, zz, yz, zx, xy) [Pa] for displacements u [m].
-Vec6 tetStress(const std::array<Vec3, 4>& rest, const Vec12& u, double young, double poisson);
+Voigt tetStress(const std::array<Vec3, 4>& rest, const Vec12& u, double young, double poisson);
 
 /// Strain tensor (symmetric 3x3) <-> Voigt vector with engineering shears.
-Vec6 strainToVoigt(const Mat3& eps);
-Mat3 voigtToStrain(const Vec6& v);
+Voigt strainToVoigt(const Mat3& eps);
+Mat3 voigtToStrain(const Voigt& v);
 
 }  // namespace d2t

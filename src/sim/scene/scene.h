@@ -45,7 +45,7 @@ enum class SpringFrame {
 
 /// A spring from a point rigidly attached to the body's core to a fixed world
 /// anchor (a head held at the neck, issue 7). Integrated implicitly in the
-/// condensed core solve (solveCoreWithSprings, sim/body/core_springs.h), so stiff springs are stable.
+/// condensed core solve (solveCoreWithSprings, sim/body/core/core_springs.h), so stiff springs are stable.
 /// Force on the core point p: f = -k (|d| - L) d / |d| - c pdot, d = p - anchor.
 struct CoreSpringDesc {
   Vec3 point = Vec3::Zero();       ///< attachment point [m], in `frame`, fixed to the core

@@ -360,7 +360,7 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     // step 9 and the rounds, the GPU fed the CPU's dv
     cpu.setRows(p.gpu.view(), s, rows, dt, false);
     p.skin->setRows(p.gpu.view(), s, rows, dt, false);
-    const Mat6 A = p.gpu.coreMassMatrix();
+    const Core::Matrix A = p.gpu.coreMassMatrix();
     double eS = 0, eRhs = 0, eLambda = 0, eGap = 0;
     int rounds = 0, left = 0;
     auto compareRows = [&] {
@@ -381,7 +381,7 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
       if (rounds > 0 && sc.below == 0) break;
       ASSERT_LT(rounds, 20);
       left += sc.below;
-      const Vec6 dv = (A + sc.S).ldlt().solve(sc.rhs);
+      const Core::Vector dv = (A + sc.S).ldlt().solve(sc.rhs);
       sc = cpu.roundRows(&dv, true);
       sg = p.skin->roundRows(&dv, true);
       compareRows();
@@ -392,10 +392,8 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     const ImpulseSums ic = cpu.impulse(p.gpu.view(), s), ig = p.skin->impulse(p.gpu.view(), s);
     const double eFc = (ig.fc - ic.fc).norm() / ic.fc.norm();
     const double eMt = (ig.mt - ic.mt).norm() / ic.mt.norm(), eMr = (ig.mr - ic.mr).norm() / ic.mr.norm();
-    Vec6 rhs6;
-    rhs6 << ic.fc.head<3>() - s.orientation * ic.mt, ic.fc.tail<3>() - ic.mr;
-    const Vec6 dv = A.ldlt().solve(rhs6);
-    const Vec3 dvt = s.orientation.conjugate() * dv.head<3>(), dw = dv.tail<3>();
+    const Core::Vector dv = A.ldlt().solve(Core::impulseRhs(ic.fc, ic.mt, ic.mr, s.orientation.toRotationMatrix()));
+    const Vec3 dvt = s.orientation.conjugate() * Core::linear(dv), dw = Core::angular(dv);
     // energy along the impulse
     const Vec3 kc = cpu.energy(p.gpu.view(), s, dvt, dw), kg = p.skin->energy(p.gpu.view(), s, dvt, dw);
     const Vec3 eK = (kg - kc).cwiseAbs().cwiseQuotient(kc.cwiseAbs());

@@ -39,13 +39,13 @@ TEST(TetFem, UniformStrainGivesAnalyticStress) {
   eps << 1e-3, 2e-4, -3e-4, 2e-4, -5e-4, 1e-4, -3e-4, 1e-4, 7e-4;
   const Vec3 shift(0.01, 0.02, -0.03);
   const Vec12 u = displacement([&](const Vec3& x) { return Vec3(eps * x + shift); });
-  const Vec6 strain = tetStrain(kRest, u);
+  const Voigt strain = tetStrain(kRest, u);
   EXPECT_LE((strain - strainToVoigt(eps)).norm(), 1e-12);
   // sigma = lambda tr(eps) I + 2 mu eps
   const Lame l = lameFromYoung(kYoung, kPoisson);
   const Mat3 sigma = l.lambda * eps.trace() * Mat3::Identity() + 2 * l.mu * eps;
-  const Vec6 stress = tetStress(kRest, u, kYoung, kPoisson);
-  Vec6 expected;
+  const Voigt stress = tetStress(kRest, u, kYoung, kPoisson);
+  Voigt expected;
   expected << sigma(0, 0), sigma(1, 1), sigma(2, 2), sigma(1, 2), sigma(2, 0), sigma(0, 1);
   EXPECT_LE((stress - expected).norm(), 1e-10 * expected.norm());
   // nodal forces of a uniform stress: (K u)_a = V sigma grad N_a

@@ -4,17 +4,9 @@
 // which both backends call with their condensed core matrix.
 #include <vector>
 
-#include "sim/base/math.h"
+#include "sim/body/core/rigid_core.h"
 
 namespace d2t {
-
-/// The core's part of a layered body's state.
-struct CoreState {
-  Vec3 position = Vec3::Zero();          ///< c: world position of the body-frame origin [m]
-  Quat orientation = Quat::Identity();   ///< R: body-to-world rotation
-  Vec3 velocity = Vec3::Zero();          ///< cdot: world linear velocity of the origin [m/s]
-  Vec3 angularVelocity = Vec3::Zero();   ///< omega: angular velocity in the BODY frame [rad/s]
-};
 
 /// A core spring as the step uses it: CoreSpringDesc with its anchor resolved.
 struct CoreSpring {
@@ -27,8 +19,8 @@ struct CoreSpring {
 
 /// Step 3's solve of the core velocity change, springs included.
 struct CoreSolve {
-  Vec6 dv = Vec6::Zero();              ///< dv_c = (dcdot (world), domega (body))
-  Mat6 condensedMass = Mat6::Zero();   ///< Mcond + S as solved
+  Core::Vector dv = Core::Vector::Zero();              ///< dv_c
+  Core::Matrix condensedMass = Core::Matrix::Zero();   ///< Mcond + S as solved
   Vec3 springImpulse = Vec3::Zero();   ///< impulse of the springs over the step (world) [N s]
 };
 
@@ -39,7 +31,7 @@ struct CoreSolve {
 /// state at the start of the step; comOffset the body origin in the shape frame (the
 /// springs' points are in the shape frame).
 CoreSolve solveCoreWithSprings(const CoreState& s, const std::vector<CoreSpring>& springs, const Vec3& comOffset,
-                               const Mat6& Mcond, const Vec6& rhs, double dt);
+                               const Core::Matrix& Mcond, const Core::Vector& rhs, double dt);
 /// Potential energy of the springs at core state s [J].
 double coreSpringEnergy(const CoreState& s, const std::vector<CoreSpring>& springs, const Vec3& comOffset);
 

@@ -1,6 +1,6 @@
 // The core springs of a layered body (scene "springs"): eq. (3.8) with the springs
 // integrated by linearised backward Euler, for both backends.
-#include "sim/body/core_springs.h"
+#include "sim/body/core/core_springs.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -20,10 +20,9 @@ namespace {
 // J = [I, -R [rb]x] maps (cdot, omega) to pdot, rb the point in the body frame
 // (the transverse term is dropped where the spring is compressed, |d| < L: it would
 // make the matrix indefinite; L = 0 gives K_s = k I).
-using Mat36 = Eigen::Matrix<double, 3, 6>;
 
 struct SpringAt {
-  Mat36 J = Mat36::Zero();
+  Core::PointMap J = Core::PointMap::Zero();
   Vec3 pdot = Vec3::Zero();
   Vec3 force = Vec3::Zero();
   Mat3 Ks = Mat3::Zero();
@@ -33,8 +32,7 @@ SpringAt springAt(const CoreSpring& k, const CoreState& s, const Mat3& R, const 
   SpringAt a;
   const Vec3 rb = k.point - comOffset;  // body frame, from c
   const Vec3& w = s.angularVelocity;
-  a.J.leftCols<3>() = Mat3::Identity();
-  a.J.rightCols<3>() = -R * skew(rb);
+  a.J = Core::pointMap(R, rb);
   a.pdot = s.velocity + R * w.cross(rb);
   // The step turns the core by R exp(dt [w]x), so p(t + dt) = p + dt J v(t + dt) +
   // dt^2/2 R (w x (w x rb)) + O(dt^3): the centripetal term (explicit, start w) is
@@ -58,15 +56,15 @@ SpringAt springAt(const CoreSpring& k, const CoreState& s, const Mat3& R, const 
 }  // namespace
 
 CoreSolve solveCoreWithSprings(const CoreState& s, const std::vector<CoreSpring>& springs, const Vec3& comOffset,
-                               const Mat6& Mcond, const Vec6& rhs, double dt) {
+                               const Core::Matrix& Mcond, const Core::Vector& rhs, double dt) {
   const Mat3 R = rotation(s.orientation);
   // Linearised backward Euler of a force f(p, pdot) on a core point, pdot = J v_c:
   //   f(t + dt) ~ f_s - K_s dt pdot(t + dt) - c (pdot(t + dt) - pdot(t))
   // (p(t + dt) = p + dt pdot(t + dt)); its generalised impulse dt J^T f(t + dt) moves
   // the dv_c terms to the left-hand side of (3.8):
   //   [Mcond + J^T (dt c + dt^2 K_s) J] dv_c = rhs + dt J^T (f_s - dt K_s pdot)
-  Mat6 A = Mcond;
-  Vec6 b = rhs;
+  Core::Matrix A = Mcond;
+  Core::Vector b = rhs;
   std::vector<SpringAt> at;
   at.reserve(springs.size());
   for (const CoreSpring& k : springs) {
@@ -79,7 +77,7 @@ CoreSolve solveCoreWithSprings(const CoreState& s, const std::vector<CoreSpring>
   CoreSolve out;
   out.dv = A.partialPivLu().solve(b);
   out.condensedMass = A;
-  const Vec6& dvc = out.dv;
+  const Core::Vector& dvc = out.dv;
   // the springs' impulse over the step: dt f(t + dt) with the solved velocities
   for (size_t j = 0; j < springs.size(); ++j) {
     const SpringAt& a = at[j];
