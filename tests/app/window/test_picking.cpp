@@ -23,6 +23,12 @@ std::string scenePath(const char* name) {
   return (std::filesystem::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes" / name).string();
 }
 
+// the scene's own camera (a 1280 x 720 window below)
+Camera sceneCamera(const World& w) {
+  const CameraDesc& cd = w.scene().camera;
+  return Camera(cd.eye, cd.target, cd.fovY);
+}
+
 }  // namespace
 
 TEST(Picking, CursorRayThroughTheCentreIsTheViewDirection) {
@@ -108,8 +114,7 @@ TEST(Picking, PicksTheBodyOrColliderUnderTheCursorAndNotTheGround) {
   Session s;
   s.load(scenePath("sandbox.json"), nullptr);
   World& w = *s.world;
-  const CameraDesc& cd = w.scene().camera;
-  const Camera cam(cd.eye, cd.target, cd.fovY);
+  const Camera cam = sceneCamera(w);
   const int W = 1280, H = 720;
   // the ball's centre
   const Vec3 ball = w.bodies()[0].state.position;
@@ -147,8 +152,7 @@ TEST(Picking, DraggedFistPushesTheBallAndStaysWhereReleased) {
   Session s;
   s.load(scenePath("sandbox.json"), nullptr);
   World& w = *s.world;
-  const CameraDesc& cd = w.scene().camera;
-  const Camera cam(cd.eye, cd.target, cd.fovY);
+  const Camera cam = sceneCamera(w);
   const int W = 1280, H = 720;
   for (int i = 0; i < 60; ++i) s.advance(1.0 / 60, 8);  // 1 s: the ball settles, the script holds
   const Vec3 ball0 = w.bodies()[0].state.position;
