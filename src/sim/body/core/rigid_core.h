@@ -10,11 +10,11 @@
 // operations below, and contains no core dimension of its own.
 //
 // Today's bodies have one rigid core, RigidCore: 6 dofs v_c = (cdot world, omega body),
-// L_i = [I, -R [u_i]x], M_ce(i) = [m_i R ; m_i [u_i]x] (appendix B). Chapter 4's
+// L_i = [I, -R [u_i]x], M_ce(i) = [m_i R ; m_i [u_i]x] (appendix B, B.9). Chapter 4's
 // skeleton of k bones is the 6k case of the same operations (SkeletonCore, part of the
-// articulated-character issue). The operations run inside node loops, so the core is
-// chosen at compile time, not through a virtual call per node: the measurement is in
-// the decision above.
+// articulated-character issue). The core is chosen at compile time: the rigid core keeps
+// fixed sizes and its arithmetic, and the choice at run time is between kinds of body,
+// one level up (the decision above, with what a virtual or run-time-sized core costs).
 #include <array>
 
 #include "sim/base/math.h"
@@ -71,12 +71,14 @@ struct RigidCore {
     s.orientation = integrateBodyRotation(start.orientation, s.angularVelocity, dt);
   }
 
-  /// M_c (B.10): [m I, -R [S_t]x ; [S_t]x R^T, I_c + M_uu], m the body's total mass.
+  /// M_c, the core block of the mass matrix (B.9) with S_t (B.10) and the inertia
+  /// about the origin: [m I, -R [S_t]x ; [S_t]x R^T, I_c + M_uu], m the body's total mass.
   static Matrix massMatrix(double totalMass, const Mat3& coreInertia, const Mat3& R, const Vec3& St,
                            const Mat3& Muu);
-  /// The generalised free forces on the core, Ft_c of (3.8) (B.13-B.14): gravity, the
-  /// skin's quadratic velocity terms, the gyroscopic term and the nodes' external force
-  /// and torque (world force; body-frame torque about c). gb = R^T g.
+  /// The generalised free forces on the core, Ft_c of (3.8): gravity and the nodes'
+  /// external force and torque by virtual work (sec. B.4; world force, body-frame torque
+  /// about c), the skin's quadratic velocity terms and the gyroscopic term (sec. B.5.1).
+  /// gb = R^T g.
   static Vector freeForce(double totalMass, const Mat3& coreInertia, const Mat3& R, const Vec3& g, const Vec3& gb,
                           const Vec3& omega, const SkinCoreSums& sums, const Vec3& force, const Vec3& torque);
   /// The body's linear momentum m cdot + R (omega x S_t + sum m_i qdot_i).
