@@ -15,7 +15,7 @@
 namespace d2t {
 namespace {
 
-using Mat63 = Eigen::Matrix<double, Core::kDofs, 3>;
+using NodeCoupling = Eigen::Matrix<double, Core::kDofs, 3>;
 
 struct RandomSkin {
   Mat3 R;
@@ -45,7 +45,7 @@ RandomSkin randomSkin(unsigned seed, int n) {
 }
 
 // M_ce(i) = J_i^T m_i R: the coupling of node i's body-frame skin vector to the core
-Mat63 coupling(const RandomSkin& s, int i) {
+NodeCoupling coupling(const RandomSkin& s, int i) {
   return Core::pointMap(s.R, s.u[i]).transpose() * (s.m[i] * s.R);
 }
 
@@ -118,7 +118,7 @@ TEST(RigidCore, ResponseMatricesAreTheCondensationOfTheBlockDiagonalSkin) {
     P.tt += m2 * s.hinv[i];
     P.tr += m2 * s.hinv[i] * ux;
     P.rr += ux * (m2 * s.hinv[i] * ux);
-    const Mat63 C = coupling(s, int(i));
+    const NodeCoupling C = coupling(s, int(i));
     expected -= C * s.hinv[i] * C.transpose();
   }
   EXPECT_LT(relative(Core::condensed(Mc, P, s.R), expected), 1e-13);
