@@ -227,7 +227,6 @@ Vec3 AtlasPasses::readSum(const GlTexture& t) const {
   return Vec3(v[0], v[1], v[2]);
 }
 
-
 void AtlasPasses::readRows(const GlTexture& a, const GlTexture& b, int rows, std::vector<float>* outA,
                        std::vector<float>* outB, const char* what) {
   outA->resize(size_t(rows) * size_t(n_) * 4);

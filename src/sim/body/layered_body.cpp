@@ -259,7 +259,7 @@ Vec3 LayeredBody::centerOfMass(const SkinSummary& s) const {
 
 // P = m cdot + R (w x sum m_i u_i + sum m_i qdot_i)
 Vec3 LayeredBody::linearMomentum(const SkinSummary& s) const {
-  return model_->totalMass * state_.velocity + state_.orientation * (state_.angularVelocity.cross(s.mu) + s.mqdot);
+  return Core::linearMomentum(model_->totalMass, state_, s.mu, s.mqdot);
 }
 
 // The skin's sum m_i |vb + w x u_i + qdot_i|^2 (body frame, vb = R^T cdot), expanded over
