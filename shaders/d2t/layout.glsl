@@ -89,7 +89,7 @@
 #define D2T_ROW_IN_NODE 0     // (node texel index, previous row of the node, next row, release)
 #define D2T_ROW_IN_NORMAL 1   // (world unit normal, depth)
 #define D2T_ROW_IN_SURFACE 2  // (world surface velocity, start gap)
-#define D2T_ROW_IN_LIMITS 3   // (lo, mu, 0, 0)
+#define D2T_ROW_IN_LIMITS 3   // (lo, mu, on the body's own core, 0)
 #define D2T_ROW_IN_LAYERS 4
 // rows.frag (step 9): U_k, D_k, b_k and the row's state
 #define D2T_ROWS_U 0      // U_k[0..3]

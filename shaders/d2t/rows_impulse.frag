@@ -1,8 +1,8 @@
 #version 430 core
 // Step 11 (T), the rows' impulses (SkinResponse::impulse): f = lambda n (world), r =
 // R^T f into oR (scattered into the contact texture by node afterwards), and the terms
-// of fc = sum (f, u x r), mt = sum m Mh^-1 r, mr = sum m u x Mh^-1 r (layout.glsl,
-// D2T_IMPULSE_*).
+// of fc = sum (f, u x r) (not of rows on the body's own core: the reaction cancels
+// them), mt = sum m Mh^-1 r, mr = sum m u x Mh^-1 r (layout.glsl, D2T_IMPULSE_*).
 #include "common.glsl"
 #include "rows_common.glsl"
 
@@ -30,8 +30,10 @@ void main() {
   vec3 r = transpose(uR) * f;
   vec3 hr = blockTimes(uHinv, 0, node, r);
   oR = vec4(r, 0.0);
-  oF = vec4(f, 0.0);
-  oUxr = vec4(cross(u, r), 0.0);
+  if (rowIn(k, D2T_ROW_IN_LIMITS).z < 0.5) {
+    oF = vec4(f, 0.0);
+    oUxr = vec4(cross(u, r), 0.0);
+  }
   oMt = vec4(rest[D2T_REST_MASS] * hr, 0.0);
   oMr = vec4(rest[D2T_REST_MASS] * cross(u, hr), 0.0);
 }

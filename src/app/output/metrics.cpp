@@ -33,6 +33,8 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
     o["velocity"] = vec(b.state.velocity);
     o["angular_velocity"] = vec(b.state.angularVelocity);
     o["min_height"] = b.stats.minHeight;
+    o["core_min_height"] = b.stats.coreMinHeight;
+    o["core_limit_steps"] = b.stats.coreLimitSteps;
     o["max_penetration"] = b.stats.maxPenetration;
     o["final_max_penetration"] = b.stats.finalMaxPenetration;
     o["max_penetration_detected"] = b.stats.maxPenetrationDetected;

@@ -21,6 +21,7 @@ std::optional<Material> materialSliders(const Material& current, std::optional<M
   slider("friction", &m.friction, 0.0, 2.0, "%.2f", false);
   slider("restitution", &m.restitution, 0.0, 1.0, "%.2f", false);
   slider("rolling resistance", &m.rollingResistance, 0.0, 0.2, "%.3f", false);
+  slider("min layer", &m.minLayer, 0.0, 0.9, "%.2f", false);
   held = active ? std::optional<Material>(m) : std::nullopt;
   return changed ? std::optional<Material>(m) : std::nullopt;
 }

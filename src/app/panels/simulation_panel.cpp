@@ -68,6 +68,7 @@ void simulationPanel(Ui& ui) {
         {&p.pairImpulseBalance, "pair impulse balance", "Impulses between bodies conserve the pair's momentum."},
         {&p.patchFriction, "patch friction", "Each patch's friction and rolling resistance solved as one."},
         {&p.correction, "position correction", "Nodes still penetrating after the response move out (step 15)."},
+        {&p.skinOnCore, "skin on core", "A crushed skin bottoms out on its core (min layer) and carries it."},
     };
     for (const auto& u : units) {
       ImGui::Checkbox(u.label, u.on);

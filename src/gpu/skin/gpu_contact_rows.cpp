@@ -48,7 +48,7 @@ void GpuContactRows::set(const LayeredState& s, const std::vector<ContactRow>& r
     set(D2T_ROW_IN_NORMAL, float(c.normal.x()), float(c.normal.y()), float(c.normal.z()), float(c.depth));
     set(D2T_ROW_IN_SURFACE, float(c.surfaceVelocity.x()), float(c.surfaceVelocity.y()), float(c.surfaceVelocity.z()),
         float(c.startGap));
-    set(D2T_ROW_IN_LIMITS, float(c.lo), float(c.friction), 0.0f, 0.0f);
+    set(D2T_ROW_IN_LIMITS, float(c.lo), float(c.friction), c.onCore ? 1.0f : 0.0f, 0.0f);
     for (size_t l = 0; l < D2T_ROW_IN_LAYERS; ++l) std::copy(in[l], in[l] + 4, p + l * layer);
     lo_[k] = c.lo;
   }
@@ -58,7 +58,7 @@ void GpuContactRows::set(const LayeredState& s, const std::vector<ContactRow>& r
   passes_.bind(rowsPass_, "uRowIn", in_);
   passes_.bind(rowsPass_, "uQ", q);
   passes_.bind(rowsPass_, "uQdot", qdot);
-  passes_.bind(rowsPass_, "uHinv", ops_.diagInverse());
+  passes_.bind(rowsPass_, "uHinv", ops_.responseInverse());
   glUniform1i(rowsPass_.uniform("uSize"), n_);
   glUniform1i(rowsPass_.uniform("uCount"), count_);
   rowsPass_.set("uR", s.orientation.toRotationMatrix());
@@ -138,7 +138,7 @@ ImpulseSums GpuContactRows::impulse(const LayeredState& s, const GlTexture& q, c
     passes_.bind(impulsePass_, "uRowIn", in_);
     passes_.bind(impulsePass_, "uQ", q);
     passes_.bind(impulsePass_, "uS", state_[cur_]);
-    passes_.bind(impulsePass_, "uHinv", ops_.diagInverse());
+    passes_.bind(impulsePass_, "uHinv", ops_.responseInverse());
     glUniform1i(impulsePass_.uniform("uSize"), n_);
     glUniform1i(impulsePass_.uniform("uCount"), count_);
     impulsePass_.set("uR", s.orientation.toRotationMatrix());
@@ -163,7 +163,7 @@ void GpuContactRows::friction(const LayeredState& s, double share, const Vec3& d
     passes_.bind(frictionPass_, "uQdot", qdot);
     passes_.bind(frictionPass_, "uS", state_[cur_]);
     passes_.bind(frictionPass_, "uImpulse", impulse);
-    passes_.bind(frictionPass_, "uHinv", ops_.diagInverse());
+    passes_.bind(frictionPass_, "uHinv", ops_.responseInverse());
     glUniform1i(frictionPass_.uniform("uSize"), n_);
     glUniform1i(frictionPass_.uniform("uCount"), count_);
     frictionPass_.set("uR", s.orientation.toRotationMatrix());

@@ -76,11 +76,15 @@ struct DetectedColliders {
 
 GpuDetection::GpuDetection(AtlasPasses& passes) : passes_(passes) {
   program_ = ShaderProgram("d2t/pass.vert", "d2t/detect.frag");
-  // the hits: a counter, then at most one hit per node
+  coreProgram_ = ShaderProgram("d2t/pass.vert", "d2t/core_contact.frag");
+  corePoints_ = passes_.newField();
+  passes_.uploadNodes(corePoints_, passes_.model().core);
+  // the hits: a counter, then at most one hit per node and collider pass, two per node
+  // and core pass (its two limits)
   glGenBuffers(1, &hitBuffer_);
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
-  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(D2T_DETECT_HITS_OFFSET + sizeof(Hit) * size_t(passes_.model().nodeCount())),
-               nullptr, GL_DYNAMIC_READ);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(D2T_DETECT_HITS_OFFSET + sizeof(Hit) * capacity()), nullptr,
+               GL_DYNAMIC_READ);
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
   checkGl("the detection's hit buffer");
 }
@@ -128,20 +132,8 @@ void GpuDetection::detect(const CoreState& s, const std::vector<const Collider*>
     glUniformMatrix3fv(program_.uniform("uRotation"), 1, GL_FALSE, rot.data());
     glUniform1f(program_.uniform("uMargin"), float(margin));
     packed.set(program_, GLsizei(colliders.size()));
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
-    const GLuint zero[4] = {0, 0, 0, 0};
-    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(zero), zero);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, hitBuffer_);
-    passes_.draw(program_, {{passes_.terms(0).id(), -1}});  // (the hits go to the buffer; the target is scratch)
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    GLuint found = 0;
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(found), &found);
-    raw.resize(std::min<size_t>(found, size_t(passes_.model().nodeCount())));
-    if (!raw.empty()) glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, D2T_DETECT_HITS_OFFSET, GLsizeiptr(raw.size() * sizeof(Hit)), raw.data());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    raw = appendedHits(program_);
   }
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the collision detection pass");
   const Atlas& a = passes_.model().atlas;
   const int n = passes_.size();
@@ -157,6 +149,59 @@ void GpuDetection::detect(const CoreState& s, const std::vector<const Collider*>
   }
   // (the atomic counter appends in no fixed order)
   std::sort(hits->begin(), hits->end(), [](const ColliderHit& x, const ColliderHit& y) { return x.node < y.node; });
+}
+
+std::vector<GpuDetection::Hit> GpuDetection::appendedHits(const ShaderProgram& program) {
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, hitBuffer_);
+  const GLuint zero[4] = {0, 0, 0, 0};
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(zero), zero);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, hitBuffer_);
+  passes_.draw(program, {{passes_.terms(0).id(), -1}});  // (the hits go to the buffer; the target is scratch)
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  GLuint found = 0;
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof(found), &found);
+  std::vector<Hit> raw(std::min<size_t>(found, capacity()));
+  if (!raw.empty())
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, D2T_DETECT_HITS_OFFSET, GLsizeiptr(raw.size() * sizeof(Hit)), raw.data());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  return raw;
+}
+
+void GpuDetection::detectCore(const GlTexture& q, double keep, double margin, double reach,
+                              std::vector<CoreContact>* hits) {
+  hits->clear();
+  std::vector<Hit> raw;
+  {
+    const AtlasPasses::PassTimer timer(passes_, Stage::Nodes);
+    passes_.beginPass(coreProgram_);
+    passes_.bind(coreProgram_, "uQ", q);
+    passes_.bind(coreProgram_, "uCore", corePoints_);
+    glUniform1f(coreProgram_.uniform("uKeep"), float(keep));
+    glUniform1f(coreProgram_.uniform("uMargin"), float(margin));
+    glUniform1f(coreProgram_.uniform("uReach"), float(reach));
+    glUniform1f(coreProgram_.uniform("uMaxStretch"), float(kMaxStretch));
+    raw = appendedHits(coreProgram_);
+  }
+  checkGl("the core contact pass");
+  const Atlas& a = passes_.model().atlas;
+  const int n = passes_.size();
+  hits->reserve(raw.size());
+  for (const Hit& h : raw) {
+    const Vec3 normal = Vec3(h.normalDepth[0], h.normalDepth[1], h.normalDepth[2]).normalized();
+    hits->push_back({a.texelNode[size_t(h.id[1]) * size_t(n) + size_t(h.id[0])], h.normalDepth[3], normal, h.id[2] == 1});
+  }
+  // (in node order, a node's crush before its stretch, as on the CPU: id[2] is the limit)
+  std::vector<size_t> order(raw.size());
+  for (size_t k = 0; k < raw.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return std::pair((*hits)[x].node, raw[x].id[2]) < std::pair((*hits)[y].node, raw[y].id[2]);
+  });
+  std::vector<CoreContact> sorted;
+  sorted.reserve(order.size());
+  for (size_t k : order) sorted.push_back((*hits)[k]);
+  *hits = std::move(sorted);
 }
 
 }  // namespace d2t

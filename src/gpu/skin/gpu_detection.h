@@ -3,7 +3,8 @@
 // steps 8 and 14; Collider::query's arithmetic): one pass over the skin in a texture
 // (detect.frag), each node taking its deepest collider within the margin; the hits are
 // appended to a buffer through an atomic counter, so that only they cross to the CPU.
-// The height fields' grids are kept as a texture array.
+// The height fields' grids are kept as a texture array. The skin's contacts with its own
+// core (core_contact.h) are found the same way (core_contact.frag).
 #include <vector>
 
 #include "gpu/skin/atlas_passes.h"
@@ -29,6 +30,9 @@ class GpuDetection {
   /// for a collider that is neither a plane nor a height field.
   void detect(const CoreState& s, const std::vector<const Collider*>& colliders, double margin, const GlTexture& q,
               std::vector<ColliderHit>* hits);
+  /// The nodes of the skin q crushed past `keep` of their layer thickness onto the core,
+  /// or within margin h_i + reach of it, by node, into hits (as findCoreContacts).
+  void detectCore(const GlTexture& q, double keep, double margin, double reach, std::vector<CoreContact>* hits);
 
  private:
   // detect.frag's hit record, declared by layout.glsl's D2T_DETECT_HIT (std430)
@@ -47,9 +51,14 @@ class GpuDetection {
   /// heights_ holds the grids of these height fields (uploaded when the list changes;
   /// a HeightField's grid is fixed for its lifetime).
   void syncHeights(const std::vector<const HeightField*>& fields);
+  /// Runs `program` (in use, its inputs bound) over the atlas with the hit buffer bound,
+  /// and reads the hits it appended back.
+  std::vector<Hit> appendedHits(const ShaderProgram& program);
+  size_t capacity() const { return 2 * size_t(passes_.model().nodeCount()); }  // hits the buffer holds
 
   AtlasPasses& passes_;
-  ShaderProgram program_;
+  ShaderProgram program_, coreProgram_;
+  GlTexture corePoints_;  // f_i, the core point under each node (body frame)
   GLuint hitBuffer_ = 0;  // a counter, then the list
   GlTexture heights_;     // R32F array: the height fields' grids, a layer each
   std::vector<const HeightField*> heightFields_;  // ... of these

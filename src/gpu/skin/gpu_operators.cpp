@@ -88,6 +88,37 @@ void GpuOperators::sync(const BodyView& body) {
   }
   preparedBody_ = body.id;
   preparedVersion_ = op.version();
+  holding_ = false;  // (of the operator before)
+}
+
+void GpuOperators::hold(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held) {
+  sync(body);
+  holding_ = !held.empty();
+  if (!holding_) return;
+  const BakedBody& m = passes_.model();
+  const int n = passes_.size();
+  const auto& hinv = body.op.diagInverse();
+  if (!heldHinv_.id()) heldHinv_ = GlTexture(n, n, 3, GL_RGBA32F);
+  glCopyImageSubData(hinv_.id(), GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, heldHinv_.id(), GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, n,
+                     n, 3);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, heldHinv_.id());
+  heldCondensed_ = rest_.condensed;
+  for (const auto& [i, h] : heldBlocks(hinv, held)) {
+    float rows[3][4];
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) rows[r][c] = float(h(r, c));
+      rows[r][3] = 0.0f;
+    }
+    const int t = m.atlas.nodeTexel[size_t(i)];
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, t % n, t / n, 0, 1, 1, 3, GL_RGBA, GL_FLOAT, rows);
+    // (the state part of the condensation sums the texture; its rest part is in double)
+    const double mi = m.nodeMass[size_t(i)];
+    const Mat3 dh = mi * mi * (h - hinv[size_t(i)]), ubx = skew(m.restSkin[size_t(i)]);
+    heldCondensed_.tt += dh;
+    heldCondensed_.tr += dh * ubx;
+    heldCondensed_.rr += ubx * dh * ubx;
+  }
+  checkGl("holding the crushed nodes on the core");
 }
 
 }  // namespace d2t

@@ -34,6 +34,13 @@ class GpuOperators {
   };
   const RestSums& rest() const { return rest_; }
 
+  /// The contact response's Mh_e^-1 with the listed nodes (node, d_i) held on the core
+  /// (SkinResponse::holdOnCore): a copy of diagInverse() with heldInverse() at their
+  /// texels, and the condensation's rest part with it. None listed: diagInverse().
+  void hold(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held);
+  const GlTexture& responseInverse() const { return holding_ ? heldHinv_ : hinv_; }
+  const CondensedSums& responseCondensed() const { return holding_ ? heldCondensed_ : rest_.condensed; }
+
  private:
   void uploadStiffness(const StencilBlocks& K);  // K_e's blocks (layout.glsl: D2T_BLOCK_LAYER)
 
@@ -44,6 +51,9 @@ class GpuOperators {
   int preparedVersion_ = -1;
   double scaleMass_ = 1, scaleStiffness_ = 0;
   RestSums rest_;
+  bool holding_ = false;
+  GlTexture heldHinv_;           // hold()'s Mh_e^-1 (made at its first use)
+  CondensedSums heldCondensed_;  // ... and the condensation's rest part with it
 };
 
 }  // namespace d2t

@@ -120,6 +120,11 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   std::vector<RowResult> rowResults() override;
   void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
              double share, double dt, LayeredState& s) override;
+  /// The response's Mh_e^-1 texture with the nodes' blocks replaced (GpuOperators::hold).
+  void holdOnCore(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held) override;
+  /// The core contact pass (shaders/d2t/core_contact.frag) on the resident q.
+  void findCoreContacts(const BodyView& body, const LayeredState& s, double keep, double margin, double reach,
+                        std::vector<CoreContact>* out) override;
   /// A scatter: one point per node adds its dq_i into the resident q (blending).
   void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) override;
   /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its

@@ -119,7 +119,7 @@ CondensedSums GpuSkin::condense(const BodyView& body, const LayeredState&) {
   const PassTimer timer(passes_, Stage::Rows);
   passes_.beginPass(condense_);
   passes_.bind(condense_, "uQ", qNew_);
-  passes_.bind(condense_, "uHinv", ops_.diagInverse());
+  passes_.bind(condense_, "uHinv", ops_.responseInverse());
   passes_.sumTerms(condense_, D2T_CONDENSE_OUTPUTS);
   Mat3 hq, bhq, qhq;
   std::array<double, 6> sym{};
@@ -133,7 +133,7 @@ CondensedSums GpuSkin::condense(const BodyView& body, const LayeredState&) {
   qhq << sym[0], sym[1], sym[2], sym[1], sym[3], sym[4], sym[2], sym[4], sym[5];
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   // u = ub + q: H [u]x = H [ub]x + H [q]x, [u]x H [u]x = rest + [ub]x H [q]x + its transpose + [q]x H [q]x
-  CondensedSums c = ops_.rest().condensed;
+  CondensedSums c = ops_.responseCondensed();
   c.tr += hq;
   c.rr += bhq + bhq.transpose() + qhq;
   return c;
@@ -192,7 +192,7 @@ Vec3 GpuSkin::energy(const BodyView& body, const LayeredState& s, const Vec3& dv
   passes_.bind(responseEnergy_, "uQ", qNew_);
   passes_.bind(responseEnergy_, "uQdot", qdotNew_);
   passes_.bind(responseEnergy_, "uR", impulseR_);
-  passes_.bind(responseEnergy_, "uHinv", ops_.diagInverse());
+  passes_.bind(responseEnergy_, "uHinv", ops_.responseInverse());
   responseEnergy_.set("uVb", vb);
   responseEnergy_.set("uW", w);
   responseEnergy_.set("uDvt", dvt);
@@ -215,7 +215,7 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
   passes_.bind(apply_, "uQdot", qdotNew_);
   passes_.bind(apply_, "uR", impulseR_);
   passes_.bind(apply_, "uExtra", impulseExtra_);
-  passes_.bind(apply_, "uHinv", ops_.diagInverse());
+  passes_.bind(apply_, "uHinv", ops_.responseInverse());
   apply_.set("uDvt", dvt);
   apply_.set("uDw", dw);
   glUniform1f(apply_.uniform("uShare"), float(share));
@@ -238,6 +238,16 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's apply pass");
   ++appliedImpulses_;
+}
+
+void GpuSkin::holdOnCore(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held) {
+  ops_.hold(body, held);
+}
+
+void GpuSkin::findCoreContacts(const BodyView& body, const LayeredState&, double keep, double margin, double reach,
+                               std::vector<CoreContact>* out) {
+  requireHeld(body);
+  detection_.detectCore(qNew_, keep, margin, reach, out);
 }
 
 void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {

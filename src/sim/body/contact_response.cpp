@@ -66,8 +66,9 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     info_.contacts = colliding;
     newEpisode = previousContacts_ == 0;
     previousContacts_ = colliderContacts;
+    findCoreRows(dt, profile);
   }
-  if (cs.empty()) return;
+  if (cs.empty() && coreContacts_.empty() && corePoints_.empty()) return;
 
   LayeredState& s = state_;
   // 13 (below) integrates positions from the start of the step; a rigid impact
@@ -77,21 +78,49 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     StageTimer t(profile, Stage::Impact);
     impact = colliderImpact(cs, dt, g);
   }
-  // 9-13 through the backend that holds the skin (the rows; the core's solves here)
-  std::optional<StageTimer> timer(std::in_place, profile, Stage::Rows);
+  // 9-13: first (in the first sweep) the crushed nodes against their core (policy
+  // `skin_on_core`), then the contacts, with the crushed nodes held on the core
+  auto integrate = [&] {  // (13: the core's positions from the start of the step)
+    s.position = start_.position + dt * (s.velocity + impact.velocity);
+    s.orientation = integrateBodyRotation(start_.orientation, s.angularVelocity + impact.angularVelocity, dt);
+  };
+  if (firstSweep && !coreContacts_.empty()) {
+    // (internal to the body: its linear momentum stays, which the block-diagonal
+    // response only approximates: projected back through the core, as step 5 does)
+    const Vec3 before = linearMomentum();
+    respondRows(coreContacts_, true, dt, profile);
+    integrate();
+    if (!settings_.fixedCore) s.velocity += (before - linearMomentum()) / model_->totalMass;
+  }
+  if (!cs.empty() || !corePoints_.empty()) respondRows(cs, false, dt, profile);
+  integrate();
+}
+
+// 9-13 for one list of contacts, through the backend that holds the skin (the rows;
+// the core's solves here): the contacts of the world's list, or (onCore) the skin's
+// rows against its own core.
+void LayeredBody::respondRows(std::vector<NodeContact>& cs, bool onCore, double dt, Profile& profile) {
+  const ResponsePolicies& policy = settings_.response;
   bool restingSurfaces = true;
-  const std::vector<ContactRow> rows = contactRows(cs, policy.friction, &restingSurfaces);
-  const Vec3 v0 = s.velocity, w0 = s.angularVelocity;
-  timer.reset();
+  std::vector<ContactRow> rows;
+  {
+    StageTimer t(profile, Stage::Rows);
+    rows = contactRows(cs, onCore, policy.friction, &restingSurfaces);
+  }
+  const Vec3 v0 = state_.velocity, w0 = state_.angularVelocity;
   RowOutcome out;
   withResponse(profile, [&](SkinResponse& r) {
-    out = respondThrough(r, rows, v0, w0, dt, restingSurfaces && policy.energyGuard, profile);
+    r.holdOnCore(view(), onCore ? std::vector<std::pair<int, Vec3>>{} : heldNodes_);
+    out = respondThrough(r, rows, onCore ? std::vector<CorePointContact>{} : corePoints_, v0, w0, dt,
+                         restingSurfaces && policy.energyGuard, profile);
   });
-  timer.emplace(profile, Stage::Apply);  // (the results taken back)
-  takeRowResults(out, cs);
+  StageTimer t(profile, Stage::Apply);  // (the results taken back)
+  if (onCore) {
+    for (size_t k = 0; k < cs.size(); ++k) cs[k].impulse += out.share * out.rows[k].lambda;
+  } else {
+    takeRowResults(out, cs);
+  }
   if (skinResident()) skin_.changedOnSolver();  // (the solver's apply: q, qdot are on the GPU)
-  s.position = start_.position + dt * (s.velocity + impact.velocity);
-  s.orientation = integrateBodyRotation(start_.orientation, s.angularVelocity + impact.angularVelocity, dt);
 }
 
 // The support's share of the response (policy `support`): a node that a collider or a
@@ -188,22 +217,24 @@ LayeredBody::ImpactMotion LayeredBody::colliderImpact(const std::vector<NodeCont
 }
 
 // Step 9's input: one row per contact, the rows of a node linked in list order;
-// frictionless where the policy `friction` is off. restingSurfaces: every surface is
-// at rest (the energy guard applies).
-std::vector<ContactRow> LayeredBody::contactRows(const std::vector<NodeContact>& cs, bool friction,
+// frictionless where the policy `friction` is off, and on the core (onCore: the
+// skin's rows against its own core). restingSurfaces: every surface is at rest (the
+// energy guard applies; the core is the body's own).
+std::vector<ContactRow> LayeredBody::contactRows(const std::vector<NodeContact>& cs, bool onCore, bool friction,
                                                  bool* restingSurfaces) {
   std::vector<ContactRow> rows(cs.size());
   std::unordered_map<int, int> lastRowOf;  // node -> its last row so far
   for (int k = 0; k < int(cs.size()); ++k) {
     const NodeContact& c = cs[size_t(k)];
     ContactRow& row = rows[size_t(k)];
+    row.onCore = onCore;
     row.node = c.node;
     row.normal = c.normal;
     row.surfaceVelocity = c.surfaceVelocity;
     row.depth = c.depth;
     row.startGap = c.startGap;
     row.lo = -c.impulse;
-    row.friction = friction ? c.friction : 0.0;
+    row.friction = friction && !onCore ? c.friction : 0.0;
     row.release = c.release;
     auto [last, first] = lastRowOf.try_emplace(c.node, k);
     if (!first) {
@@ -254,6 +285,7 @@ void LayeredBody::takeRowResults(const RowOutcome& out, std::vector<NodeContact>
 //    sweeps) would pull leaves the set with its total at zero, lambda = lo; release rows
 //    are out from the start.
 LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows,
+                                                    const std::vector<CorePointContact>& corePoints,
                                                     const Vec3& v0, const Vec3& w0, double dt,
                                                     bool guardEnergy, Profile& profile) {
   const BakedBody& m = *model_;
@@ -269,13 +301,17 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
     StageTimer t(profile, Stage::Rows);
     if (!fixed) A = Core::condensed(A, r.condense(view(), s), R);
     r.setRows(view(), s, rows, dt, fixed);
+    corePointRows_.set(corePoints, m.core, s, m.totalMass, dt, fixed);
   }
   {
     StageTimer t(profile, Stage::Multipliers);
-    RowSums sums = r.roundRows(nullptr, settings_.response.oneSided);
+    const bool oneSided = settings_.response.oneSided;
+    RowSums sums = r.roundRows(nullptr, oneSided);
+    corePointRows_.round(nullptr, oneSided, sums.S, sums.rhs, sums.below);
     for (int round = 0; round < 20; ++round) {
       const Core::Vector dv = fixed ? Core::Vector::Zero() : Core::Vector((A + sums.S).ldlt().solve(sums.rhs));
-      sums = r.roundRows(&dv, settings_.response.oneSided);
+      sums = r.roundRows(&dv, oneSided);
+      corePointRows_.round(&dv, oneSided, sums.S, sums.rhs, sums.below);
       if (round == 0) out.pulling = sums.below;
       if (!settings_.response.oneSided || sums.below == 0) break;
     }
@@ -284,7 +320,8 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   //    multipliers were (so the constraints hold exactly):
   //    dv_c = Mh_cond^-1 (f_c - sum M_ce(i) Mh_i^-1 r_i), dqdot_i = Mh_i^-1 (r_i - M_ec(i) dv_c)
   std::optional<StageTimer> timer(std::in_place, profile, Stage::Impulse);
-  const ImpulseSums is = r.impulse(view(), s);
+  ImpulseSums is = r.impulse(view(), s);
+  is.fc += corePointRows_.force();
   Core::Vector dv = Core::Vector::Zero();
   if (!fixed) dv = A.ldlt().solve(Core::impulseRhs(is.fc, is.mt, is.mr, R));
   const Vec3 dvt = Rt * Core::linear(dv), dw = Core::angular(dv);
@@ -343,17 +380,98 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, double dt, P
     info_.maxCorrection = std::max(info_.maxCorrection, c.stiffnessShare * c.depth);
     info_.finalPenetration = std::max(info_.finalPenetration, (1 - c.stiffnessShare) * c.depth);
   }
-  if (dq.empty()) return;
-  std::stable_sort(dq.begin(), dq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  size_t k = 0;
-  for (size_t j = 1; j < dq.size(); ++j)
-    if (dq[j].first == dq[k].first)
-      dq[k].second += dq[j].second;
+  if (!dq.empty()) {
+    std::stable_sort(dq.begin(), dq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    size_t k = 0;
+    for (size_t j = 1; j < dq.size(); ++j)
+      if (dq[j].first == dq[k].first)
+        dq[k].second += dq[j].second;
+      else
+        dq[++k] = dq[j];
+    dq.resize(k + 1);
+    withResponse(profile, [&](SkinResponse& r) { r.correct(view(), dq, s); });
+    if (skinResident()) skin_.changedOnSolver();  // (the solver's correction: q is on the GPU)
+  }
+  correctCore(profile);
+}
+
+// The skin on its core (policy `skin_on_core`, core_contact.h): the nodes crushed past
+// their thinnest layer at the predicted state, each a frictionless one-sided row along
+// its rest direction d_i (world: R d_i), found once per step (the first sweep) and kept
+// with its impulse over the sweeps.
+void LayeredBody::findCoreRows(double dt, Profile& profile) {
+  coreContacts_.clear();
+  heldNodes_.clear();
+  if (!settings_.response.skinOnCore) return;
+  std::vector<CoreContact> found;
+  {
+    StageTimer t(profile, Stage::Nodes);
+    withResponse(profile, [&](SkinResponse& r) {
+      r.findCoreContacts(view(), state_, desc_.material.minLayer, kCoreHoldMargin, dt * coreReachSpeed(), &found);
+    });
+  }
+  const Mat3 R = rotation(state_.orientation);
+  for (const CoreContact& k : found) {
+    heldNodes_.emplace_back(k.node, k.normal);
+    if (k.depth <= 0) continue;
+    NodeContact c;
+    c.node = k.node;
+    c.normal = R * k.normal;
+    c.depth = k.depth;
+    c.friction = 0;
+    c.restitution = 0;
+    coreContacts_.push_back(c);
+  }
+  info_.coreContacts = int(coreContacts_.size());
+}
+
+double LayeredBody::coreReachSpeed() const {
+  if (coreRadius_ < 0) {
+    coreRadius_ = 0;
+    for (const Vec3& f : model_->core) coreRadius_ = std::max(coreRadius_, f.norm());
+  }
+  return state_.velocity.norm() + state_.angularVelocity.norm() * coreRadius_;
+}
+
+// Step 15's part on the core. The core points still within their crushed layer of a
+// collider lift the body (core and skin together) along their depth-weighted normal, as
+// far as the deepest asks: the core never sinks through its crushed skin into a
+// collider. Then what the response left past a limit moves the node out along n_i (the
+// core is rigid: the node takes all of it; the core's own distance from the colliders
+// leaves room for a crushed node between).
+void LayeredBody::correctCore(Profile& profile) {
+  const ResponsePolicies& policy = settings_.response;
+  if (!policy.skinOnCore || !policy.correction) return;
+  if (!settings_.fixedCore) {
+    Vec3 n = Vec3::Zero();
+    for (const CorePointContact& c : corePoints_)
+      if (c.depth > 0) n += c.depth * c.normal;
+    if (n.norm() > 0) {
+      n.normalize();
+      double lift = 0;
+      for (const CorePointContact& c : corePoints_)
+        if (c.depth > 0) lift = std::max(lift, c.depth / std::max(0.1, n.dot(c.normal)));
+      state_.position += lift * n;
+      info_.coreCorrection = std::max(info_.coreCorrection, lift);
+    }
+  }
+  std::vector<CoreContact> found;
+  withResponse(profile, [&](SkinResponse& r) { r.findCoreContacts(view(), state_, desc_.material.minLayer, 0.0, 0.0, &found); });
+  if (found.empty()) return;
+  std::vector<std::pair<int, Vec3>> dq;
+  for (const CoreContact& k : found) {  // (a node past both limits: both, summed)
+    if (!dq.empty() && dq.back().first == k.node)
+      dq.back().second += k.depth * k.normal;
     else
-      dq[++k] = dq[j];
-  dq.resize(k + 1);
-  withResponse(profile, [&](SkinResponse& r) { r.correct(view(), dq, s); });
-  if (skinResident()) skin_.changedOnSolver();  // (the solver's correction: q is on the GPU)
+      dq.emplace_back(k.node, k.depth * k.normal);
+    info_.coreCorrection = std::max(info_.coreCorrection, k.depth);
+  }
+  // (a node moved in the spinning body frame moves with another speed: the linear
+  // momentum, internal to the body, projected back through the core)
+  const Vec3 before = linearMomentum();
+  withResponse(profile, [&](SkinResponse& r) { r.correct(view(), dq, state_); });
+  if (skinResident()) skin_.changedOnSolver();
+  if (!settings_.fixedCore) state_.velocity += (before - linearMomentum()) / model_->totalMass;
 }
 
 }  // namespace d2t

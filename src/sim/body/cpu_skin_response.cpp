@@ -53,7 +53,7 @@ Vec3 entryOf(const std::vector<std::pair<int, Vec3>>& v, int i) {
 
 CondensedSums CpuSkinResponse::condense(const BodyView& body, const LayeredState& s) {
   const BakedBody& m = body.model;
-  const std::vector<Mat3>& hinv = body.op.diagInverse();
+  const std::vector<Mat3>& hinv = this->hinv(body);
   const int n = m.nodeCount();
   cached_ = false;
   Mat3 tt = Mat3::Zero(), tr = Mat3::Zero(), rr = Mat3::Zero();
@@ -72,7 +72,7 @@ CondensedSums CpuSkinResponse::condense(const BodyView& body, const LayeredState
 void CpuSkinResponse::setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows,
                               double dt, bool fixedCore) {
   const BakedBody& m = body.model;
-  const std::vector<Mat3>& hinv = body.op.diagInverse();
+  const std::vector<Mat3>& hinv = this->hinv(body);
   const Mat3 R = rotation(s.orientation), Rt = R.transpose();
   in_ = rows;
   rows_.assign(rows.size(), Row{});
@@ -88,14 +88,18 @@ void CpuSkinResponse::setRows(const BodyView& body, const LayeredState& s, const
     const Vec3 nb = Rt * c.normal;
     const Vec3 hn = hinv[size_t(i)] * nb;
     row.D = nb.dot(hn);
-    row.U = fixedCore ? Core::Vector::Zero() : Core::rowCoupling(c.normal, nb, ui, mi, hn, R);
+    row.U = fixedCore  ? Core::Vector::Zero()
+            : c.onCore ? Core::skinRowCoupling(ui, mi, hn, R)
+                       : Core::rowCoupling(c.normal, nb, ui, mi, hn, R);
     // the pre-impact relative normal velocity; the node constraint (8), (13) is inelastic
     // here (restitution went into the rigid impact). Contacts are found at the predicted
     // end of the step; a node that was still a gap away from the surface at its start may
     // close that gap (speculative contact: target -gap/dt) and lands on the surface
     // instead of hovering (a stopped node above the surface would carry weight without
-    // the skin compressing). Separating nodes are left alone (one-sided).
-    row.before = s.velocity + R * (s.angularVelocity.cross(ui) + s.qdot[size_t(i)]);
+    // the skin compressing). Separating nodes are left alone (one-sided). A row on the
+    // core takes the node's velocity relative to the core.
+    row.before = c.onCore ? Vec3(R * s.qdot[size_t(i)])
+                          : Vec3(s.velocity + R * (s.angularVelocity.cross(ui) + s.qdot[size_t(i)]));
     const double vn = c.normal.dot(row.before - c.surfaceVelocity);
     row.startGap = c.startGap < 0 ? std::max(0.0, -c.depth - dt * vn) : c.startGap;
     row.b = c.release ? 0.0 : -vn - row.startGap / dt;
@@ -130,7 +134,7 @@ RowSums CpuSkinResponse::roundRows(const Core::Vector* dv, bool oneSided) {
 
 ImpulseSums CpuSkinResponse::impulse(const BodyView& body, const LayeredState& s) {
   const BakedBody& m = body.model;
-  const std::vector<Mat3>& hinv = body.op.diagInverse();
+  const std::vector<Mat3>& hinv = this->hinv(body);
   const Mat3 Rt = rotation(s.orientation).transpose();
   ImpulseSums sums;
   r_.clear();
@@ -142,8 +146,10 @@ ImpulseSums CpuSkinResponse::impulse(const BodyView& body, const LayeredState& s
     const Vec3 fb = Rt * f;
     const Vec3 ui = m.restSkin[size_t(i)] + s.q[size_t(i)];
     r_.emplace_back(i, fb);
-    sums.fc.head<3>() += f;
-    sums.fc.tail<3>() += ui.cross(fb);
+    if (!in_[k].onCore) {  // (on the core: the reaction cancels the core's part)
+      sums.fc.head<3>() += f;
+      sums.fc.tail<3>() += ui.cross(fb);
+    }
     const Vec3 hr = hinv[size_t(i)] * fb;
     sums.mt += m.nodeMass[size_t(i)] * hr;
     sums.mr += m.nodeMass[size_t(i)] * ui.cross(hr);
@@ -154,7 +160,7 @@ ImpulseSums CpuSkinResponse::impulse(const BodyView& body, const LayeredState& s
 
 Vec3 CpuSkinResponse::energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) {
   const BakedBody& m = body.model;
-  const std::vector<Mat3>& hinv = body.op.diagInverse();
+  const std::vector<Mat3>& hinv = this->hinv(body);
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
   const int n = m.nodeCount();
   dq_.resize(size_t(n));
@@ -185,7 +191,7 @@ Vec3 CpuSkinResponse::energy(const BodyView& body, const LayeredState& s, const 
 void CpuSkinResponse::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
                                const Vec3& dw) {
   const BakedBody& m = body.model;
-  const std::vector<Mat3>& hinv = body.op.diagInverse();
+  const std::vector<Mat3>& hinv = this->hinv(body);
   const Mat3 R = rotation(s.orientation), Rt = R.transpose();
   extra_.clear();
   std::unordered_map<int, Vec3> skinAfter;  // node -> its qdot after the impulse (and friction)
@@ -225,7 +231,7 @@ std::vector<RowResult> CpuSkinResponse::rowResults() {
 void CpuSkinResponse::apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
                             const Vec3& dw, double share, double dt, LayeredState& s) {
   const BakedBody& m = body.model;
-  const std::vector<Mat3>& hinv = body.op.diagInverse();
+  const std::vector<Mat3>& hinv = this->hinv(body);
   const int n = m.nodeCount();
   if (!cached_ || dvt != dqDvt_ || dw != dqDw_) {  // (else energy() left them)
     dq_.resize(size_t(n));
@@ -240,6 +246,18 @@ void CpuSkinResponse::apply(const BodyView& body, const std::vector<Vec3>& start
     s.qdot[i] += share * dq_[i];
     s.q[i] = startQ[i] + dt * s.qdot[i];
   }
+}
+
+void CpuSkinResponse::holdOnCore(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held) {
+  holding_ = !held.empty();
+  if (!holding_) return;
+  held_ = body.op.diagInverse();
+  for (const auto& [i, h] : heldBlocks(held_, held)) held_[size_t(i)] = h;
+}
+
+void CpuSkinResponse::findCoreContacts(const BodyView& body, const LayeredState& s, double keep, double margin,
+                                       double reach, std::vector<CoreContact>* out) {
+  d2t::findCoreContacts(body.model, s.q, keep, margin, reach, out);
 }
 
 void CpuSkinResponse::correct(const BodyView&, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {

@@ -253,6 +253,13 @@ SkinSummary LayeredBody::summarize(const Vec3& up, Profile& profile) {
 }
 
 // com = c + R sum m_i u_i / m (the core's centre of mass is the body origin)
+double LayeredBody::coreLowest(const Vec3& up) const {
+  const Vec3 ub = state_.orientation.conjugate() * up;
+  double low = std::numeric_limits<double>::infinity();
+  for (const Vec3& f : model_->core) low = std::min(low, ub.dot(f));
+  return up.dot(state_.position) + low;
+}
+
 Vec3 LayeredBody::centerOfMass(const SkinSummary& s) const {
   return state_.position + state_.orientation * (s.mu / model_->totalMass);
 }

@@ -23,9 +23,11 @@
 #include "sim/model/baked_body.h"
 #include "sim/body/body_view.h"
 #include "sim/body/core/core_springs.h"
+#include "sim/body/core_point_rows.h"
 #include "sim/body/implicit_operator.h"
 #include "sim/body/skin_residency.h"
 #include "sim/body/skin_summary.h"
+#include "sim/contact/core_contact.h"
 #include "sim/loads/node_load.h"
 #include "sim/base/profile.h"
 #include "sim/scene/scene.h"
@@ -112,6 +114,11 @@ struct ContactRow {
   double lo = 0;                         ///< the lowest multiplier (minus what the row has) [N s]
   double friction = 0;                   ///< Coulomb coefficient
   bool release = false;                  ///< a support taken back: starts and stays at lo
+  /// A row against the body's own core (core_contact.h): its surface is the core, which
+  /// moves with the body, so it constrains the node's velocity relative to the core,
+  /// nb . qdot_i, and its force on the node and its reaction on the core cancel on the
+  /// core's dofs (RigidCore::skinRowCoupling); surfaceVelocity is unused.
+  bool onCore = false;
   int previous = -1, next = -1;          ///< the rows of the same node around this one
 };
 
@@ -182,6 +189,15 @@ class SkinResponse {
   virtual void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
                      const Vec3& dw, double share, double dt, LayeredState& s) = 0;
 
+  /// From now until the next call: the listed nodes (node, d_i: body frame, unit) are
+  /// held on the core along d_i, as a crushed layer is: every pass below takes their
+  /// Mh_i^-1 as heldInverse(Mh_i^-1, d_i), so no impulse moves them along d_i relative
+  /// to the core and what pushes them along d_i pushes the core (core_contact.h).
+  virtual void holdOnCore(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held) = 0;
+  /// The nodes past their limits on the core at state s, or within margin h_i + reach
+  /// [m] of them (findCoreContacts with Material::minLayer = keep), by node.
+  virtual void findCoreContacts(const BodyView& body, const LayeredState& s, double keep, double margin,
+                                double reach, std::vector<CoreContact>* out) = 0;
   /// The position correction (step 15): q_i += dq_i at the listed nodes (sorted by node,
   /// each node once; body frame [m]), into s.
   virtual void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq,
@@ -211,11 +227,18 @@ class CpuSkinResponse final : public SkinResponse {
   std::vector<RowResult> rowResults() override;
   void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
              double share, double dt, LayeredState& s) override;
+  void holdOnCore(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held) override;
+  void findCoreContacts(const BodyView& body, const LayeredState& s, double keep, double margin, double reach,
+                        std::vector<CoreContact>* out) override;
   void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq,
                LayeredState& s) override;
   SkinSummary summarize(const BodyView& body, const LayeredState& s, const Vec3& up) override;
 
  private:
+  // Mh_i^-1 of every node as the passes take it: the operator's, or held_ (holdOnCore)
+  const std::vector<Mat3>& hinv(const BodyView& body) const { return holding_ ? held_ : body.op.diagInverse(); }
+  std::vector<Mat3> held_;
+  bool holding_ = false;
   struct Row {
     Core::Vector U = Core::Vector::Zero();
     double D = 1, b = 0, lambda = 0, startGap = 0;
@@ -327,6 +350,8 @@ struct LayeredStepInfo {
   double maxCorrection = 0;   ///< largest position correction of the step [m]
   double finalPenetration = 0;  ///< deepest penetration left after the correction [m]
   double maxPenetration = 0;  ///< deepest penetration before the correction [m]
+  int coreContacts = 0;       ///< nodes crushed onto the core at the predicted state (rows on the core)
+  double coreCorrection = 0;  ///< largest correction out of the core of the step [m]
 };
 
 class LayeredBody {
@@ -450,6 +475,10 @@ class LayeredBody {
   /// bookkeeping of the first; each row's total impulse stays >= 0.
   void respond(std::vector<NodeContact>& contacts, double dt, const Vec3& gravity, Profile& profile,
                bool firstSweep = true);
+  /// The core points within their crushed layer of a collider, found at the predicted
+  /// state (before respond) or after the response (before correct): rows of the response
+  /// on the core, and the correction's lift (core_point_rows.h).
+  void setCorePointContacts(std::vector<CorePointContact> contacts) { corePoints_ = std::move(contacts); }
   /// Step 15 with the contacts found after the response, for a step of dt [s].
   void correct(const std::vector<NodeContact>& contacts, double dt, Profile& profile);
 
@@ -542,6 +571,9 @@ class LayeredBody {
   Vec3 nodeVelocity(int i) { return syncNode(i).nodeVelocity(i); }
   double totalMass() const { return model_->totalMass; }
   Vec3 centerOfMass() const { return centerOfMass(moments()); }  ///< of core + skin nodes [m]
+  /// The lowest point of the core's surface along the world unit direction `up`: min over
+  /// the core points f_i of up . (c + R f_i) [m] (the core surface is their mesh).
+  double coreLowest(const Vec3& up) const;
   Vec3 linearMomentum() const { return linearMomentum(moments()); }  ///< [kg m/s]
   Vec3 centerOfMass() {
     syncMoments();
@@ -583,7 +615,8 @@ class LayeredBody {
     double share = 1;  // of the impulse that went in
     int pulling = 0;   // rows whose first multiplier pulled
   };
-  RowOutcome respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows, const Vec3& v0, const Vec3& w0,
+  RowOutcome respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows,
+                            const std::vector<CorePointContact>& corePoints, const Vec3& v0, const Vec3& w0,
                             double dt, bool guardEnergy, Profile& profile);
   // the units of respond (response_policies.h), in the order it calls them
   void addSupportRows(std::vector<NodeContact>& cs, double dt) const;
@@ -591,9 +624,21 @@ class LayeredBody {
     Vec3 velocity = Vec3::Zero(), angularVelocity = Vec3::Zero();  // (world; body frame)
   };
   ImpactMotion colliderImpact(const std::vector<NodeContact>& cs, double dt, const Vec3& g);
-  static std::vector<ContactRow> contactRows(const std::vector<NodeContact>& cs, bool friction,
+  static std::vector<ContactRow> contactRows(const std::vector<NodeContact>& cs, bool onCore, bool friction,
                                              bool* restingSurfaces);
+  void respondRows(std::vector<NodeContact>& cs, bool onCore, double dt, Profile& profile);
   void takeRowResults(const RowOutcome& out, std::vector<NodeContact>& cs);
+  // policy `skin_on_core` (core_contact.h): this step's rows against the core, found at
+  // the predicted state by the first sweep, their impulses kept over the sweeps
+  void findCoreRows(double dt, Profile& profile);
+  double coreReachSpeed() const;  // the fastest speed of a core point [m/s]
+  // step 15's part: the core lifted off the colliders, what is left past a limit out
+  void correctCore(Profile& profile);
+  std::vector<NodeContact> coreContacts_;
+  std::vector<CorePointContact> corePoints_;  // the core's points near colliders (setCorePointContacts)
+  CorePointRows corePointRows_;
+  std::vector<std::pair<int, Vec3>> heldNodes_;
+  mutable double coreRadius_ = -1;  // max |f_i| (coreReachSpeed; -1: not yet)  // ... their nodes and d_i, held on the core (holdOnCore)
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   BakedBodyPtr model_;

@@ -18,6 +18,7 @@
 //   pair_impulse_balance  World::balancePairImpulses              0016
 //   patch_friction        solvePatchFriction                      0010, 0011
 //   correction            LayeredBody::correct (step 15)
+//   skin_on_core          LayeredBody::coreRows, correctCore      0027
 
 namespace d2t {
 
@@ -51,6 +52,10 @@ struct ResponsePolicies {
   bool patchFriction = true;
   /// Step 15: nodes still penetrating after the response move out by their share.
   bool correction = true;
+  /// The skin bottoms out on its own core: a node keeps Material::minLayer of its layer
+  /// thickness, by one-sided rows against the core that push on both (core_contact.h).
+  /// Off: a soft skin may be crushed through its core, and the core sink through it.
+  bool skinOnCore = true;
 
   bool operator==(const ResponsePolicies&) const = default;
 };

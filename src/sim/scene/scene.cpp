@@ -23,6 +23,7 @@ Material readMaterial(JsonReader& r) {
   m.friction = r.number("friction", m.friction, 0, 10);
   m.restitution = r.number("restitution", m.restitution, 0, 1);
   m.rollingResistance = r.number("rolling_resistance", m.rollingResistance, 0, 1);
+  m.minLayer = r.number("min_layer", m.minLayer, 0, 0.9);
   return m;
 }
 
@@ -32,7 +33,7 @@ Material checkedMaterial(const Material& m, const std::string& where) {
   const nlohmann::json j = {{"young", m.young},       {"poisson", m.poisson},
                             {"density", m.density},   {"damping", {m.alpha, m.beta}},
                             {"friction", m.friction}, {"restitution", m.restitution},
-                            {"rolling_resistance", m.rollingResistance}};
+                            {"rolling_resistance", m.rollingResistance}, {"min_layer", m.minLayer}};
   JsonReader r(j, where, "/material");
   return readMaterial(r);
 }
@@ -198,6 +199,7 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
       p.pairImpulseBalance = response.boolean("pair_impulse_balance", p.pairImpulseBalance);
       p.patchFriction = response.boolean("patch_friction", p.patchFriction);
       p.correction = response.boolean("correction", p.correction);
+      p.skinOnCore = response.boolean("skin_on_core", p.skinOnCore);
       response.finish();
     }
     JsonReader solver(root, file);

@@ -24,6 +24,9 @@ struct Material {
   /// C_rr N r resists rolling (N the normal force, r the rolling radius), as the
   /// hysteresis of a real rubber skin does (0.01-0.02 for a tyre on concrete).
   double rollingResistance = 0.01;
+  /// The fraction of its rest thickness that a crushed skin layer keeps between a node
+  /// and the core [-]: the skin bottoms out there (core_contact.h; docs/decisions/0027).
+  double minLayer = 0.1;
 };
 
 /// A part of the body (in the body frame, at rest) with its own young/poisson/density:

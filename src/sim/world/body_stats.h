@@ -28,6 +28,8 @@ struct Energy {
 /// What the run has seen of one body (for --metrics and the panels).
 struct BodyStats {
   double minHeight = 1e300;            ///< lowest world y of any skin node over the run [m]
+  double coreMinHeight = 1e300;        ///< lowest world y of the core's surface over the run [m]
+  int coreLimitSteps = 0;              ///< steps in which a skin node was past a limit on its core
   double maxPenetration = 0;           ///< deepest penetration into any collider over the run [m]
   double finalMaxPenetration = 0;      ///< deepest penetration at the last step [m]
   double maxPenetrationDetected = 0;   ///< deepest penetration found by collision detection

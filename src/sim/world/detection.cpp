@@ -67,6 +67,34 @@ bool World::onGpuStage(bool& on, const char* stage, const char* cpuFrom, F f) {
   }
 }
 
+std::vector<CorePointContact> World::findCorePoints(const LayeredBody& body, double margin) const {
+  std::vector<CorePointContact> out;
+  if (!settings().response.skinOnCore) return out;
+  const BakedBody& m = body.model();
+  const CoreState& s = body.core();
+  const Mat3 R = s.orientation.toRotationMatrix();
+  const double keep = body.desc().material.minLayer;
+  double reach = 0, layer = 0;  // (the core's radius about c, its thickest crushed layer)
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    reach = std::max(reach, m.core[size_t(i)].norm());
+    layer = std::max(layer, keep * (m.restSkin[size_t(i)] - m.core[size_t(i)]).norm());
+  }
+  for (const Collider* c : queriedColliders()) {
+    Vec3 up;
+    double top;
+    c->boundingHalfSpace(&up, &top);
+    if (up.dot(s.position) - reach > top + layer + margin) continue;  // (the core is far above it)
+    for (int i = 0; i < m.nodeCount(); ++i) {
+      const Vec3 x = s.position + R * m.core[size_t(i)];
+      if (up.dot(x) > top + layer + margin) continue;
+      const SurfaceHit h = c->query(x);
+      const double depth = keep * (m.restSkin[size_t(i)] - m.core[size_t(i)]).norm() - h.distance;
+      if (depth > -margin) out.push_back({i, h.normal, depth, h.velocity});
+    }
+  }
+  return out;
+}
+
 bool World::detectOnSolver(LayeredBody& body, std::vector<NodeContact>* out) {
   if (!body.skinResident()) return false;
   const std::vector<const Collider*> near = queriedColliders();
@@ -176,6 +204,7 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
   // has one)
   for (size_t i = 0; i < nb; ++i) {
     timer.emplace(profile_, nodes);
+    bodies_[i].layered.setCorePointContacts(findCorePoints(bodies_[i].layered, again ? 0.0 : kContactMargin));
     if (detectOnSolver(bodies_[i].layered, &out[i])) continue;
     timer.emplace(profile_, proxies);
     const double grow = placedBody(i).grow;

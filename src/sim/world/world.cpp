@@ -330,6 +330,8 @@ void World::updateStats(const std::vector<SkinSummary>& skins) {
     // (the height of node i is c_y + (R^T e_y) . u_i)
     const double low = std::min(b.stats.minHeight, b.layered.core().position.y() + skins[bi].lowest);
     b.stats.minHeight = low;
+    b.stats.coreMinHeight = std::min(b.stats.coreMinHeight, b.layered.coreLowest(Vec3::UnitY()));
+    b.stats.coreLimitSteps += info.coreContacts > 0;
     b.stats.finalMaxPenetration = pen;
     b.stats.maxPenetration = std::max(b.stats.maxPenetration, pen);
     if (recordTrajectory_)

@@ -165,6 +165,9 @@ class World {
   void findContacts(LayeredBody& body, double grow, std::vector<NodeContact>* out) const;
   /// The planes and height fields (the colliders queried per node, not in two stages).
   std::vector<const Collider*> queriedColliders() const;
+  /// The core points of the body within their crushed layer (keep h_i) plus `margin` of a
+  /// plane or height field (policy skin_on_core; core_point_rows.h).
+  std::vector<CorePointContact> findCorePoints(const LayeredBody& body, double margin) const;
   /// findContacts on the body's free-motion solver; false: the CPU must find them.
   bool detectOnSolver(LayeredBody& body, std::vector<NodeContact>* out);
   int findPairContacts(const ProxyContact& p, const std::vector<const Collider*>& meshes,

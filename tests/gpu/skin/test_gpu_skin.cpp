@@ -326,6 +326,8 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
         r.lo = u(rng) > 0 ? 0.0 : -1e-3 * (u(rng) + 1);
         r.friction = 0.5 * (u(rng) + 1);
         r.release = u(rng) > 0.85;
+        r.onCore = u(rng) > 0.4;  // (a row against the body's own core: skin only, frictionless)
+        if (r.onCore) r.friction = 0;
         rows.push_back(r);
       }
     }
@@ -345,10 +347,25 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     CpuSkinResponse cpu;
     p.skin->load(p.gpu.view(), s, startQ);
     ASSERT_TRUE(p.skin->holds(p.gpu.id()));
+    // ~3% of the nodes held on the core (some along two directions), on both
+    std::vector<std::pair<int, Vec3>> held;
+    for (int i = 0; i < n; ++i)
+      if (0.5 * (u(rng) + 1) < 0.03) {
+        held.emplace_back(i, unit());
+        if (u(rng) > 0.5) held.emplace_back(i, unit());
+      }
+    ASSERT_GT(held.size(), 10u);
+    cpu.holdOnCore(p.gpu.view(), held);
+    p.skin->holdOnCore(p.gpu.view(), held);
+    int onCore = 0;
+    for (const ContactRow& r : rows) onCore += r.onCore;
+    ASSERT_GT(onCore, 10);
     // condensation: the skin-state parts (the rest-shape parts are summed in double)
     LayeredState rest = s;
     std::fill(rest.q.begin(), rest.q.end(), Vec3::Zero());
-    const CondensedSums c0 = cpu.condense(p.gpu.view(), rest), cc = cpu.condense(p.gpu.view(), s);
+    CpuSkinResponse cpuRest;  // (the condensation's rest part, held as well)
+    cpuRest.holdOnCore(p.gpu.view(), held);
+    const CondensedSums c0 = cpuRest.condense(p.gpu.view(), rest), cc = cpu.condense(p.gpu.view(), s);
     const CondensedSums cg = p.skin->condense(p.gpu.view(), s);
     auto rel = [](const Mat3& g, const Mat3& c, const Mat3& r) { return (g - c).norm() / (c - r).norm(); };
     const double eTt = (cg.tt - cc.tt).norm() / cc.tt.norm();
@@ -413,18 +430,20 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
       rubbing += rc[k].frictionImpulse.norm() > 0;
     }
     eF /= fScale;
-    EXPECT_GT(rubbing, 10);
+    EXPECT_GE(rubbing, 8);  // (the rows on the core are frictionless)
     // the impulse and friction applied, positions from the start
     LayeredState sc1 = s, sg1 = s;
     cpu.apply(p.gpu.view(), startQ, dvt, dw, share, dt, sc1);
     p.skin->apply(p.gpu.view(), startQ, dvt, dw, share, dt, sg1);
     p.skin->readSkin(p.gpu.view(), sg1);  // (the GPU's apply leaves the state in its textures)
     const double eQdot = relativeError(sg1.qdot, sc1.qdot), eQ = relativeError(sg1.q, sc1.q);
-    std::printf("response passes (%s) vs CPU, %zu rows (%d behind another of their node), %d rounds, %d rows out: "
+    std::printf("response passes (%s) vs CPU, %zu rows (%d on the core, %d behind another of their node; %zu "
+                "nodes' directions held), %d rounds, %d rows out: "
                 "condense tt %.2e, tr %.2e, rr %.2e (of the skin-state parts); rounds S %.2e, rhs %.2e, "
                 "lambda %.2e, gap %.2e; impulse fc %.2e, mt %.2e, mr %.2e; energy k0 %.2e, ka %.2e, kb %.2e; "
                 "friction %.2e (%d rows); apply qdot %.2e, q %.2e\n",
-                d.shape->type().c_str(), rows.size(), chained, rounds, left, eTt, eTr, eRr, eS, eRhs, eLambda, eGap,
+                d.shape->type().c_str(), rows.size(), onCore, chained, held.size(), rounds, left, eTt, eTr, eRr, eS,
+                eRhs, eLambda, eGap,
                 eFc, eMt, eMr, eK[0], eK[1], eK[2], eF, rubbing, eQdot, eQ);
     EXPECT_LT(eS, 1e-4);
     EXPECT_LT(eRhs, 1e-4);
@@ -478,6 +497,80 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_LT(eMu, 1e-4);
     EXPECT_LT(eMqdot, 1e-4);
   }
+}
+
+// The core contact pass (core_contact.frag) against findCoreContacts: every node past a
+// limit, or within the margin and reach of one, with its depth and direction.
+TEST_F(GpuSkinTest, CoreContactPassMatchesTheCpu) {
+  for (const BodyDesc& d : {test::ball(kR, 32, 1e5), torus(32)}) {
+    Pair p(d);
+    p.step(0.01, Vec3::Zero());
+    const BakedBody& m = *p.model;
+    const int n = m.nodeCount();
+    LayeredState s = p.gpu.state();
+    std::mt19937 rng(21);
+    std::uniform_real_distribution<double> u(0, 1);
+    // each node well inside its limits, crushed past its thinnest layer, slid past its
+    // stretch, or within the margin (none near a threshold: float against double)
+    for (int i = 0; i < n; ++i) {
+      double h = 0;
+      const Vec3 dir = restDirection(m, i, &h), t = dir.unitOrthogonal();
+      const double a = u(rng);
+      s.q[size_t(i)] = a < 0.6 ? Vec3(-0.3 * h * dir) : a < 0.75 ? Vec3(-(0.93 + 0.05 * u(rng)) * h * dir)
+                       : a < 0.9 ? Vec3((1.05 + 0.3 * u(rng)) * h * t) : Vec3(-(0.87 + 0.01 * u(rng)) * h * dir);
+    }
+    p.skin->load(p.gpu.view(), s, s.q);
+    CpuSkinResponse cpu;
+    for (const double margin : {0.0, 0.05}) {
+      std::vector<CoreContact> fc, fg;
+      cpu.findCoreContacts(p.gpu.view(), s, 0.1, margin, 0.0, &fc);
+      p.skin->findCoreContacts(p.gpu.view(), s, 0.1, margin, 0.0, &fg);
+      ASSERT_EQ(fg.size(), fc.size()) << "margin " << margin;
+      double eDepth = 0, eNormal = 0;
+      int stretches = 0;
+      for (size_t k = 0; k < fc.size(); ++k) {
+        ASSERT_EQ(fg[k].node, fc[k].node);
+        ASSERT_EQ(fg[k].stretch, fc[k].stretch);
+        eDepth = std::max(eDepth, std::abs(fg[k].depth - fc[k].depth));
+        eNormal = std::max(eNormal, (fg[k].normal - fc[k].normal).norm());
+        stretches += fc[k].stretch;
+      }
+      std::printf("core contact pass (%s, margin %.2f): %zu limits (%d stretch) as on the CPU; depth %.1e m, "
+                  "direction %.1e\n", d.shape->type().c_str(), margin, fc.size(), stretches, eDepth, eNormal);
+      EXPECT_GT(fc.size(), size_t(n / 5));
+      EXPECT_GT(stretches, n / 20);
+      EXPECT_LT(eDepth, 1e-5);
+      EXPECT_LT(eNormal, 1e-5);
+    }
+  }
+}
+
+// A ball too soft to carry itself on both backends: it rests on its crushed skin on the
+// GPU as on the CPU (the GPU's solver still attached: no fallback compared the CPU with
+// itself).
+TEST_F(GpuSkinTest, SoftBallRestsOnItsCrushedSkinAsOnTheCpu) {
+  BodyDesc d = test::ball(kR, 32, 3e3);
+  d.position = Vec3(0, kR + 0.01, 0);
+  Pair p(d, true);
+  double lowCpu = 1e300, lowGpu = 1e300;
+  int rows = 0;
+  for (int n = 0; n < 240; ++n) {
+    p.step(0.005, kG);
+    lowCpu = std::min(lowCpu, p.cpu.coreLowest(Vec3::UnitY()));
+    lowGpu = std::min(lowGpu, p.gpu.coreLowest(Vec3::UnitY()));
+    rows += p.gpu.lastStep().coreContacts;
+  }
+  const double h = kR * (1 - d.coreScale), keep = d.material.minLayer;
+  const double yc = p.cpu.core().position.y(), yg = p.gpu.core().position.y();
+  std::printf("E = 3 kPa ball: the core %.2f mm above the ground on the GPU, %.2f on the CPU (lowest %.2f, "
+              "%.2f; its crushed layer %.1f mm); core height %.4f / %.4f m; %d rows on the core (GPU)\n",
+              1e3 * p.gpu.coreLowest(Vec3::UnitY()), 1e3 * p.cpu.coreLowest(Vec3::UnitY()), 1e3 * lowGpu,
+              1e3 * lowCpu, 1e3 * keep * h, yg, yc, rows);
+  EXPECT_NE(p.gpu.freeMotionSolver(), nullptr);
+  EXPECT_GT(rows, 100);
+  EXPECT_EQ(p.gpuWorld.world.bodies()[0].stats.resets, 0);
+  EXPECT_GT(lowGpu, keep * h - 5e-3);
+  EXPECT_NEAR(yg, yc, 0.01 * h + 1e-3);
 }
 
 // The gather pass (the listed nodes' q and qdot, read back without the rest) and the

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "sim/base/json_reader.h"
 #include "sim/body/layered_body.h"
@@ -765,20 +766,42 @@ bool worldBodyFinite(const B& body) {
 
 }  // namespace
 
-TEST(LayeredPhysics, ParameterBoxNeverGainsEnergyOrResetsCleanly) {
+// The thinnest layer of the skin over its core, as a fraction of the rest layer:
+// min_i (h_i + d_i . q_i) / h_i (< 0: a node inside its core).
+double thinnestLayer(const LayeredBody& b) {
+  const BakedBody& m = b.model();
+  const std::vector<Vec3>& q = b.state().q;
+  double thinnest = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    double h = 0;
+    const Vec3 d = restDirection(m, i, &h);
+    thinnest = std::min(thinnest, (h + d.dot(q[size_t(i)])) / h);
+  }
+  return thinnest;
+}
+
+// Issue 26's parameter box: every material, time step and core the panels and scenes
+// allow, a ball dropped with a sideways velocity onto the ground. The skin's limits on
+// its core (core_contact.h) keep the runs from the blow-up check's reset, the core above
+// the ground and the skin outside the core, without energy gained.
+TEST(LayeredPhysics, ParameterBoxNeverResetsGainsEnergyOrSinks) {
   std::mt19937 rng(20060905);
   std::uniform_real_distribution<double> u01(0, 1);
-  int resets = 0, gained = 0, nan = 0;
-  double worstGain = -1e300;
-  for (int k = 0; k < 100; ++k) {
-    const double young = std::pow(10.0, 2 + 5 * u01(rng));
+  constexpr int kRuns = 200;
+  int resets = 0, gained = 0, nan = 0, unsettled = 0;
+  double worstGain = -1e300, lowestCore = 1e300, thinnest = 1e300;
+  std::vector<double> penetration, settling;
+  for (int k = 0; k < kRuns; ++k) {
+    const double young = std::pow(10.0, 2 + 6 * u01(rng));
     const double poisson = 0.49 * u01(rng);
-    const double dt = 1e-4 + (0.05 - 1e-4) * u01(rng);
+    const double dt = 1e-4 + (1.0 / 30 - 1e-4) * u01(rng);
     const double density = 100 + 4900 * u01(rng);
+    const double coreScale = 0.3 + 0.65 * u01(rng);
     Scene sc;
     sc.simulation.dt = dt;
     BodyDesc b = ballDesc(32, young, density);
     b.material.poisson = poisson;
+    b.coreScale = coreScale;
     b.position = Vec3(0, kR + 0.005, 0);
     b.velocity = Vec3(0.3, -1.0, 0);  // reaches the plane within the capped steps at any dt
     sc.bodies.push_back(b);
@@ -791,27 +814,60 @@ TEST(LayeredPhysics, ParameterBoxNeverGainsEnergyOrResetsCleanly) {
     const double mass = body.model->totalMass;
     // tolerance: 1% of the mechanical energy scale (kinetic + m g r)
     const double tol = 0.01 * (0.5 * mass * b.velocity.squaredNorm() + mass * 9.81 * kR);
-    const int steps = std::min(150, int(std::ceil(0.5 / dt)));
+    const int steps = std::clamp(int(std::ceil(1.5 / dt)), 60, 240);
     bool reset = false, grew = false, bad = false;
-    double gain = -1e300;
+    double gain = -1e300, core = 1e300, layer = 1e300, settled = -1;
     for (int n = 0; n < steps; ++n) {
       w.step();
-      if (!w.takeWarnings().empty() || body.stats.resets > 0) reset = true;
+      for (const std::string& why : w.takeWarnings()) {
+        if (!reset) std::printf("  %s\n", why.c_str());
+        reset = true;
+      }
+      if (body.stats.resets > 0) reset = true;
       const double e = worldBodyEnergy(w, body);
       if (!std::isfinite(e) || !worldBodyFinite(body)) bad = true;
       gain = std::max(gain, e - e0);
       if (e > e0 + tol) grew = true;
+      core = std::min(core, body.layered.coreLowest(Vec3::UnitY()));
+      layer = std::min(layer, thinnestLayer(body.layered));
+      // settled: the centre of mass moving up or down slower than 2 cm/s from here on
+      if (std::abs(body.layered.linearMomentum().y()) / mass > 0.02) settled = -1;
+      else if (settled < 0) settled = (n + 1) * dt;
     }
-    if (reset) ++resets;
-    if (bad) ++nan;
-    if (grew && !reset) ++gained;
+    resets += reset;
+    nan += bad;
+    gained += grew && !reset;
     worstGain = std::max(worstGain, gain / tol);
-    EXPECT_FALSE(bad) << "NaN: E " << young << " nu " << poisson << " dt " << dt << " rho " << density;
-    EXPECT_TRUE(!grew || reset) << "energy grew by " << gain << " J (tolerance " << tol << " J) without a reset: E "
-                                << young << " nu " << poisson << " dt " << dt << " rho " << density;
+    lowestCore = std::min(lowestCore, core);
+    thinnest = std::min(thinnest, layer);
+    penetration.push_back(std::max(0.0, -body.stats.minHeight));
+    if (settled < 0) ++unsettled;
+    else settling.push_back(settled);
+    const std::string run = "E " + std::to_string(young) + " nu " + std::to_string(poisson) + " dt " +
+                            std::to_string(dt) + " rho " + std::to_string(density) + " core " +
+                            std::to_string(coreScale);
+    EXPECT_FALSE(bad) << "NaN: " << run;
+    EXPECT_FALSE(grew) << "energy grew by " << gain << " J (tolerance " << tol << " J): " << run;
+    EXPECT_GT(core, -1e-3) << "the core's lowest point went " << -core << " m below the ground: " << run;
+    EXPECT_GT(layer, -0.01) << "a node went " << -layer << " layers inside its core: " << run;
   }
-  std::printf("parameter box: 100 runs, %d with a reset, %d gained energy without one, %d NaN; "
-              "largest gain %.3f of the tolerance\n", resets, gained, nan, worstGain);
+  auto quantiles = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    auto at = [&](double p) { return v.empty() ? 0.0 : v[size_t(p * double(v.size() - 1))]; };
+    char text[160];
+    std::snprintf(text, sizeof text, "median %.3g, 90%% %.3g, max %.3g", at(0.5), at(0.9), at(1.0));
+    return std::string(text);
+  };
+  std::printf("parameter box: %d runs, %d with a reset, %d gained energy, %d NaN; largest gain %.3f of the "
+              "tolerance; the core's lowest point %.2f mm; the thinnest layer %.3f of the rest layer\n"
+              "  largest skin penetration [m]: %s\n  settling time [s] (%zu settled, %d still moving at "
+              "the end): %s\n",
+              kRuns, resets, gained, nan, worstGain, 1e3 * lowestCore, thinnest, quantiles(penetration).c_str(),
+              settling.size(), unsettled, quantiles(settling).c_str());
+  // Issue 26 asks for none. Three are left (docs/decisions/0027): two stiff balls (2e7,
+  // 7e7 Pa) at dt > 0.02 s that gain energy at their first contact with the skin's
+  // limits on or off, and a 5 kPa ball at dt = 0.028 s. (The limits off: 77.)
+  EXPECT_LE(resets, 3);
 }
 
 }  // namespace d2t

@@ -84,6 +84,9 @@ TEST(World, ABodyThatFailsAgainFromItsLastGoodStateStartsOverFromTheScene) {
   Scene s = ballScene(0.8, 0.005);
   s.bodies[0].material.young = 3000;
   s.simulation.response.support = true;
+  // (the skin's limits on its core keep this ball from collapsing: CoreContact's tests;
+  // without them it collapses past the linear model, and the reset path is what is left)
+  s.simulation.response.skinOnCore = false;
   World w(s);
   const Vec3 x0 = w.bodies()[0].state.position;
   std::vector<long> resetSteps;

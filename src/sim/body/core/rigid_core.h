@@ -172,9 +172,16 @@ struct RigidCore {
   /// A contact row's coupling U_k = L_i^T n - M_ce(i) Mh_i^-1 R^T n (12) for the world
   /// normal n (nb = R^T n) at node i (u, m_i; hn = Mh_i^-1 nb).
   static Vector rowCoupling(const Vec3& n, const Vec3& nb, const Vec3& u, double mi, const Vec3& hn, const Mat3& R) {
+    return generalizedForce(n, nb, u) + skinRowCoupling(u, mi, hn, R);
+  }
+  /// The coupling of a row against the body's own core (the skin bottoming out, issue
+  /// 26): the row's force on the node and its reaction on the core act at the same point,
+  /// so their generalised forces on the core cancel (no L_i^T n) and only the mass
+  /// coupling is left, U_k = -M_ce(i) Mh_i^-1 nb.
+  static Vector skinRowCoupling(const Vec3& u, double mi, const Vec3& hn, const Mat3& R) {
     Vector g;
-    g << mi * (R * hn), mi * u.cross(hn);
-    return generalizedForce(n, nb, u) - g;
+    g << -(mi * (R * hn)), -(mi * u.cross(hn));
+    return g;
   }
   /// The right-hand side of step 11's core solve: f_c - sum_i M_ce(i) Mh_i^-1 r_i from the
   /// rows' generalised force fc and the skin's sums mt = sum m_i Mh_i^-1 r_i, mr = sum m_i
