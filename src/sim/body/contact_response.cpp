@@ -425,12 +425,19 @@ void LayeredBody::findCoreRows(double dt, Profile& profile) {
   info_.coreContacts = int(coreContacts_.size());
 }
 
-double LayeredBody::coreReachSpeed() const {
+std::pair<double, double> LayeredBody::coreExtent() const {
   if (coreRadius_ < 0) {
     coreRadius_ = 0;
-    for (const Vec3& f : model_->core) coreRadius_ = std::max(coreRadius_, f.norm());
+    for (int i = 0; i < model_->nodeCount(); ++i) {
+      coreRadius_ = std::max(coreRadius_, model_->core[size_t(i)].norm());
+      maxLayer_ = std::max(maxLayer_, (model_->restSkin[size_t(i)] - model_->core[size_t(i)]).norm());
+    }
   }
-  return state_.velocity.norm() + state_.angularVelocity.norm() * coreRadius_;
+  return {coreRadius_, maxLayer_};
+}
+
+double LayeredBody::coreReachSpeed() const {
+  return state_.velocity.norm() + state_.angularVelocity.norm() * coreExtent().first;
 }
 
 // Step 15's part on the core. The core points still within their crushed layer of a

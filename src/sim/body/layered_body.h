@@ -574,6 +574,9 @@ class LayeredBody {
   /// The lowest point of the core's surface along the world unit direction `up`: min over
   /// the core points f_i of up . (c + R f_i) [m] (the core surface is their mesh).
   double coreLowest(const Vec3& up) const;
+  /// The core's radius about the body-frame origin, max |f_i| [m], and the skin's
+  /// thickest layer, max h_i [m] (computed once).
+  std::pair<double, double> coreExtent() const;
   Vec3 linearMomentum() const { return linearMomentum(moments()); }  ///< [kg m/s]
   Vec3 centerOfMass() {
     syncMoments();
@@ -634,11 +637,11 @@ class LayeredBody {
   double coreReachSpeed() const;  // the fastest speed of a core point [m/s]
   // step 15's part: the core lifted off the colliders, what is left past a limit out
   void correctCore(Profile& profile);
-  std::vector<NodeContact> coreContacts_;
-  std::vector<CorePointContact> corePoints_;  // the core's points near colliders (setCorePointContacts)
+  std::vector<NodeContact> coreContacts_;       // this step's rows on the core (findCoreRows)
+  std::vector<std::pair<int, Vec3>> heldNodes_;  // ... the nodes and n_i held on the core (holdOnCore)
+  std::vector<CorePointContact> corePoints_;     // the core's points near colliders (setCorePointContacts)
   CorePointRows corePointRows_;
-  std::vector<std::pair<int, Vec3>> heldNodes_;
-  mutable double coreRadius_ = -1;  // max |f_i| (coreReachSpeed; -1: not yet)  // ... their nodes and d_i, held on the core (holdOnCore)
+  mutable double coreRadius_ = -1, maxLayer_ = 0;  // max |f_i|, max h_i (coreExtent; -1: not yet)
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   BakedBodyPtr model_;

@@ -47,10 +47,9 @@ struct CoreContact {
 };
 
 /// The rest direction d_i of node i (body frame, unit) and its layer thickness h_i [m].
-inline Vec3 restDirection(const BakedBody& m, int i, double* thickness) {
-  const Vec3 d = m.restSkin[size_t(i)] - m.core[size_t(i)];
-  *thickness = d.norm();
-  return d / *thickness;
+inline const Vec3& restDirection(const BakedBody& m, int i, double* thickness) {
+  *thickness = m.layer[size_t(i)];
+  return m.layerDirection[size_t(i)];
 }
 
 /// The limits of every node within margin h_i + reach [m] of them at displacements q, by

@@ -368,9 +368,14 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   // ---- move to the body frame -----------------------------------------------------------------
   body->restSkin.resize(n);
   body->core.resize(n);
+  body->layerDirection.resize(n);
+  body->layer.resize(n);
   for (int i = 0; i < n; ++i) {
     body->restSkin[i] = g[i] - com;
     body->core[i] = f[i] - com;
+    const Vec3 d = body->restSkin[i] - body->core[i];
+    body->layer[i] = d.norm();
+    body->layerDirection[i] = d / body->layer[i];
   }
 
   // ---- totals: core + skin nodes as point masses ------------------------------------------------

@@ -56,6 +56,8 @@ struct BakedBody {
   // ---- nodes (nnode) --------------------------------------------------------
   std::vector<Vec3> restSkin;          ///< (nnode x 3) rest skin point g, body frame [m]
   std::vector<Vec3> core;              ///< (nnode x 3) core point f under each node, body frame [m]
+  std::vector<Vec3> layerDirection;    ///< (nnode) d_i = (g - f) / h_i, the rest direction, body frame
+  std::vector<double> layer;           ///< (nnode) h_i = |g - f|, the rest layer thickness [m]
   std::vector<NodeMaterial> material;  ///< (nnode) material at g (regions applied)
   std::vector<double> nodeMass;        ///< (nnode) lumped skin node mass m_i [kg]
 

@@ -74,11 +74,8 @@ std::vector<CorePointContact> World::findCorePoints(const LayeredBody& body, dou
   const CoreState& s = body.core();
   const Mat3 R = s.orientation.toRotationMatrix();
   const double keep = body.desc().material.minLayer;
-  double reach = 0, layer = 0;  // (the core's radius about c, its thickest crushed layer)
-  for (int i = 0; i < m.nodeCount(); ++i) {
-    reach = std::max(reach, m.core[size_t(i)].norm());
-    layer = std::max(layer, keep * (m.restSkin[size_t(i)] - m.core[size_t(i)]).norm());
-  }
+  const auto [reach, thickest] = body.coreExtent();
+  const double layer = keep * thickest;  // (the thickest crushed layer)
   for (const Collider* c : queriedColliders()) {
     Vec3 up;
     double top;
