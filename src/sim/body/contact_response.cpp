@@ -106,6 +106,8 @@ void LayeredBody::respondRows(std::vector<NodeContact>& cs, bool onCore, double 
   {
     StageTimer t(profile, Stage::Rows);
     rows = contactRows(cs, onCore, policy.friction, &restingSurfaces);
+    if (!onCore)
+      for (const CorePointContact& c : corePoints_) restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
   }
   const Vec3 v0 = state_.velocity, w0 = state_.angularVelocity;
   RowOutcome out;
@@ -283,7 +285,9 @@ void LayeredBody::takeRowResults(const RowOutcome& out, std::vector<NodeContact>
 //    l = b - U A^-1 U_out^T lo_out with l = D^-1 b - D^-1 U (A + U^T D^-1 U)^-1 U^T D^-1 b
 //    written for dv. One-sided: a row whose total impulse (what it had: support, earlier
 //    sweeps) would pull leaves the set with its total at zero, lambda = lo; release rows
-//    are out from the start.
+//    are out from the start. The core's own rows against the colliders (corePoints:
+//    core_point_rows.h, no skin, D = kCorePointCompliance / m) join the same rounds, and
+//    their force the core's in step 11.
 LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows,
                                                     const std::vector<CorePointContact>& corePoints,
                                                     const Vec3& v0, const Vec3& w0, double dt,

@@ -59,10 +59,14 @@ void findCoreContacts(const BakedBody& m, const std::vector<Vec3>& q, double kee
 
 /// Mh_i^-1 of a node held on the core along n (unit): H - H n n^T H / (n^T H n), the
 /// node's response to an impulse with the constraint n . dqdot = 0 eliminated (its
-/// multiplier is the layer's reaction, internal to the body).
+/// multiplier is the layer's reaction, internal to the body). H itself where it already
+/// gives nothing along n (a node held twice along one direction: crushed straight in
+/// near its stretch limit too).
 inline Mat3 heldInverse(const Mat3& H, const Vec3& n) {
   const Vec3 hn = H * n;
-  return H - hn * hn.transpose() / n.dot(hn);
+  const double nhn = n.dot(hn);
+  if (!(nhn > 1e-9 * H.trace())) return H;
+  return H - hn * hn.transpose() / nhn;
 }
 
 /// The held nodes' Mh_i^-1 (hinv: every node's), each node once in node order, held

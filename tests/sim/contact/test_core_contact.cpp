@@ -111,6 +111,10 @@ TEST(CoreContact, HeldInverseGivesNoVelocityAlongWhatItHolds) {
     const Mat3 joint = H - H * C * (C.transpose() * H * C).inverse() * C.transpose() * H;
     ASSERT_EQ(both.size(), 1u);
     EXPECT_LT((both[0].second - joint).norm(), 1e-10 * H.norm());
+    // held twice along one direction (crushed straight in, near its stretch limit too)
+    const std::vector<std::pair<int, Mat3>> twice = heldBlocks({H}, {{0, d1}, {0, -d1}});
+    EXPECT_TRUE(twice[0].second.allFinite());
+    EXPECT_LT((twice[0].second - h1).norm(), 1e-12 * H.norm());
   }
 }
 
