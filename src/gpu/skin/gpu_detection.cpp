@@ -192,16 +192,11 @@ void GpuDetection::detectCore(const GlTexture& q, double keep, double margin, do
     const Vec3 normal = Vec3(h.normalDepth[0], h.normalDepth[1], h.normalDepth[2]).normalized();
     hits->push_back({a.texelNode[size_t(h.id[1]) * size_t(n) + size_t(h.id[0])], h.normalDepth[3], normal, h.id[2] == 1});
   }
-  // (in node order, a node's crush before its stretch, as on the CPU: id[2] is the limit)
-  std::vector<size_t> order(raw.size());
-  for (size_t k = 0; k < raw.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return std::pair((*hits)[x].node, raw[x].id[2]) < std::pair((*hits)[y].node, raw[y].id[2]);
+  // (the atomic counter appends in no fixed order: by node, a node's crush before its
+  // stretch, as on the CPU)
+  std::sort(hits->begin(), hits->end(), [](const CoreContact& x, const CoreContact& y) {
+    return std::pair(x.node, x.stretch) < std::pair(y.node, y.stretch);
   });
-  std::vector<CoreContact> sorted;
-  sorted.reserve(order.size());
-  for (size_t k : order) sorted.push_back((*hits)[k]);
-  *hits = std::move(sorted);
 }
 
 }  // namespace d2t

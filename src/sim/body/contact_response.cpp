@@ -90,7 +90,7 @@ void LayeredBody::respond(std::vector<NodeContact>& contacts, double dt, const V
     const Vec3 before = linearMomentum();
     respondRows(coreContacts_, true, dt, profile);
     integrate();
-    if (!settings_.fixedCore) s.velocity += (before - linearMomentum()) / model_->totalMass;
+    restoreLinearMomentum(before);
   }
   if (!cs.empty() || !corePoints_.empty()) respondRows(cs, false, dt, profile);
   integrate();
@@ -110,11 +110,14 @@ void LayeredBody::respondRows(std::vector<NodeContact>& cs, bool onCore, double 
       for (const CorePointContact& c : corePoints_) restingSurfaces = restingSurfaces && c.surfaceVelocity.isZero(0);
   }
   const Vec3 v0 = state_.velocity, w0 = state_.angularVelocity;
+  static const std::vector<std::pair<int, Vec3>> noneHeld;
+  static const std::vector<CorePointContact> noPoints;
+  const auto& held = onCore ? noneHeld : heldNodes_;  // (the rows on the core: neither)
+  const auto& points = onCore ? noPoints : corePoints_;
   RowOutcome out;
   withResponse(profile, [&](SkinResponse& r) {
-    r.holdOnCore(view(), onCore ? std::vector<std::pair<int, Vec3>>{} : heldNodes_);
-    out = respondThrough(r, rows, onCore ? std::vector<CorePointContact>{} : corePoints_, v0, w0, dt,
-                         restingSurfaces && policy.energyGuard, profile);
+    r.holdOnCore(view(), held);
+    out = respondThrough(r, rows, points, v0, w0, dt, restingSurfaces && policy.energyGuard, profile);
   });
   StageTimer t(profile, Stage::Apply);  // (the results taken back)
   if (onCore) {
@@ -482,6 +485,13 @@ void LayeredBody::correctCore(Profile& profile) {
   const Vec3 before = linearMomentum();
   withResponse(profile, [&](SkinResponse& r) { r.correct(view(), dq, state_); });
   if (skinResident()) skin_.changedOnSolver();
+  restoreLinearMomentum(before);
+}
+
+// What the body's own rows and corrections take from its linear momentum (the
+// block-diagonal response, a node moved in the spinning frame) given back through
+// the core's velocity: they are internal.
+void LayeredBody::restoreLinearMomentum(const Vec3& before) {
   if (!settings_.fixedCore) state_.velocity += (before - linearMomentum()) / model_->totalMass;
 }
 

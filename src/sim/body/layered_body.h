@@ -635,6 +635,7 @@ class LayeredBody {
   // the predicted state by the first sweep, their impulses kept over the sweeps
   void findCoreRows(double dt, Profile& profile);
   double coreReachSpeed() const;  // the fastest speed of a core point [m/s]
+  void restoreLinearMomentum(const Vec3& before);  // back to `before` through the core
   // step 15's part: the core lifted off the colliders, what is left past a limit out
   void correctCore(Profile& profile);
   std::vector<NodeContact> coreContacts_;       // this step's rows on the core (findCoreRows)

@@ -85,7 +85,7 @@ std::vector<CorePointContact> World::findCorePoints(const LayeredBody& body, dou
       const Vec3 x = s.position + R * m.core[size_t(i)];
       if (up.dot(x) > top + layer + margin) continue;
       const SurfaceHit h = c->query(x);
-      const double depth = keep * (m.restSkin[size_t(i)] - m.core[size_t(i)]).norm() - h.distance;
+      const double depth = keep * m.layer[size_t(i)] - h.distance;
       if (depth > -margin) out.push_back({i, h.normal, depth, h.velocity});
     }
   }
