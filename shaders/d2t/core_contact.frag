@@ -1,7 +1,7 @@
 #version 430 core
 // The skin's limits against its own core (T), as findCoreContacts on the CPU
 // (src/sim/contact/core_contact.h): node i, its rest direction d_i = (ub_i - f_i) / h_i
-// and layer thickness h_i = |ub_i - f_i|,
+// and layer thickness h_i = |ub_i - f_i| (AtlasPasses::layer),
 //   crush    gap = d_i . q_i + (1 - keep) h_i          along d_i
 //   stretch  gap = maxStretch h_i - |q_i|              along -q_i / |q_i|
 // Each limit with gap < uMargin h_i + uReach is appended to the hit list (detect.frag's record:
@@ -10,7 +10,7 @@
 #include "common.glsl"
 
 uniform sampler2D uQ;       // skin displacements q (body frame)
-uniform sampler2D uCore;    // f: the core point under each node (body frame) [m]
+uniform sampler2D uLayer;   // (d_i, h_i): the rest direction (body frame) and layer thickness [m]
 uniform float uKeep;        // the fraction of the layer a crushed node keeps (Material::minLayer)
 uniform float uMaxStretch;  // kMaxStretch
 uniform float uMargin;      // the margin, a fraction of the layer
@@ -35,9 +35,9 @@ void append(int limit, vec3 normal, float gap) {
 void main() {
   oUnused = vec4(0.0);
   if (!beginTexel() || gWeight == 0.0) return;  // (node texels only: each node once)
-  vec3 d = gRestPos - at(uCore, gSrc);
-  float h = length(d);
-  d /= h;
+  vec4 layer = texelFetch(uLayer, gSrc, 0);
+  vec3 d = layer.xyz;
+  float h = layer.w;
   vec3 q = at(uQ, gSrc);
   float crush = dot(d, q) + (1.0 - uKeep) * h;
   if (crush < uMargin * h + uReach) append(0, d, crush);

@@ -126,7 +126,7 @@
 #define D2T_SUMMARY_UU_B 4     // ... (xz, yz, 0, 0)
 #define D2T_SUMMARY_SUMS 5     // the locations below this one are sums
 #define D2T_SUMMARY_MAX 5      // maxima: (|q|, |q| / thickness, |qdot|, -up . u)
-#define D2T_SUMMARY_BAD 6      // 1 where q or qdot is not finite
+#define D2T_SUMMARY_BAD 6      // (1 where q or qdot is not finite, -d . q / h (the crush), 0, 0)
 #define D2T_SUMMARY_OUTPUTS 7
 
 // contact_map.frag (the contact camera's pass 4), per patch node: location 0 holds the

@@ -9,7 +9,7 @@
 // 0 alone: (|q| (0 where q is not finite), 0, 0, 0), a maximum.
 #include "common.glsl"
 
-uniform sampler2D uQ, uQdot, uThickness;
+uniform sampler2D uQ, uQdot, uLayer;  // uLayer: (d_i, h_i), AtlasPasses::layer
 uniform sampler2DArray uK;  // layer D2T_BLOCK_LAYER(k, r): row r of the block of stencil slot k
 uniform vec3 uUp;           // body frame, unit
 uniform bool uMaxQOnly;
@@ -60,6 +60,8 @@ void main() {
   // u u^T - ub ub^T = ub q^T + q ub^T + q q^T
   oUuDiag = vec4(m * (2.0 * ub * q + q * q), m * (ub.x * q.y + q.x * ub.y + q.x * q.y));
   oUuOff = vec4(m * (ub.x * q.z + q.x * ub.z + q.x * q.z), m * (ub.y * q.z + q.y * ub.z + q.y * q.z), 0.0, 0.0);
-  float t = texelFetch(uThickness, gSrc, 0).x;
-  oMax = vec4(length(q), length(q) / max(t, 1e-30), length(qd), -dot(uUp, u));
+  vec4 layer = texelFetch(uLayer, gSrc, 0);
+  float h = max(layer.w, 1e-30);
+  oMax = vec4(length(q), length(q) / h, length(qd), -dot(uUp, u));
+  oBad = vec4(0.0, max(0.0, -dot(layer.xyz, q) / h), 0.0, 0.0);  // (the crush: how far into its layer)
 }

@@ -46,6 +46,16 @@ AtlasPasses::AtlasPasses(BakedBodyPtr model) : model_(std::move(model)) {
     }
     uploadTexels(rest_, 0, t);
   }
+  layer_ = newField();
+  {
+    std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
+    for (int i = 0; i < a.nodeCount(); ++i) {
+      float* p = &t[size_t(a.nodeTexel[i]) * 4];
+      for (int c = 0; c < 3; ++c) p[c] = float(model_->layerDirection[i][c]);
+      p[3] = float(model_->layer[i]);
+    }
+    uploadTexels(layer_, 0, t);
+  }
   source_ = GlTexture(n_, n_, 0, GL_RG32I);
   {
     std::vector<GLint> s(size_t(a.texelCount()) * 2, -1);

@@ -40,6 +40,9 @@ class AtlasPasses {
   int size() const { return n_; }  ///< the atlas resolution N
 
   // ---- textures ------------------------------------------------------------------------
+  /// The skin's layer over its core at each node texel: (d_i, h_i), the rest direction
+  /// and thickness (BakedBody::layerDirection, layer; 0 elsewhere).
+  const GlTexture& layer() const { return layer_; }
   /// An N x N RGBA32F texture, zeroed (unused texels must hold finite values).
   GlTexture newField() const;
   void uploadNodes(const GlTexture& t, const std::vector<Vec3>& x);
@@ -116,6 +119,7 @@ class AtlasPasses {
   int n_ = 0;  // atlas resolution
   ShaderProgram reduce_;
   GlTexture rest_, source_;  // (ub, m) per node texel; the node texel each texel holds
+  GlTexture layer_;          // (d_i, h_i) per node texel
   GlTexture terms_[kMaxTerms];                // the terms of a pass's output at location L, by L
   std::vector<GlTexture> levels_[kMaxTerms];  // reduction pyramid per slot, down to (but not) 1 x 1
   GlTexture sums_[kMaxTerms];                 // 1 x 1: sums_[L] the sum of terms_[L]

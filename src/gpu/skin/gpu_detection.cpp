@@ -77,8 +77,6 @@ struct DetectedColliders {
 GpuDetection::GpuDetection(AtlasPasses& passes) : passes_(passes) {
   program_ = ShaderProgram("d2t/pass.vert", "d2t/detect.frag");
   coreProgram_ = ShaderProgram("d2t/pass.vert", "d2t/core_contact.frag");
-  corePoints_ = passes_.newField();
-  passes_.uploadNodes(corePoints_, passes_.model().core);
   // the hits: a counter, then at most one hit per node and collider pass, two per node
   // and core pass (its two limits)
   glGenBuffers(1, &hitBuffer_);
@@ -177,7 +175,7 @@ void GpuDetection::detectCore(const GlTexture& q, double keep, double margin, do
     const AtlasPasses::PassTimer timer(passes_, Stage::Nodes);
     passes_.beginPass(coreProgram_);
     passes_.bind(coreProgram_, "uQ", q);
-    passes_.bind(coreProgram_, "uCore", corePoints_);
+    passes_.bind(coreProgram_, "uLayer", passes_.layer());
     glUniform1f(coreProgram_.uniform("uKeep"), float(keep));
     glUniform1f(coreProgram_.uniform("uMargin"), float(margin));
     glUniform1f(coreProgram_.uniform("uReach"), float(reach));

@@ -58,7 +58,6 @@ class GpuDetection {
 
   AtlasPasses& passes_;
   ShaderProgram program_, coreProgram_;
-  GlTexture corePoints_;  // f_i, the core point under each node (body frame)
   GLuint hitBuffer_ = 0;  // a counter, then the list
   GlTexture heights_;     // R32F array: the height fields' grids, a layer each
   std::vector<const HeightField*> heightFields_;  // ... of these

@@ -7,11 +7,6 @@ namespace d2t {
 
 GpuSummary::GpuSummary(AtlasPasses& passes, const GpuOperators& ops) : passes_(passes), ops_(ops) {
   program_ = ShaderProgram("d2t/pass.vert", "d2t/summary.frag");
-  const BakedBody& m = passes_.model();
-  std::vector<Vec3> t(size_t(m.nodeCount()));
-  for (int i = 0; i < m.nodeCount(); ++i) t[size_t(i)] = Vec3((m.restSkin[i] - m.core[i]).norm(), 0, 0);
-  thickness_ = passes_.newField();
-  passes_.uploadNodes(thickness_, t);
 }
 
 std::vector<std::array<float, 4>> GpuSummary::run(const GlTexture& q, const GlTexture& qdot, const Vec3& up,
@@ -19,7 +14,7 @@ std::vector<std::array<float, 4>> GpuSummary::run(const GlTexture& q, const GlTe
   passes_.beginPass(program_);
   passes_.bind(program_, "uQ", q);
   passes_.bind(program_, "uQdot", qdot);
-  passes_.bind(program_, "uThickness", thickness_);
+  passes_.bind(program_, "uLayer", passes_.layer());
   passes_.bind(program_, "uK", ops_.stiffness());
   program_.set("uUp", up);
   glUniform1i(program_.uniform("uMaxQOnly"), maxQOnly);
@@ -49,6 +44,7 @@ SkinSummary GpuSummary::summarize(const GlTexture& q, const GlTexture& qdot, con
   r.maxQ = max[0];
   r.maxStretch = max[1];
   r.maxQdot = max[2];
+  r.maxCrush = v[D2T_SUMMARY_BAD][1];
   r.lowest = -max[3];
   if (!r.finite) {  // (as the CPU's: the sums are meaningless then)
     const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -11,7 +11,7 @@ namespace d2t {
 
 class GpuSummary {
  public:
-  /// Compiles the pass, uploads the layer's thickness under each node. Throws GlError.
+  /// Compiles the pass. Throws GlError.
   GpuSummary(AtlasPasses& passes, const GpuOperators& ops);
   /// The summary of the skin (q, qdot), `up` a unit direction (body frame) for `lowest`.
   SkinSummary summarize(const GlTexture& q, const GlTexture& qdot, const Vec3& up);
@@ -26,7 +26,6 @@ class GpuSummary {
   AtlasPasses& passes_;
   const GpuOperators& ops_;
   ShaderProgram program_;
-  GlTexture thickness_;  // x: the layer's thickness |ub - f| under each node (the stretch)
 };
 
 }  // namespace d2t

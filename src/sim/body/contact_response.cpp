@@ -399,7 +399,7 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, double dt, P
     withResponse(profile, [&](SkinResponse& r) { r.correct(view(), dq, s); });
     if (skinResident()) skin_.changedOnSolver();  // (the solver's correction: q is on the GPU)
   }
-  correctCore(profile);
+  liftCore();
 }
 
 // The skin on its core (policy `skin_on_core`, core_contact.h): the nodes crushed past
@@ -447,31 +447,41 @@ double LayeredBody::coreReachSpeed() const {
   return state_.velocity.norm() + state_.angularVelocity.norm() * coreExtent().first;
 }
 
-// Step 15's part on the core. The core points still within their crushed layer of a
-// collider lift the body (core and skin together) along their depth-weighted normal, as
-// far as the deepest asks: the core never sinks through its crushed skin into a
-// collider. Then what the response left past a limit moves the node out along n_i (the
-// core is rigid: the node takes all of it; the core's own distance from the colliders
-// leaves room for a crushed node between).
-void LayeredBody::correctCore(Profile& profile) {
+// Step 15's part on the core (policy `skin_on_core`): the core points still within their
+// crushed layer of a collider lift the body (core and skin together) along their
+// depth-weighted normal, as far as the deepest asks: the core never sinks through its
+// crushed skin into a collider.
+void LayeredBody::liftCore() {
   const ResponsePolicies& policy = settings_.response;
-  if (!policy.skinOnCore || !policy.correction) return;
-  if (!settings_.fixedCore) {
-    Vec3 n = Vec3::Zero();
-    for (const CorePointContact& c : corePoints_)
-      if (c.depth > 0) n += c.depth * c.normal;
-    if (n.norm() > 0) {
-      n.normalize();
-      double lift = 0;
-      for (const CorePointContact& c : corePoints_)
-        if (c.depth > 0) lift = std::max(lift, c.depth / std::max(0.1, n.dot(c.normal)));
-      state_.position += lift * n;
-      info_.coreCorrection = std::max(info_.coreCorrection, lift);
-    }
-  }
+  if (!policy.skinOnCore || !policy.correction || settings_.fixedCore) return;
+  Vec3 n = Vec3::Zero();
+  for (const CorePointContact& c : corePoints_)
+    if (c.depth > 0) n += c.depth * c.normal;
+  if (n.norm() == 0) return;
+  n.normalize();
+  double lift = 0;
+  for (const CorePointContact& c : corePoints_)
+    if (c.depth > 0) lift = std::max(lift, c.depth / std::max(0.1, n.dot(c.normal)));
+  state_.position += lift * n;
+  info_.coreCorrection = std::max(info_.coreCorrection, lift);
+}
+
+// The end of step 15: what the response and the correction left past a limit moves out
+// along n_i (the core is rigid: the node takes all of it; the core's own distance from
+// the colliders leaves room for a crushed node between). The summary of the corrected
+// skin says whether any node is past a limit, so the common step (none) costs no pass.
+bool LayeredBody::correctLimits(const SkinSummary& skin, Profile& profile) {
+  const ResponsePolicies& policy = settings_.response;
+  if (!policy.skinOnCore || !policy.correction || !skin.finite) return false;
+  // (the summary's maxima are floats on the GPU: a hair below the limits, the limits found
+  // exactly as below)
+  constexpr double kHair = 1e-4;
+  const double keep = desc_.material.minLayer;
+  if (skin.maxCrush < 1 - keep - kHair && skin.maxStretch < kMaxStretch - kHair) return false;
+  StageTimer t(profile, Stage::Correct);
   std::vector<CoreContact> found;
-  withResponse(profile, [&](SkinResponse& r) { r.findCoreContacts(view(), state_, desc_.material.minLayer, 0.0, 0.0, &found); });
-  if (found.empty()) return;
+  withResponse(profile, [&](SkinResponse& r) { r.findCoreContacts(view(), state_, keep, 0.0, 0.0, &found); });
+  if (found.empty()) return false;
   std::vector<std::pair<int, Vec3>> dq;
   for (const CoreContact& k : found) {  // (a node past both limits: both, summed)
     if (!dq.empty() && dq.back().first == k.node)
@@ -486,6 +496,7 @@ void LayeredBody::correctCore(Profile& profile) {
   withResponse(profile, [&](SkinResponse& r) { r.correct(view(), dq, state_); });
   if (skinResident()) skin_.changedOnSolver();
   restoreLinearMomentum(before);
+  return true;
 }
 
 // What the body's own rows and corrections take from its linear momentum (the

@@ -300,7 +300,8 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
       p.elastic += qi.dot(row);
       const double qn = qi.norm();
       p.maxQ = std::max(p.maxQ, qn);
-      p.maxStretch = std::max(p.maxStretch, qn / std::max(1e-300, (m.restSkin[i] - m.core[i]).norm()));
+      p.maxStretch = std::max(p.maxStretch, qn / std::max(1e-300, m.layer[i]));
+      p.maxCrush = std::max(p.maxCrush, -m.layerDirection[i].dot(qi) / std::max(1e-300, m.layer[i]));
       p.maxQdot = std::max(p.maxQdot, vi.norm());
       p.lowest = std::min(p.lowest, up.dot(u));
     }
@@ -317,6 +318,7 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
     r.elastic += p.elastic;
     r.maxQ = std::max(r.maxQ, p.maxQ);
     r.maxStretch = std::max(r.maxStretch, p.maxStretch);
+    r.maxCrush = std::max(r.maxCrush, p.maxCrush);
     r.maxQdot = std::max(r.maxQdot, p.maxQdot);
     r.lowest = std::min(r.lowest, p.lowest);
     r.finite = r.finite && p.finite;

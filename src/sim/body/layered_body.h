@@ -481,6 +481,10 @@ class LayeredBody {
   void setCorePointContacts(std::vector<CorePointContact> contacts) { corePoints_ = std::move(contacts); }
   /// Step 15 with the contacts found after the response, for a step of dt [s].
   void correct(const std::vector<NodeContact>& contacts, double dt, Profile& profile);
+  /// ... and its end (policy `skin_on_core`): the nodes left past a limit on the core
+  /// moved back onto it, where `skin` (the summary after correct) says there are any.
+  /// True if it moved nodes (the summary is then out of date).
+  bool correctLimits(const SkinSummary& skin, Profile& profile);
 
   const LayeredStepInfo& lastStep() const { return info_; }
 
@@ -636,8 +640,8 @@ class LayeredBody {
   void findCoreRows(double dt, Profile& profile);
   double coreReachSpeed() const;  // the fastest speed of a core point [m/s]
   void restoreLinearMomentum(const Vec3& before);  // back to `before` through the core
-  // step 15's part: the core lifted off the colliders, what is left past a limit out
-  void correctCore(Profile& profile);
+  // step 15's part: the core lifted off the colliders
+  void liftCore();
   std::vector<NodeContact> coreContacts_;       // this step's rows on the core (findCoreRows)
   std::vector<std::pair<int, Vec3>> heldNodes_;  // ... the nodes and n_i held on the core (holdOnCore)
   std::vector<CorePointContact> corePoints_;     // the core's points near colliders (setCorePointContacts)

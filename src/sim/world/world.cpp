@@ -4,7 +4,8 @@
 //   (detection, steps 6-8 and 14, is in detection.cpp)
 //   (the response across bodies, steps 9-13 in sweeps with the pair units, is in response.cpp)
 //   the step       World::step and its stages: moveColliders, beginBodies, integrateFree,
-//                  contactGroups, correctAll, checkHealth, updateStats
+//                  contactGroups, correctAll, summarizeAll, correctLimitsAll, checkHealth,
+//                  updateStats
 
 #include "sim/world/world.h"
 
@@ -188,7 +189,9 @@ void World::step(double dt) {
   lastContacts_ = contacts;              // (respond dropped the ones without depth)
   contacts = findAllContacts(true);      // 14   detection again
   correctAll(contacts, dt);              // 15   constraint correction
-  const std::vector<SkinSummary> skins = checkHealth(groups, dt);  // blow-up: rollback
+  std::vector<SkinSummary> skins = summarizeAll();  // (one pass a body: the limits, checks, statistics)
+  correctLimitsAll(&skins);              // 15   ... the nodes past a limit on the core
+  checkHealth(groups, dt, &skins);       // blow-up: rollback
   time_ += dt;
   ++steps_;
   updateStats(skins);
@@ -247,27 +250,44 @@ void World::correctAll(const std::vector<std::vector<NodeContact>>& contacts, do
   for (size_t i = 0; i < bodies_.size(); ++i) bodies_[i].layered.correct(contacts[i], dt, profile_);
 }
 
-// A non-finite or runaway state, or energy that grew without outside work, is reported
-// and rolled back. One summary of each body's skin at the end of the step (a pass on
-// the backend that holds it) serves the checks and the statistics; its lowest point is
+// One summary of each body's skin at the end of the step (a pass on the backend that
+// holds it) serves the skin's limits, the checks and the statistics; its lowest point is
 // along world y.
-std::vector<SkinSummary> World::checkHealth(const std::vector<std::vector<size_t>>& groups, double dt) {
+SkinSummary World::summarize(size_t i) {
+  LayeredBody& l = bodies_[i].layered;
+  return l.summarize(l.core().orientation.conjugate() * Vec3::UnitY(), profile_);
+}
+
+std::vector<SkinSummary> World::summarizeAll() {
   StageTimer timer(profile_, Stage::Check);
+  std::vector<SkinSummary> skins(bodies_.size());
+  for (size_t i = 0; i < bodies_.size(); ++i) skins[i] = summarize(i);
+  return skins;
+}
+
+void World::correctLimitsAll(std::vector<SkinSummary>* skins) {
+  for (size_t i = 0; i < bodies_.size(); ++i)
+    if (bodies_[i].layered.correctLimits((*skins)[i], profile_)) {
+      StageTimer timer(profile_, Stage::Check);
+      (*skins)[i] = summarize(i);
+    }
+}
+
+// A non-finite or runaway state, or energy that grew without outside work, is reported
+// and rolled back (`skins`: the summaries of the step's end, those of the bodies rolled
+// back replaced).
+void World::checkHealth(const std::vector<std::vector<size_t>>& groups, double dt, std::vector<SkinSummary>* summaries) {
+  StageTimer timer(profile_, Stage::Check);
+  std::vector<SkinSummary>& skins = *summaries;
   // kinematic colliders in motion do work on the bodies: no energy bound then
   bool outsideWork = false;
   for (const Collider& c : colliders_)
     outsideWork = outsideWork || c.velocity().squaredNorm() > 0 || c.angularVelocity().squaredNorm() > 0;
   std::vector<char> finite(bodies_.size()), bounded(bodies_.size());
-  std::vector<SkinSummary> skins(bodies_.size());
-  auto summarize = [&](size_t i) {
-    LayeredBody& l = bodies_[i].layered;
-    skins[i] = l.summarize(l.core().orientation.conjugate() * Vec3::UnitY(), profile_);
-  };
   std::map<std::vector<size_t>, double> floors;
   for (const std::vector<size_t>& group : groups) {
     bool work = outsideWork, allFinite = true;
     for (size_t i : group) {
-      summarize(i);
       finite[i] = healthy(bodies_[i], skins[i]);
       allFinite = allFinite && finite[i];
       if (finite[i]) bodies_[i].stats.energy = energy(bodies_[i], skins[i]).total();
@@ -305,13 +325,12 @@ std::vector<SkinSummary> World::checkHealth(const std::vector<std::vector<size_t
       b.layered.saveGood();
       b.lastResetStep = steps_ + 1;
       ++b.stats.resets;
-      summarize(bi);
+      skins[bi] = summarize(bi);
       b.stats.energy = energy(b, skins[bi]).total();
     } else {
       b.layered.saveGood();  // (on the GPU solver where it holds the skin: a texture copy)
     }
   }
-  return skins;
 }
 
 // The statistics seen by --metrics and the panels.

@@ -181,7 +181,10 @@ class World {
   std::vector<std::vector<size_t>> contactGroups(const std::vector<std::vector<NodeContact>>& contacts) const;
   void respondAll(std::vector<std::vector<NodeContact>>& contacts, double dt);
   void correctAll(const std::vector<std::vector<NodeContact>>& contacts, double dt);
-  std::vector<SkinSummary> checkHealth(const std::vector<std::vector<size_t>>& groups, double dt);
+  SkinSummary summarize(size_t body);
+  std::vector<SkinSummary> summarizeAll();
+  void correctLimitsAll(std::vector<SkinSummary>* skins);
+  void checkHealth(const std::vector<std::vector<size_t>>& groups, double dt, std::vector<SkinSummary>* skins);
   void updateStats(const std::vector<SkinSummary>& skins);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts, double dt);
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them

@@ -856,11 +856,12 @@ TEST_F(GpuSkinTest, SummaryPassMatchesTheCpu) {
       // (and the pass's max |q| alone: the proxies' growth)
       const double maxQ = p.skin->maxDisplacement(p.gpu.view(), p.gpu.state());
       const double eMax = std::max({rel(g.maxQ, c.maxQ), rel(maxQ, c.maxQ), rel(g.maxStretch, c.maxStretch),
-                                    rel(g.maxQdot, c.maxQdot), rel(g.lowest, c.lowest)});
+                                    rel(g.maxCrush, c.maxCrush), rel(g.maxQdot, c.maxQdot), rel(g.lowest, c.lowest)});
       std::printf("summary pass (%s, %s) vs CPU: mu %.1e, muu %.1e (of the state's parts), mqdot %.1e, "
-                  "u x qdot %.1e, |qdot|^2 %.1e, elastic %.1e, kinetic energy %.1e, maxima %.1e; stretch %.3f\n",
+                  "u x qdot %.1e, |qdot|^2 %.1e, elastic %.1e, kinetic energy %.1e, maxima %.1e; stretch %.3f, "
+                  "crush %.3f\n",
                   d.shape->type().c_str(), what, eMu, eMuu, eMqdot, eMuxqdot, rel(g.mqdot2, c.mqdot2),
-                  rel(g.elastic, c.elastic), eKinetic, eMax, c.maxStretch);
+                  rel(g.elastic, c.elastic), eKinetic, eMax, c.maxStretch, c.maxCrush);
       EXPECT_TRUE(g.finite);
       for (double e : {eMu, eMuu, eMqdot, eMuxqdot, rel(g.mqdot2, c.mqdot2), rel(g.elastic, c.elastic), eKinetic,
                        eMax})
@@ -879,6 +880,13 @@ TEST_F(GpuSkinTest, SummaryPassMatchesTheCpu) {
     p.gpu.editState().q[size_t(k)] = Vec3(0, 3 * t, 0);
     compare("stretched");
     EXPECT_NEAR(p.skin->summarize(p.gpu.view(), p.gpu.state(), up).maxStretch, 3.0, 1e-5);
+    // ... and one crushed to 0.8 of its layer towards the core, the stretched one back
+    // (it pointed inwards too): the skin limits' maximum
+    const int j = n / 3;
+    p.gpu.editState().q[size_t(k)].setZero();
+    p.gpu.editState().q[size_t(j)] = -0.8 * (p.model->restSkin[size_t(j)] - p.model->core[size_t(j)]);
+    compare("crushed");
+    EXPECT_NEAR(p.skin->summarize(p.gpu.view(), p.gpu.state(), up).maxCrush, 0.8, 1e-5);
     // a node whose velocity is not finite
     p.gpu.editState().qdot[size_t(k / 2)].y() = std::numeric_limits<double>::infinity();
     p.skin->load(p.gpu.view(), p.gpu.state(), p.gpu.state().q);

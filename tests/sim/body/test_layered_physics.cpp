@@ -179,7 +179,7 @@ TEST(LayeredPhysics, SkinSummaryMatchesTheNodeByNodeDefinitions) {
 
     double kinetic = 0.5 * m.coreMass * s.velocity.squaredNorm() +
                      0.5 * s.angularVelocity.dot(m.coreInertia * s.angularVelocity);
-    double gravity = -m.coreMass * kG.dot(s.position), lowest = 1e300, maxQ = 0, stretch = 0, maxQdot = 0;
+    double gravity = -m.coreMass * kG.dot(s.position), lowest = 1e300, maxQ = 0, stretch = 0, crush = 0, maxQdot = 0;
     Vec3 com = m.coreMass * s.position, momentum = m.coreMass * s.velocity;
     for (int i = 0; i < n; ++i) {
       const Vec3 x = body.nodePosition(i), v = body.nodeVelocity(i);
@@ -190,6 +190,8 @@ TEST(LayeredPhysics, SkinSummaryMatchesTheNodeByNodeDefinitions) {
       lowest = std::min(lowest, x.y());
       maxQ = std::max(maxQ, s.q[i].norm());
       stretch = std::max(stretch, s.q[i].norm() / (m.restSkin[i] - m.core[i]).norm());
+      const Vec3 d = (m.restSkin[i] - m.core[i]).normalized();  // (the rest direction)
+      crush = std::max(crush, -d.dot(s.q[i]) / (m.restSkin[i] - m.core[i]).norm());
       maxQdot = std::max(maxQdot, s.qdot[i].norm());
     }
     com /= m.totalMass;
@@ -212,6 +214,8 @@ TEST(LayeredPhysics, SkinSummaryMatchesTheNodeByNodeDefinitions) {
     EXPECT_NEAR(s.position.y() + sum.lowest, lowest, 1e-12);
     EXPECT_DOUBLE_EQ(sum.maxQ, maxQ);
     EXPECT_DOUBLE_EQ(sum.maxStretch, stretch);
+    EXPECT_NEAR(sum.maxCrush, crush, 1e-15);
+    EXPECT_GT(crush, 0);  // (the random state pushes some node in)
     EXPECT_DOUBLE_EQ(sum.maxQdot, maxQdot);
     EXPECT_GT(sum.elastic, 0);  // (K_e is positive semi-definite; q has no rigid part)
     // a node's state not finite: the summary says so
