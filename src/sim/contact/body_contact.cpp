@@ -510,4 +510,39 @@ int findColliderContacts(LayeredBody& a, const Collider& b, const ProxyContact& 
   return found;
 }
 
+void findCoreColliderPoints(const LayeredBody& a, const Collider& b, const ProxyContact& pair, double margin,
+                            std::vector<CorePointContact>* out) {
+  const BakedBody& m = a.model();
+  const CoreState& s = a.core();
+  const Mat3 R = s.orientation.toRotationMatrix();
+  const double keep = a.desc().material.minLayer;
+  const Vec3& n = pair.normal;  // (from A to B)
+  const int count = m.nodeCount();
+  std::vector<Vec3> f(static_cast<size_t>(count));
+  double reach = -1e300;  // the farthest a crushed layer reaches along n
+  for (int i = 0; i < count; ++i) {
+    f[size_t(i)] = s.position + R * m.core[size_t(i)];
+    reach = std::max(reach, n.dot(f[size_t(i)]) + keep * m.layer[size_t(i)]);
+  }
+  // the collider's triangles facing A that reach below it along n
+  const ContactSurface sb(b);
+  LazyPositions pb(sb, SkinPatch{});
+  const SkinPatch theirs = patchOf(sb, n, -1, -(reach + margin), 0, pb);
+  if (theirs.triangles.empty()) return;
+  double lowest = 1e300;  // (their nearest point along n)
+  for (const Vec3& x : theirs.x) lowest = std::min(lowest, n.dot(x));
+  const ProjectedPatch window(theirs, sb, pb, n);
+  for (int i = 0; i < count; ++i) {
+    const Vec3& x = f[size_t(i)];
+    const double top = n.dot(x) + keep * m.layer[size_t(i)];
+    if (top <= lowest - margin) continue;
+    Vec3i tri;
+    double height = 0;
+    std::array<double, 3> bary{};
+    if (!window.firstHit(x, pb, n, &tri, &height, &bary)) continue;
+    const double depth = top - height;
+    if (depth > -margin) out->push_back({i, -n, depth, b.velocityAt(x)});
+  }
+}
+
 }  // namespace d2t

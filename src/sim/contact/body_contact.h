@@ -185,6 +185,16 @@ NodeContact makeColliderContact(LayeredBody& self, int node, const Vec3& x, cons
 int findColliderContacts(LayeredBody& a, const Collider& b, const ProxyContact& pair,
                          std::vector<NodeContact>* outA);
 
+/// The core of body A (the pair's) against mesh collider B (policy `skin_on_core`,
+/// core_point_rows.h): the core points within their crushed layer (keep h_i, keep =
+/// Material::minLayer) of the collider, or within `margin` of that, cast along the pair
+/// normal n against the collider's triangles facing A as stage 2 casts the skin's nodes;
+/// depth = n . f_i + keep h_i - (the surface's height along n there), normal -n (out of
+/// the collider, as the pair's skin contacts). The core points are rigid: the CPU finds
+/// them for either backend. Appends them to `out`.
+void findCoreColliderPoints(const LayeredBody& a, const Collider& b, const ProxyContact& pair, double margin,
+                            std::vector<CorePointContact>* out);
+
 /// Stage 2 for the pairs that stage 1 found, as another implementation does it
 /// (the GPU's contact camera); the CPU reference is findSkinContacts and
 /// findColliderContacts. Same contracts as those.

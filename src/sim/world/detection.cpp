@@ -198,10 +198,15 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
     return placed[i];
   };
   // planes and height fields (on the body's GPU solver, from its resident state, where it
-  // has one)
+  // has one); the cores' points against them, then against the mesh colliders
+  const double coreMargin = again ? 0.0 : kContactMargin;
+  std::vector<std::vector<CorePointContact>> corePoints(nb);
+  auto setCorePoints = [&] {
+    for (size_t i = 0; i < nb; ++i) bodies_[i].layered.setCorePointContacts(std::move(corePoints[i]));
+  };
   for (size_t i = 0; i < nb; ++i) {
     timer.emplace(profile_, nodes);
-    bodies_[i].layered.setCorePointContacts(findCorePoints(bodies_[i].layered, again ? 0.0 : kContactMargin));
+    corePoints[i] = findCorePoints(bodies_[i].layered, coreMargin);
     if (detectOnSolver(bodies_[i].layered, &out[i])) continue;
     timer.emplace(profile_, proxies);
     const double grow = placedBody(i).grow;
@@ -214,6 +219,7 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
     if (c.detectedInStages()) meshes.push_back(&c);
   if (nb + meshes.size() < 2) {  // (no pair)
     pairStats_ = PairStats{};
+    setCorePoints();
     return out;
   }
   timer.emplace(profile_, proxies);
@@ -227,6 +233,9 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
     std::vector<NodeContact> ca, cb;
     const bool collider = size_t(p.b) >= nb;
     stats.contactNodes += findPairContacts(p, meshes, &ca, &cb);
+    if (collider && settings().response.skinOnCore)
+      findCoreColliderPoints(bodies_[size_t(p.a)].layered, *meshes[size_t(p.b) - nb], p, coreMargin,
+                             &corePoints[size_t(p.a)]);
     if (!collider) {
       for (NodeContact& c : ca) c.other = p.b;
       for (NodeContact& c : cb) c.other = p.a;
@@ -235,6 +244,7 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
     fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());
   }
   pairStats_ = stats;  // (the correction pass overwrites the response pass's figures)
+  setCorePoints();
   timer.emplace(profile_, nodes);
   for (size_t i = 0; i < nb; ++i) keepDeepest(fromBodies[i], bodies_[i].nodes(), out[i]);
   return out;

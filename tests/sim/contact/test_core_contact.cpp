@@ -8,10 +8,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 
 #include "one_body.h"
+#include "sim/base/json_reader.h"
 #include "sim/contact/core_contact.h"
+#include "sim/scene/scene.h"
+#include "sim/scene/shape.h"
+#include "sim/world/world.h"
 #include "test_shapes.h"
 
 namespace d2t {
@@ -161,42 +166,52 @@ TEST(CoreContact, ACrushStopsAtTheThinnestLayerAndKeepsTheMomentum) {
 }
 
 // A ball too soft to carry itself rests on its crushed skin: the core its thinnest
-// layer above the ground (the skin under it crushed to that), the rest of the ball
-// standing. (Slow: a 3 kPa ball jiggles for seconds, so 6 s.)
+// layer above the floor (the skin under it crushed to that), the rest of the ball
+// standing; on a plane and on a mesh collider (a box: the core's rows from stage 2's
+// cast, findCoreColliderPoints). (Slow: a 3 kPa ball jiggles for seconds, so 6 s.)
 TEST(CoreContact, SoftBallRestsOnItsCrushedSkin) {
-  BodyDesc d = softBall(3e3);
-  d.position = Vec3(0, kR + 0.01, 0);
-  test::OneBody sim(d, test::planeCollider(Vec3::UnitY(), 0, d.material));
-  const double h = kR * (1 - d.coreScale), keep = d.material.minLayer;
-  double lowestCore = 1e300, lowestSkin = 1e300;
-  for (int n = 0; n < 1200; ++n) {
-    sim.step(0.005, Vec3(0, -9.81, 0));
-    lowestCore = std::min(lowestCore, sim.body.coreLowest(Vec3::UnitY()));
-    lowestSkin = std::min(lowestSkin, sim.world.bodies()[0].stats.minHeight);
+  for (const bool mesh : {false, true}) {
+    BodyDesc d = softBall(3e3);
+    d.position = Vec3(0, kR + 0.01, 0);
+    ColliderDesc floor = test::planeCollider(Vec3::UnitY(), 0, d.material);
+    if (mesh) {  // (its top face at y = 0)
+      floor.type = ColliderType::Mesh;
+      floor.shape = parseShape(JsonReader(nlohmann::json::parse(R"({"type": "box", "size": [3, 1, 3], "bevel": 0})"),
+                                          "test"));
+      floor.position = Vec3(0, -0.5, 0);
+    }
+    test::OneBody sim(d, floor);
+    const double h = kR * (1 - d.coreScale), keep = d.material.minLayer;
+    double lowestCore = 1e300, lowestSkin = 1e300;
+    for (int n = 0; n < 1200; ++n) {
+      sim.step(0.005, Vec3(0, -9.81, 0));
+      lowestCore = std::min(lowestCore, sim.body.coreLowest(Vec3::UnitY()));
+      for (int i = 0; i < sim.body.nodeCount(); ++i) lowestSkin = std::min(lowestSkin, sim.body.nodePosition(i).y());
+    }
+    const double core = sim.body.coreLowest(Vec3::UnitY()), layer = thinnestLayer(sim.body);
+    const double speed = sim.body.linearMomentum().norm() / sim.world.bodies()[0].model->totalMass;
+    // the top of the skin: its layer over the core
+    const BakedBody& m = sim.body.model();
+    double top = 0;
+    for (int i = 0; i < m.nodeCount(); ++i) {
+      double hi = 0;
+      const Vec3 di = restDirection(m, i, &hi);
+      if (di.y() > 0.95) top = std::max(top, (hi + di.dot(sim.body.state().q[size_t(i)])) / hi);
+    }
+    std::printf("E = 3 kPa ball at rest on a %s: core %.2f mm above it (its crushed layer %.2f mm), lowest over "
+                "the run %.2f mm; thinnest layer %.3f, top layer %.3f of the rest layer; skin lowest %.2f mm; "
+                "speed %.1e m/s; resets %d\n",
+                mesh ? "mesh box" : "plane", 1e3 * core, 1e3 * keep * h, 1e3 * lowestCore, layer, top,
+                1e3 * lowestSkin, speed, sim.world.bodies()[0].stats.resets);
+    EXPECT_EQ(sim.world.bodies()[0].stats.resets, 0);
+    EXPECT_NEAR(core, keep * h, 1e-3);    // the core on the crushed layer
+    EXPECT_GT(lowestCore, keep * h - 1e-3);
+    EXPECT_GT(layer, keep - 1e-6);        // the skin never crushed past it (its nodes slid aside
+    EXPECT_LT(layer, 2 * keep);           // a little under the core: not exactly at it)
+    EXPECT_GT(top, 0.5);                  // the rest of the ball stands
+    EXPECT_GT(lowestSkin, -2e-3);
+    EXPECT_LT(speed, 0.01);
   }
-  const double core = sim.body.coreLowest(Vec3::UnitY()), layer = thinnestLayer(sim.body);
-  const double speed = sim.body.linearMomentum().norm() / sim.world.bodies()[0].model->totalMass;
-  // the top of the skin: its layer over the core
-  const BakedBody& m = sim.body.model();
-  double top = 0;
-  for (int i = 0; i < m.nodeCount(); ++i) {
-    double hi = 0;
-    const Vec3 di = restDirection(m, i, &hi);
-    if (di.y() > 0.95) top = std::max(top, (hi + di.dot(sim.body.state().q[size_t(i)])) / hi);
-  }
-  std::printf("E = 3 kPa ball at rest: core %.2f mm above the ground (its crushed layer %.2f mm), lowest over "
-              "the run %.2f mm; thinnest layer %.3f, top layer %.3f of the rest layer; skin lowest %.2f mm; "
-              "speed %.1e m/s; resets %d\n",
-              1e3 * core, 1e3 * keep * h, 1e3 * lowestCore, layer, top, 1e3 * lowestSkin, speed,
-              sim.world.bodies()[0].stats.resets);
-  EXPECT_EQ(sim.world.bodies()[0].stats.resets, 0);
-  EXPECT_NEAR(core, keep * h, 1e-3);    // the core on the crushed layer
-  EXPECT_GT(lowestCore, keep * h - 1e-3);
-  EXPECT_GT(layer, keep - 1e-6);        // the skin never crushed past it (its nodes slid aside
-  EXPECT_LT(layer, 2 * keep);           // a little under the core: not exactly at it)
-  EXPECT_GT(top, 0.5);                  // the rest of the ball stands
-  EXPECT_GT(lowestSkin, -2e-3);
-  EXPECT_LT(speed, 0.01);
 }
 
 // The Bodies panel's slider dragged from 50 kPa to 1 kPa in one go on a resting ball
@@ -228,6 +243,67 @@ TEST(CoreContact, StiffnessDraggedDownOnARestingBallSquashesWithoutAReset) {
   EXPECT_LT(y0 - y, (1 - d.material.minLayer) * h);  // onto its crushed layer, not through it
   EXPECT_LT(jump, 0.01);                  // 2 m/s at most: no jump
   EXPECT_GT(sim.body.coreLowest(Vec3::UnitY()), d.material.minLayer * h - 2e-3);
+}
+
+// The shipped ball_squeeze scene at 32^2: a foam ball (E = 50 kPa, nu 0.45, 300 kg/m^3, core 0.6 of
+// r = 0.5 m) on the ground, a keyframed box lowered onto it until its bottom is 1.1 core
+// diameters above the ground (1 s -> 2.5 s), held, lifted (3.5 s -> 4.5 s). The core stays
+// its crushed layer away from both (the box is a mesh collider: its core rows come from
+// stage 2's cast), nothing passes through anything, the ball squeezes out sideways and
+// gets its shape back.
+TEST(CoreContact, BallSqueezedUnderABoxKeepsItsCoreOffBothAndRecovers) {
+  const std::filesystem::path file =
+      std::filesystem::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes" / "ball_squeeze.json";
+  Scene scene = loadScene(file.string());
+  scene.bodies[0].atlasResolution = 32;
+  World w(scene);
+  const double dt = w.settings().dt, keep = scene.bodies[0].material.minLayer;
+  const double radius = 0.5, core = radius * scene.bodies[0].coreScale, h = radius - core;
+  const Collider& box = w.colliders()[1];
+  const double halfHeight = 0.15;  // (the scene's box: 0.3 m tall)
+  double coreGround = 1e300, coreBox = 1e300, skinGround = 1e300, skinBox = 1e300;
+  struct Shape {
+    double height = 0, width = 0;  // the centre of mass; the skin's largest distance from the vertical axis
+  } rest, squeezed, after;
+  auto shape = [&] {
+    const LayeredBody& b = w.bodies()[0].layered;
+    const Vec3 c = b.centerOfMass();
+    Shape s;
+    s.height = c.y();
+    for (int i = 0; i < b.nodeCount(); ++i) {
+      const Vec3 x = b.nodePosition(i) - c;
+      s.width = std::max(s.width, std::hypot(x.x(), x.z()));
+    }
+    return s;
+  };
+  for (int n = 1; n * dt <= 6.0 + 1e-9; ++n) {
+    w.step();
+    const LayeredBody& b = w.bodies()[0].layered;
+    const double bottom = box.position().y() - halfHeight;
+    coreGround = std::min(coreGround, b.coreLowest(Vec3::UnitY()));
+    coreBox = std::min(coreBox, bottom + b.coreLowest(-Vec3::UnitY()));  // (bottom - the core's top)
+    for (int i = 0; i < b.nodeCount(); ++i) {
+      const double y = b.nodePosition(i).y();
+      skinGround = std::min(skinGround, y);
+      skinBox = std::min(skinBox, bottom - y);
+    }
+    if (std::abs(n * dt - 1.0) < 1e-9) rest = shape();
+    if (std::abs(n * dt - 3.5) < 1e-9) squeezed = shape();
+  }
+  after = shape();
+  std::printf("ball squeezed under a box: the core's nearest %.2f mm to the ground, %.2f mm to the box (its "
+              "crushed layer %.1f mm); the skin's %.2f mm, %.2f mm; centre height %.3f -> %.3f -> %.3f m, width "
+              "%.3f -> %.3f -> %.3f m; resets %d\n",
+              1e3 * coreGround, 1e3 * coreBox, 1e3 * keep * h, 1e3 * skinGround, 1e3 * skinBox, rest.height,
+              squeezed.height, after.height, rest.width, squeezed.width, after.width, w.bodies()[0].stats.resets);
+  EXPECT_EQ(w.bodies()[0].stats.resets, 0);
+  EXPECT_GT(coreGround, keep * h - 1e-3);  // the core never nearer than its crushed layer
+  EXPECT_GT(coreBox, keep * h - 1e-3);
+  EXPECT_GT(skinGround, -2e-3);            // the skin through neither
+  EXPECT_GT(skinBox, -2e-3);
+  EXPECT_GT(squeezed.width, rest.width + 0.01);  // squeezed out sideways
+  EXPECT_NEAR(after.width, rest.width, 5e-3);    // its shape back
+  EXPECT_NEAR(after.height, rest.height, 5e-3);
 }
 
 }  // namespace
