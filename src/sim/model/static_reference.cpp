@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 #include <Eigen/SparseCholesky>
+#include <Eigen/SparseLU>
 
 #include <algorithm>
 #include <cmath>
@@ -93,14 +94,16 @@ namespace {
 
 // The contact problem at a fixed core height h, in world-oriented skin
 // displacements z_i = R q_i (so the plane normal is the y dof of every node):
-//   K' z = f + r,  K' = R K_e R^T (blockwise),  f_i = m_i g,
-// r: reactions of the plane, nonzero only on held dofs.
+//   K' z = f + r + s,  K' = R K_e R^T (blockwise),  f_i = m_i g,
+// r: reactions of the plane, nonzero only on held dofs; s: with a crushed layer
+// (keep >= 0), s_i = lambda_i e_i, e_i = R d_i, lambda_i >= 0, on the nodes held at
+// e_i . z_i = -(1 - keep) h_i (internal: the core takes -s_i).
 class PlaneProblem {
  public:
   PlaneProblem(const BakedBody& body, const Vec3& skinGravity, double load, double plane,
-               const Quat& orientation, PlaneContact contact)
+               const Quat& orientation, PlaneContact contact, double keep)
       : body_(body), n_(body.nodeCount()), plane_(plane), contact_(contact),
-        R_(orientation.normalized().toRotationMatrix()), g_(skinGravity), load_(load) {
+        R_(orientation.normalized().toRotationMatrix()), g_(skinGravity), load_(load), keep_(keep) {
     const SpMat rot = blockDiagonal(n_, R_);
     k_ = (rot * assembleK(body) * SpMat(rot.transpose())).pruned();
     f_.resize(3 * n_);
@@ -110,7 +113,26 @@ class PlaneProblem {
       restY_[i] = (R_ * body.restSkin[i]).y();
     }
     held_.assign(n_, kFree);
+    crushed_.assign(n_, 0);
+    lambda_.assign(n_, 0.0);
     for (const Vec3& x : body.restSkin) scale_ = std::max(scale_, x.norm());
+  }
+
+  bool crushes() const { return keep_ >= 0; }
+  // e_i . z_i - (its limit): < 0 past the crushed layer [m]
+  double crushGap(int i) const {
+    const double h = (body_.restSkin[i] - body_.core[i]).norm();
+    const Vec3 e = R_ * (body_.restSkin[i] - body_.core[i]) / h;
+    return e.dot(z_.segment<3>(3 * i)) + (1 - keep_) * h;
+  }
+  // the lowest core height at which every core point keeps keep h_i from the plane
+  double crushedLayerHeight() const {
+    double h = -std::numeric_limits<double>::infinity();
+    for (int i = 0; i < n_; ++i) {
+      const double layer = (body_.restSkin[i] - body_.core[i]).norm();
+      h = std::max(h, plane_ + keep_ * layer - (R_ * body_.core[i]).y());
+    }
+    return h;
   }
 
   // free sag (no contact): the height of c at which the sagging skin just touches
@@ -142,7 +164,7 @@ class PlaneProblem {
     const double gapTol = 1e-12 * scale_, forceTol = 1e-12 * load_;
     for (int pass = 0; pass < 1000; ++pass) {
       solveHeld();
-      // hold all penetrating nodes
+      // hold all penetrating nodes, and those past their crushed layer
       bool changed = false;
       for (int i = 0; i < n_; ++i) {
         const double y = h_ + restY_[i] + z_(3 * i + 1);
@@ -150,17 +172,32 @@ class PlaneProblem {
           held_[i] = contact_ == PlaneContact::NoSlip && !slid[i] ? kStuck : kHeldY;
           changed = true;
         }
+        if (crushes() && !crushed_[i] && crushGap(i) < -gapTol) {
+          if (held_[i] == kStuck) {  // (pinned across the plane into its crushed layer: it slides)
+            demote(i, slid);
+            changed = true;
+          }
+          if (crushRowFor(i)) {
+            crushed_[i] = 1;
+            changed = true;
+          }
+        }
       }
       if (changed) continue;
       // none penetrates: demote / release pulling nodes (all in the first
-      // passes, then only the most pulling one)
-      int worst = -1;
+      // passes, then only the most pulling one); the same for the crushed layer's
+      int worst = -1, worstCrushed = -1;
       for (int i = 0; i < n_; ++i) {
+        if (crushed_[i] && lambda_[i] < -forceTol) {
+          if (pass < 20) { crushed_[i] = 0; changed = true; }
+          else if (worstCrushed < 0 || lambda_[i] < lambda_[worstCrushed]) worstCrushed = i;
+        }
         if (held_[i] == kFree || r_(3 * i + 1) >= -forceTol) continue;
         if (pass < 20) { demote(i, slid); changed = true; }
         else if (worst < 0 || r_(3 * i + 1) < r_(3 * worst + 1)) worst = i;
       }
       if (worst >= 0) { demote(worst, slid); changed = true; }
+      if (worstCrushed >= 0) { crushed_[worstCrushed] = 0; changed = true; }
       if (!changed) return verticalReaction();
     }
     throw std::runtime_error(body_.name + ": staticRestOnPlane: active set does not converge");
@@ -179,6 +216,9 @@ class PlaneProblem {
     out.contactForce = verticalReaction();
     out.contactNodes = n_ - static_cast<int>(std::count(held_.begin(), held_.end(), kFree));
     out.slidingNodes = static_cast<int>(std::count(held_.begin(), held_.end(), kHeldY));
+    out.crushedNodes = static_cast<int>(std::count(crushed_.begin(), crushed_.end(), 1));
+    if (crushes())
+      for (int i = 0; i < n_; ++i) out.crushViolation = std::max(out.crushViolation, -crushGap(i));
     out.q.resize(n_);
     out.minNodeHeight = std::numeric_limits<double>::infinity();
     const Vec3 c(0, h_, 0);
@@ -191,6 +231,7 @@ class PlaneProblem {
       force += r;
       torque += arm.cross(r + body_.nodeMass[i] * g_);
     }
+
     out.residualForce = force;
     out.residualTorque = torque;
   }
@@ -204,6 +245,16 @@ class PlaneProblem {
   bool isHeldDof(int d) const {
     const char s = held_[d / 3];
     return s == kStuck || (s == kHeldY && d % 3 == 1);
+  }
+  // Whether node i's crushed layer can be a row of its own: not where the plane holds
+  // it (stuck, or held in y along a direction mostly vertical: the plane row and the
+  // crush row would be one; there the core's own distance from the plane,
+  // crushedLayerHeight, keeps the layer)
+  bool crushRowFor(int i) const {
+    if (held_[i] == kStuck) return false;
+    if (held_[i] == kFree) return true;
+    const Vec3 e = R_ * (body_.restSkin[i] - body_.core[i]).normalized();
+    return std::hypot(e.x(), e.z()) > 0.3;
   }
 
   // z = T w + z0: w = [free dofs; t_x; t_z], z0 = the prescribed y of held
@@ -236,18 +287,60 @@ class PlaneProblem {
         if (cc >= 0) t.emplace_back(cr, cc, it.value());
         else rhs(cr) -= it.value() * z_(col);
       }
-    SpMat a(nw, nw);
-    a.setFromTriplets(t.begin(), t.end());
-    Eigen::SimplicialLDLT<SpMat> s(a);
-    if (s.info() != Eigen::Success)
-      throw std::runtime_error(body_.name + ": staticRestOnPlane: reduced stiffness is singular");
-    const VectorXd w = s.solve(rhs);
+    // the crushed layer's rows, e_i . z_i = -(1 - keep) h_i, on the reduced unknowns
+    std::vector<int> rows;
+    for (int i = 0; i < n_; ++i) {
+      if (!crushed_[i]) continue;
+      if (!crushRowFor(i)) { crushed_[i] = 0; continue; }  // (the plane took the node)
+      rows.push_back(i);
+    }
+    const int m = static_cast<int>(rows.size());
+    VectorXd w;
+    std::fill(lambda_.begin(), lambda_.end(), 0.0);
+    if (m == 0) {
+      SpMat a(nw, nw);
+      a.setFromTriplets(t.begin(), t.end());
+      Eigen::SimplicialLDLT<SpMat> s(a);
+      if (s.info() != Eigen::Success)
+        throw std::runtime_error(body_.name + ": staticRestOnPlane: reduced stiffness is singular");
+      w = s.solve(rhs);
+    } else {
+      // [A B^T; B 0] [w; nu] = [rhs; c]: the multipliers' reactions lambda = -nu
+      VectorXd b(nw + m);
+      b.head(nw) = rhs;
+      for (int k = 0; k < m; ++k) {
+        const int i = rows[size_t(k)];
+        const double h = (body_.restSkin[i] - body_.core[i]).norm();
+        const Vec3 e = R_ * (body_.restSkin[i] - body_.core[i]) / h;
+        double c = -(1 - keep_) * h;
+        for (int j = 0; j < 3; ++j) {
+          const int d = 3 * i + j;
+          if (column[d] >= 0) {
+            t.emplace_back(nw + k, column[d], e(j));
+            t.emplace_back(column[d], nw + k, e(j));
+          } else {
+            c -= e(j) * z_(d);
+          }
+        }
+        b(nw + k) = c;
+      }
+      SpMat a(nw + m, nw + m);
+      a.setFromTriplets(t.begin(), t.end());
+      Eigen::SparseLU<SpMat> lu(a);
+      if (lu.info() != Eigen::Success)
+        throw std::runtime_error(body_.name + ": staticRestOnPlane: the crushed layer's system is singular");
+      const VectorXd x = lu.solve(b);
+      w = x.head(nw);
+      for (int k = 0; k < m; ++k) lambda_[size_t(rows[size_t(k)])] = -x(nw + k);
+    }
     for (int d = 0; d < dof; ++d)
       if (column[d] >= 0) z_(d) = w(column[d]);
     shift_ = anyStuck ? Vec3(-w(nf), 0, -w(nf + 1)) : Vec3::Zero();
     r_ = k_ * z_ - f_;
     for (int d = 0; d < dof; ++d)
       if (!isHeldDof(d)) r_(d) = 0;  // round-off of the free rows
+    for (int i : rows)  // (a held node's crushed layer pushes along e_i: not the plane's)
+      if (held_[i] == kHeldY) r_(3 * i + 1) -= lambda_[size_t(i)] * (R_ * (body_.restSkin[i] - body_.core[i]).normalized()).y();
   }
 
   const BakedBody& body_;
@@ -260,7 +353,10 @@ class PlaneProblem {
   VectorXd f_;
   std::vector<double> restY_;  // (nnode) y of R ub_i
   std::vector<char> held_;     // (nnode) kFree / kHeldY / kStuck
+  std::vector<char> crushed_;  // (nnode) held at the crushed layer
+  std::vector<double> lambda_; // (nnode) ... its push along e_i [N]
   double load_ = 0, scale_ = 0;  // the load the plane carries [N], body size [m]
+  double keep_ = -1;             // the crushed layer's fraction (< 0: none)
   double h_ = 0;
   Vec3 shift_ = Vec3::Zero();  // horizontal shift of c against the stuck patch [m]
   VectorXd z_, r_;             // (3n) world-oriented displacement and reaction
@@ -269,36 +365,57 @@ class PlaneProblem {
 }  // namespace
 
 RestOnPlane staticRestOnPlane(const BakedBody& body, const Vec3& gravity, double planeHeight,
-                              const Quat& orientation, PlaneContact contact) {
+                              const Quat& orientation, PlaneContact contact, double keep) {
   if (!(gravity.y() < 0) || std::abs(gravity.x()) + std::abs(gravity.z()) > 1e-12 * gravity.norm())
     throw std::invalid_argument(body.name + ": staticRestOnPlane: gravity must point along -Y");
-  return staticPressOnPlane(body, gravity, body.totalMass * gravity.norm(), planeHeight, orientation, contact);
+  return staticPressOnPlane(body, gravity, body.totalMass * gravity.norm(), planeHeight, orientation, contact, keep);
 }
 
 RestOnPlane staticPressOnPlane(const BakedBody& body, const Vec3& skinGravity, double load, double planeHeight,
-                               const Quat& orientation, PlaneContact contact) {
+                               const Quat& orientation, PlaneContact contact, double keep) {
   if (!(skinGravity.y() <= 0) || std::abs(skinGravity.x()) + std::abs(skinGravity.z()) > 1e-12 * skinGravity.norm())
     throw std::invalid_argument(body.name + ": staticPressOnPlane: the skin's gravity must point along -Y (or be 0)");
   double skinWeight = 0;
   for (double mi : body.nodeMass) skinWeight += mi * -skinGravity.y();
   if (!(load > 0) || load < skinWeight * (1 - 1e-12))
     throw std::invalid_argument(body.name + ": staticPressOnPlane: the load must be > 0 and at least the skin's weight");
-  PlaneProblem p(body, skinGravity, load, planeHeight, orientation, contact);
+  if (keep >= 1) throw std::invalid_argument(body.name + ": staticPressOnPlane: keep must be < 1");
+  PlaneProblem p(body, skinGravity, load, planeHeight, orientation, contact, keep);
   const double weight = load;
   // F(h) = sum of vertical reactions - weight: -weight for h >= hTop, decreasing in h
   auto F = [&](double h) { return p.solve(h) - weight; };
+  auto finish = [&](int iterations) {
+    RestOnPlane out;
+    p.fill(out);
+    out.iterations = iterations;
+    out.undeformedHeight = p.undeformedTouchHeight();
+    out.sinking = out.undeformedHeight - out.coreHeight;
+    return out;
+  };
 
   // bracket: hTop (sagging skin just touches) and a height low enough to carry the weight
-  const double hTop = p.freeTouchHeight();
   double step = 1e-9;  // first trial sinking: 1e-4 of the body's size [m]
   for (const Vec3& x : body.restSkin) step = std::max(step, 1e-4 * x.norm());
-  double hi = hTop, fhi = -weight, lo = hTop - step, flo = F(lo);
+  double hTop = p.freeTouchHeight(), fTop = -weight;
+  if (p.crushes()) {  // (the free sag with the crushed layer is not the linear one: touching above it)
+    while ((fTop = F(hTop)) > -weight * (1 - 1e-12)) hTop += step;
+  }
+  // with a crushed layer the core goes no lower than crushedLayerHeight: where the skin
+  // has not carried the load by then, the core rests on its crushed layer there
+  const double floor = p.crushes() ? p.crushedLayerHeight() : -std::numeric_limits<double>::infinity();
+  double hi = hTop, fhi = fTop, lo = std::max(hTop - step, floor), flo = F(lo);
   int iterations = 1;
   while (flo < 0) {
+    if (lo <= floor) {
+      RestOnPlane out = finish(iterations);
+      out.onCrushedLayer = true;
+      out.contactForce = weight;  // (the skin's reactions carry part; the core on its crushed layer the rest)
+      return out;
+    }
     hi = lo;
     fhi = flo;
     step *= 2;
-    lo = hTop - step;
+    lo = std::max(hTop - step, floor);
     flo = F(lo);
     if (++iterations > 200)
       throw std::runtime_error(body.name + ": staticRestOnPlane: cannot carry the weight");
@@ -321,12 +438,7 @@ RestOnPlane staticPressOnPlane(const BakedBody& body, const Vec3& skinGravity, d
     }
   }
   F(h);
-  RestOnPlane out;
-  p.fill(out);
-  out.iterations = iterations;
-  out.undeformedHeight = p.undeformedTouchHeight();
-  out.sinking = out.undeformedHeight - out.coreHeight;
-  return out;
+  return finish(iterations);
 }
 
 }  // namespace d2t

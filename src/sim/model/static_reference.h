@@ -42,6 +42,11 @@ enum class PlaneContact {
 };
 
 /// Static equilibrium of the layered body resting on the horizontal plane y = planeHeight.
+/// With keep >= 0 (Material::minLayer, policy `skin_on_core`: core_contact.h) each node
+/// also keeps keep of its rest layer over the core, d_i . q_i >= -(1 - keep) h_i (a
+/// one-sided constraint of the same active set, pushing the node out along d_i), and the
+/// core keeps keep h_i from the plane under every core point: where the skin cannot carry
+/// the load the core rests on its crushed layer (onCrushedLayer).
 struct RestOnPlane {
   double coreHeight = 0;       ///< world y of the body-frame origin c [m]
   /// NoSlip: horizontal shift [m] of c relative to the stuck contact patch, which
@@ -55,6 +60,9 @@ struct RestOnPlane {
   double weight = 0;           ///< m |g| [N]
   int contactNodes = 0;        ///< nodes held on the plane
   int slidingNodes = 0;        ///< NoSlip: contact nodes held in y only (see staticRestOnPlane)
+  int crushedNodes = 0;        ///< with a crushed layer: nodes held at it (d_i . q_i = -(1 - keep) h_i)
+  bool onCrushedLayer = false; ///< ... the core rests on it: the skin alone cannot carry the load
+  double crushViolation = 0;   ///< ... the largest -(d_i . q_i + (1 - keep) h_i) left (0 up to round-off) [m]
   int iterations = 0;          ///< root-finder iterations
   Vec3 residualForce = Vec3::Zero();   ///< sum of reactions + m g (world) [N]: ~0 (x, z by the shift)
   Vec3 residualTorque = Vec3::Zero();  ///< torque of reactions + gravity about c (world) [N m]; not balanced (orientation is held)
@@ -75,7 +83,7 @@ struct RestOnPlane {
 /// would then pull while it penetrates when free is held in y only (it slides).
 RestOnPlane staticRestOnPlane(const BakedBody& body, const Vec3& gravity, double planeHeight,
                               const Quat& orientation,
-                              PlaneContact contact = PlaneContact::NoSlip);
+                              PlaneContact contact = PlaneContact::NoSlip, double keep = -1);
 
 /// The same problem with any vertical load: each skin node carries m_i skinGravity
 /// (along -Y, or 0), the core carries the rest of `load` [N] (downward, e.g. a push
@@ -83,6 +91,7 @@ RestOnPlane staticRestOnPlane(const BakedBody& body, const Vec3& gravity, double
 /// load = m |g| with skinGravity = g. `weight` and `contactForce` of the result are
 /// the load.
 RestOnPlane staticPressOnPlane(const BakedBody& body, const Vec3& skinGravity, double load, double planeHeight,
-                               const Quat& orientation, PlaneContact contact = PlaneContact::NoSlip);
+                               const Quat& orientation, PlaneContact contact = PlaneContact::NoSlip,
+                               double keep = -1);
 
 }  // namespace d2t

@@ -14,6 +14,7 @@
 #include "one_body.h"
 #include "sim/base/json_reader.h"
 #include "sim/contact/core_contact.h"
+#include "sim/model/static_reference.h"
 #include "sim/scene/scene.h"
 #include "sim/scene/shape.h"
 #include "sim/world/world.h"
@@ -203,6 +204,25 @@ TEST(CoreContact, SoftBallRestsOnItsCrushedSkin) {
                 "speed %.1e m/s; resets %d\n",
                 mesh ? "mesh box" : "plane", 1e3 * core, 1e3 * keep * h, 1e3 * lowestCore, layer, top,
                 1e3 * lowestSkin, speed, sim.world.bodies()[0].stats.resets);
+    if (!mesh) {
+      // against the static reference with the same crushed layer (either contact: the
+      // ball at rest rolls a little, so neither is exactly it): the core's height, the
+      // ball's top, within 3% of its height
+      double topY = -1e300;
+      for (int i = 0; i < m.nodeCount(); ++i) topY = std::max(topY, sim.body.nodePosition(i).y());
+      for (const PlaneContact c : {PlaneContact::NoSlip, PlaneContact::Frictionless}) {
+        const RestOnPlane r = staticRestOnPlane(m, Vec3(0, -9.81, 0), 0, Quat::Identity(), c, keep);
+        double staticTop = -1e300;
+        for (int i = 0; i < m.nodeCount(); ++i) staticTop = std::max(staticTop, r.coreHeight + (m.restSkin[i] + r.q[i]).y());
+        std::printf("  static reference (%s, the crushed layer %.1f): core %.4f m (on its crushed layer: %d, %d "
+                    "nodes held at it), top %.4f m; the simulation: core %.4f m, top %.4f m\n",
+                    c == PlaneContact::NoSlip ? "no-slip" : "frictionless", keep, r.coreHeight, r.onCrushedLayer,
+                    r.crushedNodes, staticTop, sim.body.state().position.y(), topY);
+        EXPECT_TRUE(r.onCrushedLayer);
+        EXPECT_NEAR(sim.body.state().position.y(), r.coreHeight, 0.03 * r.coreHeight);
+        EXPECT_NEAR(topY, staticTop, 0.03 * staticTop);
+      }
+    }
     EXPECT_EQ(sim.world.bodies()[0].stats.resets, 0);
     EXPECT_NEAR(core, keep * h, 1e-3);    // the core on the crushed layer
     EXPECT_GT(lowestCore, keep * h - 1e-3);

@@ -137,6 +137,57 @@ TEST(StaticReference, RestOnPlaneCarriesTheWeightWithoutPenetration) {
   }
 }
 
+// With a crushed layer (keep = 0.1, core_contact.h): a ball stiff enough to carry its
+// weight rests as without it, bit for bit; one too soft rests with its core keep h_i
+// above the plane under its lowest core point, and at 1 kPa with its top layer sagged
+// onto its core, held there (crushed nodes, no violation left).
+TEST(StaticReference, RestOnPlaneWithACrushedLayer) {
+  const double keep = 0.1;
+  const BodyDesc base = ball(32, 1e5);
+  for (double young : {1e5, 3e3, 1e3}) {
+    BodyDesc d = base;
+    d.material.young = young;
+    d.coreScale = 0.6;
+    const BakedBodyPtr b = bake(d);
+    // the lowest core height the crushed layer allows, from the core points alone
+    double floor = -1e300, thinnest = 1e300;
+    for (int i = 0; i < b->nodeCount(); ++i)
+      floor = std::max(floor, keep * (b->restSkin[i] - b->core[i]).norm() - b->core[i].y());
+    for (PlaneContact contact : {PlaneContact::NoSlip, PlaneContact::Frictionless}) {
+      const RestOnPlane free = staticRestOnPlane(*b, kG, 0, Quat::Identity(), contact);
+      const RestOnPlane r = staticRestOnPlane(*b, kG, 0, Quat::Identity(), contact, keep);
+      double top = 0;
+      for (int i = 0; i < b->nodeCount(); ++i) {
+        const Vec3 d = b->restSkin[i] - b->core[i];
+        const double layer = (d.norm() + d.normalized().dot(r.q[i])) / d.norm();
+        thinnest = std::min(thinnest, layer);
+        if (d.normalized().y() > 0.95) top = std::max(top, layer);
+      }
+      std::printf("rest on plane with a crushed layer (E = %.0e, %s): core %.5f m (without it %.5f), on the "
+                  "crushed layer %d, %d nodes held at it, top layer %.3f, thinnest %.3f, violation %.1e m\n",
+                  young, contact == PlaneContact::NoSlip ? "no-slip" : "frictionless", r.coreHeight,
+                  free.coreHeight, r.onCrushedLayer, r.crushedNodes, top, thinnest, r.crushViolation);
+      EXPECT_LT(r.crushViolation, 1e-9);
+      EXPECT_GE(r.minNodeHeight, -1e-9);
+      if (young >= 1e5) {  // carried by the skin: the limits change nothing
+        EXPECT_FALSE(r.onCrushedLayer);
+        EXPECT_EQ(r.crushedNodes, 0);
+        EXPECT_EQ(r.coreHeight, free.coreHeight);
+      } else {  // the core on its crushed layer, which the free solve sinks through
+        EXPECT_TRUE(r.onCrushedLayer);
+        EXPECT_NEAR(r.coreHeight, floor, 1e-12);
+        EXPECT_LT(free.coreHeight, floor);
+        EXPECT_NEAR(r.contactForce, r.weight, 1e-8 * r.weight);
+      }
+      if (young <= 1e3) {  // the top layer's own weight crushes it onto the core
+        EXPECT_GT(r.crushedNodes, 0);
+        EXPECT_NEAR(top, keep, 1e-9);
+      }
+    }
+    EXPECT_GT(thinnest, keep - 1e-9);
+  }
+}
+
 TEST(StaticReference, RestOnPlaneSinksAsOneOverYoungsModulusForSmallLoads) {
   // a small load keeps the same contact nodes: the whole problem is linear, sinking ~ 1/E
   const RestOnPlane a = staticRestOnPlane(*bake(ball(32, 1e8)), kG, 0, Quat::Identity());
