@@ -38,24 +38,42 @@ std::string describeJson(const nlohmann::json& v) {
   }
 }
 
+namespace {
+
+/// "LINE:COLUMN" (1-based) of the byte at the 1-based offset `byte` of `text`.
+std::string lineColumn(const std::string& text, size_t byte) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+}  // namespace
+
 nlohmann::json readJsonFile(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
-    return nlohmann::json::parse(in, nullptr, true, /*ignore_comments=*/true);
+    return nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
   } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is the offset of the error; turn it into line:column
-    std::ifstream again(path);
-    std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
-    }
+    // e.byte is the offset of the error
     std::string msg = e.what();
     const auto pos = msg.find("syntax error");
     if (pos != std::string::npos) msg = msg.substr(pos);
-    throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                     ": malformed JSON: " + msg);
+    throw InputError(path + ":" + lineColumn(text, e.byte) + ": malformed JSON: " + msg);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // 406: a number literal beyond the range of a double ("number overflow parsing '1e999'");
+    // the exception has no offset: point at the first occurrence of the literal
+    const std::string msg = e.what();
+    const auto open = msg.find('\''), close = msg.rfind('\'');
+    const std::string literal =
+        open != std::string::npos && close > open ? msg.substr(open + 1, close - open - 1) : "";
+    const auto at = literal.empty() ? std::string::npos : text.find(literal);
+    throw InputError(path + (at == std::string::npos ? "" : ":" + lineColumn(text, at + 1)) +
+                     ": malformed JSON: expected a number within the range of a double "
+                     "(|x| < 1.8e308), got " + (literal.empty() ? msg : literal));
   }
 }
 

@@ -2,9 +2,12 @@
 
 #include <tiny_obj_loader.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <regex>
@@ -25,17 +28,26 @@ std::string fmtVec(const Vec3& v) {
 
 /// A syntax pass over the `v` and `f` lines, which tinyobjloader reads
 /// leniently (it takes "v 1 abc 2" for (1, 0, 2)). Returns the vertex
-/// positions in double precision, in file order.
-std::vector<Vec3> scanObj(const std::string& path, std::istream& in) {
+/// positions in double precision, in file order, and in `kept` the text for
+/// tinyobjloader: the `v` and `f` lines, every other line emptied (same line
+/// numbers). d2tsim reads nothing else, and tinyobjloader parses some other
+/// statements unsafely ("vw 1e99" overflows an int).
+std::vector<Vec3> scanObj(const std::string& path, const std::string& text, std::string* kept) {
   std::vector<Vec3> vertices;
   // (line, largest positive vertex index) of the face with the largest index
   int worstLine = 0;
   long worstIndex = 0;
-  std::string line;
-  for (int lineNo = 1; std::getline(in, line); ++lineNo) {
+  size_t pos = 0;
+  for (int lineNo = 1; pos < text.size(); ++lineNo) {
+    // a line ends at "\n", "\r\n" or a lone "\r", as tinyobjloader splits them
+    const size_t end = std::min(text.find_first_of("\r\n", pos), text.size());
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
     std::istringstream tokens(line);
     std::string key;
-    if (!(tokens >> key)) continue;
+    tokens >> key;
+    kept->append(key == "v" || key == "f" ? line : std::string()).push_back('\n');
+    if (key.empty()) continue;
     auto fail = [&](const std::string& what) {
       throw InputError(path + ":" + std::to_string(lineNo) + ": parse error: " + what);
     };
@@ -57,10 +69,14 @@ std::vector<Vec3> scanObj(const std::string& path, std::istream& in) {
         // i, i/j, i//k or i/j/k: the vertex index is the part before the first '/'
         const std::string head = tok.substr(0, tok.find('/'));
         char* end = nullptr;
+        errno = 0;
         const long idx = std::strtol(head.c_str(), &end, 10);
         if (head.empty() || *end != '\0' || idx == 0)
           fail("expected a non-zero vertex index, got \"" + tok + "\" in \"" + line + "\"");
-        if (idx < 0 && -idx > static_cast<long>(vertices.size()))
+        if (errno == ERANGE)
+          throw InputError(path + ":" + std::to_string(lineNo) + ": vertex index out of range: " +
+                           head + " (beyond a 64-bit integer)");
+        if (idx < 0 && idx < -static_cast<long>(vertices.size()))
           throw InputError(path + ":" + std::to_string(lineNo) + ": vertex index out of range: " +
                            std::to_string(idx) + " with " + std::to_string(vertices.size()) +
                            " vertices defined before it");
@@ -129,15 +145,24 @@ void writeObj(const TriMesh& mesh, const std::string& path, const std::string& c
 }
 
 TriMesh loadObj(const std::string& path) {
-  std::ifstream in(path);
+  // a directory, device or FIFO is no mesh (and reading /dev/zero would never end)
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InputError(path + ": not a regular file, expected an OBJ file");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
-  const std::vector<Vec3> scanned = scanObj(path, in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string vfLines;
+  const std::vector<Vec3> scanned = scanObj(path, text, &vfLines);
 
+  // parsed from memory, the v and f lines only: d2tsim uses no materials, and
+  // ParseFromFile would open whatever file a "mtllib" line names (a device or a
+  // FIFO there hangs the load)
   tinyobj::ObjReaderConfig config;
   config.triangulate = true;
   config.vertex_color = false;
   tinyobj::ObjReader reader;
-  if (!reader.ParseFromFile(path, config))
+  if (!reader.ParseFromString(vfLines, /*mtl_text=*/"", config))
     throw InputError(tinyObjMessage(path, reader.Error().empty() ? "unreadable file" : reader.Error()));
 
   // positions: the double-precision values of the syntax pass (tinyobjloader keeps floats)
@@ -149,6 +174,13 @@ TriMesh loadObj(const std::string& path) {
   } else {
     for (int i = 0; i < nv; ++i) mesh.positions.emplace_back(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
   }
+  // bounds, volume and welding square and cube the coordinates: keep them far from overflow
+  // (tinyobjloader's floats also turn values beyond 3.4e38 into inf)
+  constexpr double kMaxCoordinate = 1e12;
+  for (size_t i = 0; i < mesh.positions.size(); ++i)
+    if (!(mesh.positions[i].cwiseAbs().maxCoeff() <= kMaxCoordinate))
+      throw InputError(path + ": vertex " + std::to_string(i + 1) +
+                       ": expected coordinates with |x| <= 1e12, got " + fmtVec(mesh.positions[i]));
   for (const tinyobj::shape_t& s : reader.GetShapes()) {
     size_t offset = 0;
     for (const unsigned char n : s.mesh.num_face_vertices) {

@@ -1,5 +1,6 @@
 #include "sim/scene/tri_mesh.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <unordered_map>
@@ -151,8 +152,10 @@ int TriMesh::weld(double tol) {
   const double cell = tol > 0 ? tol : 1.0;
   struct CellHash {
     size_t operator()(const Eigen::Matrix<int64_t, 3, 1>& c) const {
-      return static_cast<size_t>(c.x() * 73856093LL) ^ static_cast<size_t>(c.y() * 19349663LL) ^
-             static_cast<size_t>(c.z() * 83492791LL);
+      // unsigned: the products wrap instead of overflowing (cells can be ~1e18)
+      return static_cast<size_t>(static_cast<uint64_t>(c.x()) * 73856093u) ^
+             static_cast<size_t>(static_cast<uint64_t>(c.y()) * 19349663u) ^
+             static_cast<size_t>(static_cast<uint64_t>(c.z()) * 83492791u);
     }
   };
   using Cell = Eigen::Matrix<int64_t, 3, 1>;
@@ -162,9 +165,12 @@ int TriMesh::weld(double tol) {
   kept.reserve(nv);
   for (int i = 0; i < nv; ++i) {
     const Vec3& p = positions[i];
-    const Cell c(static_cast<int64_t>(std::floor(p.x() / cell)),
-                 static_cast<int64_t>(std::floor(p.y() / cell)),
-                 static_cast<int64_t>(std::floor(p.z() / cell)));
+    // clamped so that a tolerance tiny next to the coordinates cannot overflow the
+    // integer cell (neighbours within tol stay within one cell of each other)
+    auto cellOf = [&](double x) {
+      return static_cast<int64_t>(std::clamp(std::floor(x / cell), -4e18, 4e18));
+    };
+    const Cell c(cellOf(p.x()), cellOf(p.y()), cellOf(p.z()));
     int found = -1;
     for (int dx = -1; dx <= 1 && found < 0; ++dx)
       for (int dy = -1; dy <= 1 && found < 0; ++dy)
