@@ -18,7 +18,7 @@
 //   pair_impulse_balance  World::balancePairImpulses              0016
 //   patch_friction        solvePatchFriction                      0010, 0011
 //   correction            LayeredBody::correct (step 15)
-//   skin_on_core          LayeredBody::coreRows, correctCore      0027
+//   skin_on_core          LayeredBody::findCoreRows, correctLimits 0027
 
 namespace d2t {
 
