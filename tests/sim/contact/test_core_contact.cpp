@@ -266,7 +266,7 @@ TEST(CoreContact, StiffnessDraggedDownOnARestingBallSquashesWithoutAReset) {
 }
 
 // The shipped ball_squeeze scene at 32^2: a foam ball (E = 50 kPa, nu 0.45, 300 kg/m^3, core 0.6 of
-// r = 0.5 m) on the ground, a keyframed box lowered onto it until its bottom is 1.1 core
+// r = 0.5 m) on the ground, a keyframed box lowered onto it until its bottom is 1.13 core
 // diameters above the ground (1 s -> 2.5 s), held, lifted (3.5 s -> 4.5 s). The core stays
 // its crushed layer away from both (the box is a mesh collider: its core rows come from
 // stage 2's cast), nothing passes through anything, the ball squeezes out sideways and
