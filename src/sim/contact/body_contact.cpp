@@ -517,13 +517,9 @@ void findCoreColliderPoints(const LayeredBody& a, const Collider& b, const Proxy
   const Mat3 R = s.orientation.toRotationMatrix();
   const double keep = a.desc().material.minLayer;
   const Vec3& n = pair.normal;  // (from A to B)
-  const int count = m.nodeCount();
-  std::vector<Vec3> f(static_cast<size_t>(count));
-  double reach = -1e300;  // the farthest a crushed layer reaches along n
-  for (int i = 0; i < count; ++i) {
-    f[size_t(i)] = s.position + R * m.core[size_t(i)];
-    reach = std::max(reach, n.dot(f[size_t(i)]) + keep * m.layer[size_t(i)]);
-  }
+  // the farthest a crushed layer can reach along n (a bound: it only picks triangles)
+  const auto [radius, thickest] = a.coreExtent();
+  const double reach = n.dot(s.position) + radius + keep * thickest;
   // the collider's triangles facing A that reach below it along n
   const ContactSurface sb(b);
   LazyPositions pb(sb, SkinPatch{});
@@ -532,8 +528,8 @@ void findCoreColliderPoints(const LayeredBody& a, const Collider& b, const Proxy
   double lowest = 1e300;  // (their nearest point along n)
   for (const Vec3& x : theirs.x) lowest = std::min(lowest, n.dot(x));
   const ProjectedPatch window(theirs, sb, pb, n);
-  for (int i = 0; i < count; ++i) {
-    const Vec3& x = f[size_t(i)];
+  for (int i = 0; i < m.nodeCount(); ++i) {
+    const Vec3 x = s.position + R * m.core[size_t(i)];
     const double top = n.dot(x) + keep * m.layer[size_t(i)];
     if (top <= lowest - margin) continue;
     Vec3i tri;
