@@ -3,11 +3,11 @@
 // taken in list order, as on the CPU: this row's fragment walks back to the node's first
 // row and on to itself, each row with a positive total impulse (lambda > lo) taking
 //   xt = the tangential part of (v' + R (w' x u + qdot) - v_surface),
-//   dqdot = R^T (-min(1, mu |after - before| / |xt|) xt),  qdot += dqdot
+//   f = -m min(1, mu |after - before| / |xt|) xt,  qdot += Mh_i^-1 R^T f
 // from qdot = qdot_i + share Mh_i^-1 (r_i - m_i (dvt - u_i x dw)); before = v + R (w x u +
 // qdot_i) (the velocities when the rows were set), after with the new core velocities.
-// Out: this row's dqdot (body frame; scattered into the contact texture by node) and its
-// friction impulse -m mu_hat xt (world).
+// Out: this row's friction impulse f (world); rows_impulse.frag takes it through the
+// response.
 #include "common.glsl"
 #include "rows_common.glsl"
 
@@ -18,11 +18,10 @@ uniform vec3 uV0, uW0, uV1, uW1;  // the core's velocities before and after (wor
 uniform vec3 uDvt, uDw;
 uniform float uShare;
 
-layout(location = 0) out vec4 oDqdot;
-layout(location = 1) out vec4 oImpulse;
+layout(location = 0) out vec4 oImpulse;
 
 void main() {
-  oDqdot = oImpulse = vec4(0.0);
+  oImpulse = vec4(0.0);
   int k = thisRow();
   if (k < 0) return;
   ivec2 node = nodeTexel(k);
@@ -45,12 +44,9 @@ void main() {
       float speed = length(xt);
       if (speed >= 1e-12) {
         float muHat = min(1.0, in3.y * length(after - before) / speed);
-        vec3 d = transpose(uR) * (-muHat * xt);
-        qdot += d;
-        if (j == k) {
-          oDqdot = vec4(d, 0.0);
-          oImpulse = vec4(-m * muHat * xt, 0.0);
-        }
+        vec3 f = -m * muHat * xt;
+        qdot += blockTimes(uHinv, 0, node, transpose(uR) * f);
+        if (j == k) oImpulse = vec4(f, 0.0);
       }
     }
     if (j == k) break;

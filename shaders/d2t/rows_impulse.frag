@@ -3,12 +3,15 @@
 // R^T f into oR (scattered into the contact texture by node afterwards), and the terms
 // of fc = sum (f, u x r) (not of rows on the body's own core: the reaction cancels
 // them), mt = sum m Mh^-1 r, mr = sum m u x Mh^-1 r (layout.glsl, D2T_IMPULSE_*).
+// With uFriction, f is the row's friction impulse (rows_friction.frag; step 12), whose
+// sums move the core as the rows' do.
 #include "common.glsl"
 #include "rows_common.glsl"
 
-uniform sampler2D uQ, uS;
+uniform sampler2D uQ, uS, uFrictionImpulse;
 uniform sampler2DArray uHinv;
 uniform mat3 uR;
+uniform bool uFriction;
 
 // (the outputs by their layout.glsl locations: a location in a layout qualifier must be
 // a literal in GLSL 4.30, an array index need not)
@@ -26,7 +29,8 @@ void main() {
   ivec2 node = nodeTexel(k);
   vec4 rest = texelFetch(uRest, node, 0);
   vec3 u = rest.xyz + at(uQ, node);
-  vec3 f = texelFetch(uS, rowTexel(k), 0).x * rowIn(k, D2T_ROW_IN_NORMAL).xyz;
+  vec3 f = uFriction ? texelFetch(uFrictionImpulse, rowTexel(k), 0).xyz
+                     : texelFetch(uS, rowTexel(k), 0).x * rowIn(k, D2T_ROW_IN_NORMAL).xyz;
   vec3 r = transpose(uR) * f;
   vec3 hr = blockTimes(uHinv, 0, node, r);
   oR = vec4(r, 0.0);

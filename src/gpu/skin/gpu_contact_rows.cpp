@@ -25,7 +25,7 @@ void GpuContactRows::set(const LayeredState& s, const std::vector<ContactRow>& r
     throw GlError("more contact rows (" + std::to_string(rows.size()) + ") than the atlas has texels");
   if (!in_.id()) {
     in_ = GlTexture(n_, n_, D2T_ROW_IN_LAYERS, GL_RGBA32F);
-    for (GlTexture* t : {&u_, &v_, &state_[0], &state_[1], &r_, &dqdot_, &frictionImpulse_}) *t = passes_.newField();
+    for (GlTexture* t : {&u_, &v_, &state_[0], &state_[1], &r_, &frictionImpulse_}) *t = passes_.newField();
   }
   count_ = int(rows.size());
   cur_ = 0;
@@ -131,6 +131,11 @@ void GpuContactRows::scatter(const GlTexture& values, const GlTexture& target) {
 }
 
 ImpulseSums GpuContactRows::impulse(const LayeredState& s, const GlTexture& q, const GlTexture& contact) {
+  return impulses(s, q, false, contact);
+}
+
+ImpulseSums GpuContactRows::impulses(const LayeredState& s, const GlTexture& q, bool friction,
+                                     const GlTexture& target) {
   ImpulseSums sums;
   if (count_ > 0) {
     const int h = height();
@@ -138,9 +143,11 @@ ImpulseSums GpuContactRows::impulse(const LayeredState& s, const GlTexture& q, c
     passes_.bind(impulsePass_, "uRowIn", in_);
     passes_.bind(impulsePass_, "uQ", q);
     passes_.bind(impulsePass_, "uS", state_[cur_]);
+    passes_.bind(impulsePass_, "uFrictionImpulse", frictionImpulse_);
     passes_.bind(impulsePass_, "uHinv", ops_.responseInverse());
     glUniform1i(impulsePass_.uniform("uSize"), n_);
     glUniform1i(impulsePass_.uniform("uCount"), count_);
+    glUniform1i(impulsePass_.uniform("uFriction"), friction ? 1 : 0);
     impulsePass_.set("uR", s.orientation.toRotationMatrix());
     static_assert(D2T_IMPULSE_R == 0, "rows_impulse.frag's leading output");
     passes_.sumTerms(impulsePass_, D2T_IMPULSE_OUTPUTS, {{r_.id(), -1}}, AtlasPasses::kMaxTerms, h);
@@ -148,14 +155,15 @@ ImpulseSums GpuContactRows::impulse(const LayeredState& s, const GlTexture& q, c
     sums.mt = passes_.sum(D2T_IMPULSE_SUM_MT);
     sums.mr = passes_.sum(D2T_IMPULSE_SUM_MR);
   }
-  scatter(r_, contact);
+  scatter(r_, target);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the contact rows' impulse pass");
+  checkGl(friction ? "the contact rows' friction impulse pass" : "the contact rows' impulse pass");
   return sums;
 }
 
-void GpuContactRows::friction(const LayeredState& s, double share, const Vec3& dvt, const Vec3& dw, const GlTexture& q,
-                              const GlTexture& qdot, const GlTexture& impulse, const GlTexture& extra) {
+ImpulseSums GpuContactRows::friction(const LayeredState& s, double share, const Vec3& dvt, const Vec3& dw,
+                                     const GlTexture& q, const GlTexture& qdot, const GlTexture& impulse,
+                                     const GlTexture& extra) {
   if (count_ > 0) {
     passes_.beginPass(frictionPass_);
     passes_.bind(frictionPass_, "uRowIn", in_);
@@ -174,11 +182,10 @@ void GpuContactRows::friction(const LayeredState& s, double share, const Vec3& d
     frictionPass_.set("uDvt", dvt);
     frictionPass_.set("uDw", dw);
     glUniform1f(frictionPass_.uniform("uShare"), float(share));
-    passes_.draw(frictionPass_, {{dqdot_.id(), -1}, {frictionImpulse_.id(), -1}}, n_, height());
+    passes_.draw(frictionPass_, {{frictionImpulse_.id(), -1}}, n_, height());
+    checkGl("the contact rows' friction pass");
   }
-  scatter(dqdot_, extra);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  checkGl("the contact rows' friction pass");
+  return impulses(s, q, true, extra);
 }
 
 std::vector<RowResult> GpuContactRows::results() {

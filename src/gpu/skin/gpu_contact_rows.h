@@ -32,14 +32,18 @@ class GpuContactRows {
   /// Step 11: the rows' impulses, scattered by node into `contact` (r_i, body frame), and
   /// their sums (SkinResponse::impulse).
   ImpulseSums impulse(const LayeredState& s, const GlTexture& q, const GlTexture& contact);
-  /// Step 12: the friction at the rows (SkinResponse::friction), its dqdot scattered by
-  /// node into `extra`; `impulse` the contact texture of impulse().
-  void friction(const LayeredState& s, double share, const Vec3& dvt, const Vec3& dw, const GlTexture& q,
-                const GlTexture& qdot, const GlTexture& impulse, const GlTexture& extra);
+  /// Step 12: the friction at the rows (SkinResponse::friction), its impulses (body frame)
+  /// scattered by node into `extra`, and their sums; `impulse` the contact texture of
+  /// impulse().
+  ImpulseSums friction(const LayeredState& s, double share, const Vec3& dvt, const Vec3& dw, const GlTexture& q,
+                       const GlTexture& qdot, const GlTexture& impulse, const GlTexture& extra);
   /// The rows' results, in row order (SkinResponse::rowResults).
   std::vector<RowResult> results();
 
  private:
+  /// The rows' impulses (lambda n, or with `friction` the friction's) as r = R^T f
+  /// scattered by node into `target`, and their sums (rows_impulse.frag).
+  ImpulseSums impulses(const LayeredState& s, const GlTexture& q, bool friction, const GlTexture& target);
   /// Rows' values (a texel per row) summed by node into `target` (cleared first).
   void scatter(const GlTexture& values, const GlTexture& target);
   /// The rows' texture rows in use.
@@ -50,8 +54,9 @@ class GpuContactRows {
   int n_ = 0;  // atlas resolution (= the row textures')
   ShaderProgram rowsPass_, roundPass_, impulsePass_, frictionPass_, scatterPass_;
   // the rows, a texel each (made at the first rows): their inputs, U and (U, D, b), their
-  // state (lambda, active, gap) ping-ponged by the rounds, r, the friction's dqdot and impulse
-  GlTexture in_, u_, v_, state_[2], r_, dqdot_, frictionImpulse_;
+  // state (lambda, active, gap) ping-ponged by the rounds, r (R^T of the rows' or the
+  // friction's impulses) and the friction's impulse (world)
+  GlTexture in_, u_, v_, state_[2], r_, frictionImpulse_;
   int count_ = 0, cur_ = 0;
   Vec3 v0_ = Vec3::Zero(), w0_ = Vec3::Zero();  // the core's velocities when the rows were set
   std::vector<double> lo_;                      // the rows' lo, in double

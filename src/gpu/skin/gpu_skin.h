@@ -26,7 +26,7 @@
 //   velocities (T)  dv_e = dt y - Y dv_c, q = q(t) + dt qdot, momentum sums
 //   condense (T)    sums for Mh_cond = M_c - sum M_ce(i) Mh_i^-1 M_ec(i)
 //   energy (T)      the kinetic energy along the impulse (its share, LayeredBody::respond)
-//   apply (T)       qdot += share dq + friction, q = q(t) + dt qdot
+//   apply (T)       qdot += share dq + the friction's, q = q(t) + dt qdot
 //   correct (T)     step 15: q += the correction, one point per corrected node blended
 //                   into the resident q
 //   gather (T)      the listed nodes' q, qdot into a small target, read back
@@ -115,11 +115,11 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   RowSums roundRows(const Core::Vector* dv, bool oneSided) override;
   ImpulseSums impulse(const BodyView& body, const LayeredState& s) override;
   Vec3 energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
-  void friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
-                const Vec3& dw) override;
+  ImpulseSums friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
+                       const Vec3& dw) override;
   std::vector<RowResult> rowResults() override;
   void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
-             double share, double dt, LayeredState& s) override;
+             double share, const Vec3& frictionDvt, const Vec3& frictionDw, double dt, LayeredState& s) override;
   /// The response's Mh_e^-1 texture with the nodes' blocks replaced (GpuOperators::hold).
   void holdOnCore(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held) override;
   /// The core contact pass (shaders/d2t/core_contact.frag) on the resident q.
@@ -216,7 +216,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
       gather_;
   GlTexture q_, qdot_, qNew_, qdotNew_, z_, ma_;
   GlTexture nodeForces_;  // the external forces on each node, body frame (LayeredBody::nodeForces: support, loads)
-  GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, friction dqdot_i by node, 0 off contacts
+  GlTexture impulseR_, impulseExtra_;  // the contact texture: r_i, the friction's f_i by node (body frame), 0 off contacts
   GLuint scatterVao_ = 0, scatterBuffer_ = 0;
   BodyId holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
   int appliedImpulses_ = 0, stateUploads_ = 0, stateDownloads_ = 0;

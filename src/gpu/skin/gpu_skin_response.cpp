@@ -174,11 +174,11 @@ ImpulseSums GpuSkin::impulse(const BodyView& body, const LayeredState& s) {
   return rows_.impulse(s, qNew_, impulseR_);
 }
 
-void GpuSkin::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
-                       const Vec3& dw) {
+ImpulseSums GpuSkin::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
+                              const Vec3& dw) {
   requireHeld(body);
   const PassTimer timer(passes_, Stage::Friction);
-  rows_.friction(s, share, dvt, dw, qNew_, qdotNew_, impulseR_, impulseExtra_);
+  return rows_.friction(s, share, dvt, dw, qNew_, qdotNew_, impulseR_, impulseExtra_);
 }
 
 std::vector<RowResult> GpuSkin::rowResults() { return rows_.results(); }
@@ -205,7 +205,7 @@ Vec3 GpuSkin::energy(const BodyView& body, const LayeredState& s, const Vec3& dv
 }
 
 void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& dvt, const Vec3& dw,
-                    double share, double dt, LayeredState&) {
+                    double share, const Vec3& frictionDvt, const Vec3& frictionDw, double dt, LayeredState&) {
   requireHeld(body);
   ops_.sync(body);
   const PassTimer timer(passes_, Stage::Apply);
@@ -218,6 +218,8 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
   passes_.bind(apply_, "uHinv", ops_.responseInverse());
   apply_.set("uDvt", dvt);
   apply_.set("uDw", dw);
+  apply_.set("uFrictionDvt", frictionDvt);
+  apply_.set("uFrictionDw", frictionDw);
   glUniform1f(apply_.uniform("uShare"), float(share));
   glUniform1f(apply_.uniform("uDt"), float(dt));
   // (z_, ma_: scratch, swapped in below)

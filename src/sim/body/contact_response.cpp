@@ -329,8 +329,10 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   std::optional<StageTimer> timer(std::in_place, profile, Stage::Impulse);
   ImpulseSums is = r.impulse(view(), s);
   is.fc += corePointRows_.force();
+  std::optional<Eigen::LDLT<Core::Matrix>> solveA;
+  if (!fixed) solveA.emplace(A);
   Core::Vector dv = Core::Vector::Zero();
-  if (!fixed) dv = A.ldlt().solve(Core::impulseRhs(is.fc, is.mt, is.mr, R));
+  if (!fixed) dv = solveA->solve(Core::impulseRhs(is.fc, is.mt, is.mr, R));
   const Vec3 dvt = Rt * Core::linear(dv), dw = Core::angular(dv);
   // The energy guard (policy `energy_guard`; responseEnergyShare): the skin's part of
   // KE(t) from its pass, the core's here (body frame, as kineticEnergy).
@@ -341,16 +343,23 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
     out.share = responseEnergyShare(ke[0], ke[1], ke[2]);
   }
   Core::addVelocity(s, out.share * dv);  // (from v0, w0)
-  // 12 friction (14) on the node's skin velocity, from its tangential velocity after the
-  //    normal impulse (which moves it tangentially too, through the coupling): the
-  //    pre-impact one of (14) can overshoot and feed a resting body energy.
+  // 12 friction (14) on the node, from its tangential velocity after the normal impulse
+  //    (which moves it tangentially too, through the coupling): the pre-impact one of
+  //    (14) can overshoot and feed a resting body energy. Its impulse goes through the
+  //    response as the rows' do (11): a velocity change of the node alone (dqdot_i = f_i /
+  //    m_i) would move a stiff node dt |dqdot_i| against a spring of dt^2 k_i / m_i >> 1
+  //    times its mass and feed the skin energy (docs/decisions/0027).
   timer.emplace(profile, Stage::Friction);
-  r.friction(view(), s, out.share, dvt, dw);
+  const ImpulseSums fs = r.friction(view(), s, out.share, dvt, dw);
+  Core::Vector fdv = Core::Vector::Zero();
+  if (!fixed && (!fs.fc.isZero(0) || !fs.mt.isZero(0) || !fs.mr.isZero(0)))
+    fdv = solveA->solve(Core::impulseRhs(fs.fc, fs.mt, fs.mr, R));
+  Core::addVelocity(s, fdv);
   out.rows = r.rowResults();
   timer.emplace(profile, Stage::Apply);
   // 13 positions from the post-impact velocities: the skin's in the same pass as its
   //    velocities, from the start of the step
-  r.apply(view(), start_.q, dvt, dw, out.share, dt, s);
+  r.apply(view(), start_.q, dvt, dw, out.share, Rt * Core::linear(fdv), Core::angular(fdv), dt, s);
   return out;
 }
 

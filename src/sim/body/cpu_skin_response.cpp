@@ -188,12 +188,13 @@ Vec3 CpuSkinResponse::energy(const BodyView& body, const LayeredState& s, const 
   return k;
 }
 
-void CpuSkinResponse::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
-                               const Vec3& dw) {
+ImpulseSums CpuSkinResponse::friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
+                                      const Vec3& dw) {
   const BakedBody& m = body.model;
   const std::vector<Mat3>& hinv = this->hinv(body);
   const Mat3 R = rotation(s.orientation), Rt = R.transpose();
   extra_.clear();
+  ImpulseSums sums;
   std::unordered_map<int, Vec3> skinAfter;  // node -> its qdot after the impulse (and friction)
   for (size_t k = 0; k < rows_.size(); ++k) {
     const ContactRow& c = in_[k];
@@ -213,12 +214,17 @@ void CpuSkinResponse::friction(const BodyView& body, const LayeredState& s, doub
     const double speed = xt.norm();
     if (speed < 1e-12) continue;
     const double muHat = std::min(1.0, c.friction * (after - row.before).norm() / speed);
-    const Vec3 dqdot = Rt * (-muHat * xt);
-    qdot += dqdot;
-    extra_.emplace_back(i, dqdot);
-    row.frictionImpulse = -mi * muHat * xt;
+    const Vec3 f = -mi * muHat * xt, fb = Rt * f, hf = h * fb;
+    qdot += hf;  // (the node's own share; the core's follows for all rows at once)
+    extra_.emplace_back(i, fb);
+    row.frictionImpulse = f;
+    sums.fc.head<3>() += f;
+    sums.fc.tail<3>() += ui.cross(fb);
+    sums.mt += mi * hf;
+    sums.mr += mi * ui.cross(hf);
   }
   extra_ = mergeByNode(std::move(extra_));
+  return sums;
 }
 
 std::vector<RowResult> CpuSkinResponse::rowResults() {
@@ -229,7 +235,8 @@ std::vector<RowResult> CpuSkinResponse::rowResults() {
 }
 
 void CpuSkinResponse::apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
-                            const Vec3& dw, double share, double dt, LayeredState& s) {
+                            const Vec3& dw, double share, const Vec3& frictionDvt, const Vec3& frictionDw,
+                            double dt, LayeredState& s) {
   const BakedBody& m = body.model;
   const std::vector<Mat3>& hinv = this->hinv(body);
   const int n = m.nodeCount();
@@ -240,10 +247,12 @@ void CpuSkinResponse::apply(const BodyView& body, const std::vector<Vec3>& start
     for (const auto& [i, r] : r_) dq_[i] += hinv[i] * r;
   }
   cached_ = false;
-  for (const auto& [i, e] : extra_) s.qdot[i] += e;
+  for (const auto& [i, f] : extra_) s.qdot[i] += hinv[i] * f;
+  const bool frictionOnCore = !frictionDvt.isZero(0) || !frictionDw.isZero(0);
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
   for (int i = 0; i < n; ++i) {
     s.qdot[i] += share * dq_[i];
+    if (frictionOnCore) s.qdot[i] += coreShare(hinv[i], m.nodeMass[i], m.restSkin[i] + s.q[i], frictionDvt, frictionDw);
     s.q[i] = startQ[i] + dt * s.qdot[i];
   }
 }

@@ -179,15 +179,21 @@ class SkinResponse {
   virtual Vec3 energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) = 0;
   /// Step 12, friction (14) at the rows with a positive total impulse, in row order per
   /// node: xt the node's tangential velocity after share dq_i and the core's new velocity
-  /// (s's), dqdot = R^T (-min(1, mu |after - before| / |xt|) xt), before: the node's
-  /// velocity when the rows were set. Kept for apply().
-  virtual void friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
-                        const Vec3& dw) = 0;
+  /// (s's), the impulse f = -m_i min(1, mu |after - before| / |xt|) xt (world), before:
+  /// the node's velocity when the rows were set; a node's later rows see qdot_i +=
+  /// Mh_i^-1 R^T f. The impulses act through the whole response as the rows' do (step
+  /// 11), so what the node's Mh_i^-1 does not take moves the core: their sums come back
+  /// (as impulse()'s), the impulses by node are kept for apply().
+  virtual ImpulseSums friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
+                               const Vec3& dw) = 0;
   /// The rows' results, in row order.
   virtual std::vector<RowResult> rowResults() = 0;
-  /// qdot_i += share dq_i + the friction's dqdot_i, then q_i = startQ_i + dt qdot_i, into s.
+  /// qdot_i += share dq_i + Mh_i^-1 (f_i - m_i (fdvt - u_i x fdw)) with f_i the friction's
+  /// impulse on the node (body frame) and (fdvt, fdw) the core's change from the
+  /// friction's sums (body frame), then q_i = startQ_i + dt qdot_i, into s.
   virtual void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt,
-                     const Vec3& dw, double share, double dt, LayeredState& s) = 0;
+                     const Vec3& dw, double share, const Vec3& frictionDvt, const Vec3& frictionDw, double dt,
+                     LayeredState& s) = 0;
 
   /// From now until the next call: the listed nodes (node, d_i: body frame, unit) are
   /// held on the core along d_i, as a crushed layer is: every pass below takes their
@@ -222,11 +228,12 @@ class CpuSkinResponse final : public SkinResponse {
   RowSums roundRows(const Core::Vector* dv, bool oneSided) override;
   ImpulseSums impulse(const BodyView& body, const LayeredState& s) override;
   Vec3 energy(const BodyView& body, const LayeredState& s, const Vec3& dvt, const Vec3& dw) override;
-  void friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
-                const Vec3& dw) override;
+  ImpulseSums friction(const BodyView& body, const LayeredState& s, double share, const Vec3& dvt,
+                       const Vec3& dw) override;
   std::vector<RowResult> rowResults() override;
   void apply(const BodyView& body, const std::vector<Vec3>& startQ, const Vec3& dvt, const Vec3& dw,
-             double share, double dt, LayeredState& s) override;
+             double share, const Vec3& frictionDvt, const Vec3& frictionDw, double dt,
+             LayeredState& s) override;
   void holdOnCore(const BodyView& body, const std::vector<std::pair<int, Vec3>>& held) override;
   void findCoreContacts(const BodyView& body, const LayeredState& s, double keep, double margin, double reach,
                         std::vector<CoreContact>* out) override;
@@ -248,7 +255,7 @@ class CpuSkinResponse final : public SkinResponse {
   };
   std::vector<ContactRow> in_;
   std::vector<Row> rows_;
-  std::vector<std::pair<int, Vec3>> r_, extra_;  // (node, r_i), (node, friction dqdot_i), by node
+  std::vector<std::pair<int, Vec3>> r_, extra_;  // (node, r_i), (node, friction f_i), by node, body frame
   std::vector<Vec3> dq_;  // dq_i of energy()'s (dvt, dw), reused by apply() when unchanged
   Vec3 dqDvt_ = Vec3::Zero(), dqDw_ = Vec3::Zero();
   bool cached_ = false;

@@ -419,8 +419,13 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     LayeredState after = s;
     after.velocity += share * dv.head<3>();
     after.angularVelocity += share * dw;
-    cpu.friction(p.gpu.view(), after, share, dvt, dw);
-    p.skin->friction(p.gpu.view(), after, share, dvt, dw);
+    const ImpulseSums fc = cpu.friction(p.gpu.view(), after, share, dvt, dw);
+    const ImpulseSums fg = p.skin->friction(p.gpu.view(), after, share, dvt, dw);
+    const double eFf = (fg.fc - fc.fc).norm() / fc.fc.norm();
+    const double eFm = std::max((fg.mt - fc.mt).norm() / fc.mt.norm(), (fg.mr - fc.mr).norm() / fc.mr.norm());
+    // the core's change from the friction's impulses, as respondThrough takes it
+    const Core::Vector fdv = A.ldlt().solve(Core::impulseRhs(fc.fc, fc.mt, fc.mr, s.orientation.toRotationMatrix()));
+    const Vec3 fdvt = s.orientation.conjugate() * Core::linear(fdv), fdw = Core::angular(fdv);
     const std::vector<RowResult> rc = cpu.rowResults(), rg = p.skin->rowResults();
     double eF = 0, fScale = 0;
     int rubbing = 0;
@@ -433,18 +438,18 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_GE(rubbing, 8);  // (the rows on the core are frictionless)
     // the impulse and friction applied, positions from the start
     LayeredState sc1 = s, sg1 = s;
-    cpu.apply(p.gpu.view(), startQ, dvt, dw, share, dt, sc1);
-    p.skin->apply(p.gpu.view(), startQ, dvt, dw, share, dt, sg1);
+    cpu.apply(p.gpu.view(), startQ, dvt, dw, share, fdvt, fdw, dt, sc1);
+    p.skin->apply(p.gpu.view(), startQ, dvt, dw, share, fdvt, fdw, dt, sg1);
     p.skin->readSkin(p.gpu.view(), sg1);  // (the GPU's apply leaves the state in its textures)
     const double eQdot = relativeError(sg1.qdot, sc1.qdot), eQ = relativeError(sg1.q, sc1.q);
     std::printf("response passes (%s) vs CPU, %zu rows (%d on the core, %d behind another of their node; %zu "
                 "nodes' directions held), %d rounds, %d rows out: "
                 "condense tt %.2e, tr %.2e, rr %.2e (of the skin-state parts); rounds S %.2e, rhs %.2e, "
                 "lambda %.2e, gap %.2e; impulse fc %.2e, mt %.2e, mr %.2e; energy k0 %.2e, ka %.2e, kb %.2e; "
-                "friction %.2e (%d rows); apply qdot %.2e, q %.2e\n",
+                "friction %.2e (%d rows), its sums fc %.2e, mt/mr %.2e; apply qdot %.2e, q %.2e\n",
                 d.shape->type().c_str(), rows.size(), onCore, chained, held.size(), rounds, left, eTt, eTr, eRr, eS,
                 eRhs, eLambda, eGap,
-                eFc, eMt, eMr, eK[0], eK[1], eK[2], eF, rubbing, eQdot, eQ);
+                eFc, eMt, eMr, eK[0], eK[1], eK[2], eF, rubbing, eFf, eFm, eQdot, eQ);
     EXPECT_LT(eS, 1e-4);
     EXPECT_LT(eRhs, 1e-4);
     EXPECT_LT(eLambda, 1e-4);
@@ -454,12 +459,14 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     EXPECT_LT(eMr, 1e-4);
     EXPECT_LT(eK.maxCoeff(), 1e-4);
     EXPECT_LT(eF, 1e-4);
+    EXPECT_LT(eFf, 1e-4);
+    EXPECT_LT(eFm, 1e-4);
     EXPECT_LT(eQdot, 1e-4);
     EXPECT_LT(eQ, 1e-4);
     // the textures now hold the state after the impulse: a second apply continues from it
     LayeredState sc2 = sc1, sg2 = sg1;
-    cpu.apply(p.gpu.view(), startQ, dvt, dw, share, dt, sc2);
-    p.skin->apply(p.gpu.view(), startQ, dvt, dw, share, dt, sg2);
+    cpu.apply(p.gpu.view(), startQ, dvt, dw, share, Vec3::Zero(), Vec3::Zero(), dt, sc2);
+    p.skin->apply(p.gpu.view(), startQ, dvt, dw, share, Vec3::Zero(), Vec3::Zero(), dt, sg2);
     p.skin->readSkin(p.gpu.view(), sg2);
     EXPECT_LT(relativeError(sg2.qdot, sc2.qdot), 1e-4);
     // the position correction at ~5% of the nodes, added into the resident q
