@@ -3,7 +3,8 @@
 // (src/sim/contact/core_contact.h): node i, its rest direction d_i = (ub_i - f_i) / h_i
 // and layer thickness h_i = |ub_i - f_i| (AtlasPasses::layer),
 //   crush    gap = d_i . q_i + (1 - keep) h_i          along d_i
-//   stretch  gap = maxStretch h_i - |q_i|              along -q_i / |q_i|
+//   stretch  gap = maxStretch h_i - |s_i|              along -s_i / |s_i|
+//            s_i = q_i less its part into the layer (stretchPart)
 // Each limit with gap < uMargin h_i + uReach is appended to the hit list (detect.frag's record:
 // the node texel and the limit (0 crush, 1 stretch) in id, the direction and the depth
 // -gap in normalDepth) through an atomic counter.
@@ -41,6 +42,7 @@ void main() {
   vec3 q = at(uQ, gSrc);
   float crush = dot(d, q) + (1.0 - uKeep) * h;
   if (crush < uMargin * h + uReach) append(0, d, crush);
-  float length_ = length(q), stretch = uMaxStretch * h - length_;
-  if (stretch < uMargin * h + uReach && length_ > 0.0) append(1, -q / length_, stretch);
+  vec3 s = q - min(dot(d, q), 0.0) * d;
+  float length_ = length(s), stretch = uMaxStretch * h - length_;
+  if (stretch < uMargin * h + uReach && length_ > 0.0) append(1, -s / length_, stretch);
 }

@@ -62,6 +62,7 @@ void main() {
   oUuOff = vec4(m * (ub.x * q.z + q.x * ub.z + q.x * q.z), m * (ub.y * q.z + q.y * ub.z + q.y * q.z), 0.0, 0.0);
   vec4 layer = texelFetch(uLayer, gSrc, 0);
   float h = max(layer.w, 1e-30);
-  oMax = vec4(length(q), length(q) / h, length(qd), -dot(uUp, u));
+  vec3 s = q - min(dot(layer.xyz, q), 0.0) * layer.xyz;  // (stretchPart)
+  oMax = vec4(length(q), length(s) / h, length(qd), -dot(uUp, u));
   oBad = vec4(0.0, max(0.0, -dot(layer.xyz, q) / h), 0.0, 0.0);  // (the crush: how far into its layer)
 }

@@ -309,7 +309,8 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
       p.elastic += qi.dot(row);
       const double qn = qi.norm();
       p.maxQ = std::max(p.maxQ, qn);
-      p.maxStretch = std::max(p.maxStretch, qn / std::max(1e-300, m.layer[i]));
+      p.maxStretch =
+          std::max(p.maxStretch, stretchPart(qi, m.layerDirection[i]).norm() / std::max(1e-300, m.layer[i]));
       p.maxCrush = std::max(p.maxCrush, -m.layerDirection[i].dot(qi) / std::max(1e-300, m.layer[i]));
       p.maxQdot = std::max(p.maxQdot, vi.norm());
       p.lowest = std::min(p.lowest, up.dot(u));

@@ -360,6 +360,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   Vec3 Sqdot = Vec3::Zero();
   Mat3 Suu = Mat3::Zero();  // sum m_i u_i u_i^T
   double Su2 = 0;           // sum m_i |u_i|^2
+  double reach = 0;         // max |q_i|^2 / |ub_i|^2
 
   // 1 forces (T): Ft_e = F_e - dt K qdot with F_e = Q_e + Qv_e - K q - D qdot.
   //   The gravity part m_i R^T g is solved exactly through the cached W_t below,
@@ -371,6 +372,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
     for (int i = 0; i < n; ++i) {
       u[i] = m.restSkin[i] + s.q[i];
       z[i] = s.q[i] + (beta + dt) * s.qdot[i];
+      reach = std::max(reach, s.q[i].squaredNorm() / std::max(1e-300, m.restSkin[i].squaredNorm()));
     }
     multiplyStencil(m.atlas.stencil, elastic_->stiffness(), z, kz);
     for (int i = 0; i < n; ++i) {
@@ -393,7 +395,11 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
 
   // 2 solve (T): Mt_e y = Ft_e and Y = Mt_e^-1 M_ec. y = W_t R^T g + Mt_e^-1 rhs.
   //   Y from the operator's cached columns (Core::cachedColumns), or, with
-  //   exactCoupling, every column by CG every step.
+  //   exactCoupling or a skin displaced beyond kCachedCouplingReach of its distance
+  //   from the core's centre, the rotational columns solved exactly (the translational
+  //   ones are exact): the cached ones take the displacement's part block-diagonal,
+  //   and a thick skin crushed to its limit (a node 60% of the radius in) then gained
+  //   energy in this step until the blow-up check reset it (docs/decisions/0027).
   std::vector<Core::Columns> Y(n);
   {
     StageTimer t(profile, Stage::Solve);
@@ -404,9 +410,9 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       const auto& wr = op_.rotationalCoupling();
       const auto& hinv = op_.diagInverse();
       for (int i = 0; i < n; ++i) Y[i] = Core::cachedColumns(wt[i], wr[i], hinv[i], m.nodeMass[i], s.q[i], R);
-      if (settings_.exactCoupling) {
+      if (settings_.exactCoupling || reach > kCachedCouplingReach * kCachedCouplingReach) {
         std::vector<Vec3> col(n), sol(n);
-        for (int k = 0; k < Core::kDofs; ++k) {
+        for (int k = settings_.exactCoupling ? 0 : 3; k < Core::kDofs; ++k) {
           for (int i = 0; i < n; ++i) {
             col[i] = Core::couplingColumn(k, m.nodeMass[i], u[i], R);
             sol[i] = Y[i][k];

@@ -334,13 +334,19 @@ constexpr double kSupportPatchRelaxation = 2.5;
 /// reaches the other in the same step (docs/decisions/0015-pair-support-balance.md).
 constexpr double kPairSupportRelaxation = 0.5;
 
+/// The free update's rotational coupling columns are solved exactly in a step whose skin
+/// has a node displaced by more than this fraction of its distance from the core's centre
+/// (the low end of the 30-40% of the radius that the paper gives linear elasticity in the
+/// body frame); below it the cache holds (docs/decisions/0007, 0027).
+constexpr double kCachedCouplingReach = 0.3;
+
 /// Solver settings that a scene or a panel may change.
 struct LayeredSettings {
   SolverMethod method = SolverMethod::Auto;
 
   int cgIterations = 50;        ///< maximum CG iterations per solve
   double cgTolerance = 1e-6;    ///< CG relative residual
-  bool exactCoupling = false;   ///< solve Mt_e Y = M_ec by CG every step instead of the cache
+  bool exactCoupling = false;   ///< solve Mt_e Y = M_ec every step instead of the cache
   bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
   /// The contact response's units, each on or off (the world's, set every step).
   ResponsePolicies response;

@@ -17,7 +17,7 @@ struct SkinSummary {
   double mqdot2 = 0;            ///< sum m_i |qdot_i|^2 [kg m^2/s^2]
   double elastic = 0;           ///< 1/2 q^T K_e q [J]
   double maxQ = 0;              ///< max |q_i| [m]
-  double maxStretch = 0;        ///< max |q_i| / h_i, h_i = |ub_i - f_i| the layer's thickness there [-]
+  double maxStretch = 0;        ///< max |s_i| / h_i, s_i = stretchPart(q_i, d_i), h_i = |ub_i - f_i| the layer's thickness there [-]
   double maxCrush = 0;          ///< max(0, max -d_i . q_i / h_i): the deepest node pushed into its layer [-]
   double maxQdot = 0;           ///< max |qdot_i| [m/s]
   double lowest = 0;            ///< min up . u_i, for the direction `up` asked for [m]

@@ -15,8 +15,9 @@ void findCoreContacts(const BakedBody& m, const std::vector<Vec3>& q, double kee
     const Vec3& qi = q[size_t(i)];
     const double crush = d.dot(qi) + (1 - keep) * h;
     if (crush < margin * h + reach) out->push_back({i, -crush, d, false});
-    const double length = qi.norm(), stretch = kMaxStretch * h - length;
-    if (stretch < margin * h + reach && length > 0) out->push_back({i, -stretch, Vec3(-qi / length), true});
+    const Vec3 si = stretchPart(qi, d);
+    const double length = si.norm(), stretch = kMaxStretch * h - length;
+    if (stretch < margin * h + reach && length > 0) out->push_back({i, -stretch, Vec3(-si / length), true});
   }
 }
 

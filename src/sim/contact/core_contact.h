@@ -9,8 +9,10 @@
 //
 //   crush    gap_i = d_i . q_i + (1 - keep) h_i >= 0   along n_i = d_i
 //            (it keeps `keep` = Material::minLayer of its layer: the skin bottoms out)
-//   stretch  gap_i = kMaxStretch h_i - |q_i| >= 0      along n_i = -q_i / |q_i|
-//            (it moves at most kMaxStretch layers from its rest place over the core)
+//   stretch  gap_i = kMaxStretch h_i - |s_i| >= 0      along n_i = -s_i / |s_i|
+//            (it moves at most kMaxStretch layers from its rest place over the core,
+//            sideways and outwards: s_i = q_i less its part into the layer, which the
+//            crush limit bounds: stretchPart)
 //
 // so that gap_i changes at the rate n_i . qdot_i. The violated limits become one-sided
 // rows of the contact response against the body's own core (ContactRow::onCore): the
@@ -30,6 +32,14 @@ namespace d2t {
 /// by more than twice its layer is a blow-up) and above what the shipped scenes reach
 /// (docs/decisions/0027).
 constexpr double kMaxStretch = 1.0;
+/// The part of q_i that the stretch limit bounds: q_i less its component into the layer
+/// (-d_i), which the crush limit bounds (a node crushed onto its core is not stretched:
+/// measured whole, a crushed node sliding sideways was corrected back along -q_i, into
+/// the ground under it).
+inline Vec3 stretchPart(const Vec3& q, const Vec3& d) {
+  const double along = d.dot(q);
+  return along < 0 ? Vec3(q - along * d) : q;
+}
 
 /// Nodes within this fraction of their layer thickness of a limit at the predicted state,
 /// or within the distance the core can close in the step (its fastest point's speed

@@ -135,7 +135,8 @@ void World::endSkinDrag() {
 }
 
 // A state is healthy when it is finite, no node has moved by more than twice its
-// layer thickness against the core (the linear model is meaningless long before),
+// layer thickness against the core (stretchPart: the linear model is meaningless long
+// before),
 // and nothing moves faster than 1 km/s.
 bool World::healthy(const Body& b, const SkinSummary& skin) const {
   const CoreState& s = b.layered.core();

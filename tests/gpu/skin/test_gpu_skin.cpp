@@ -884,7 +884,7 @@ TEST_F(GpuSkinTest, SummaryPassMatchesTheCpu) {
     // one node pushed out to 3 layer thicknesses: the blow-up check's maximum
     const int k = n / 2;
     const double t = (p.model->restSkin[size_t(k)] - p.model->core[size_t(k)]).norm();
-    p.gpu.editState().q[size_t(k)] = Vec3(0, 3 * t, 0);
+    p.gpu.editState().q[size_t(k)] = 3 * p.model->layerDirection[size_t(k)] * t;
     compare("stretched");
     EXPECT_NEAR(p.skin->summarize(p.gpu.view(), p.gpu.state(), up).maxStretch, 3.0, 1e-5);
     // ... and one crushed to 0.8 of its layer towards the core, the stretched one back
