@@ -19,12 +19,22 @@ void CorePointRows::set(const std::vector<CorePointContact>& contacts, const std
     const double vn = c.normal.dot(v - c.surfaceVelocity);
     const double startGap = std::max(0.0, -c.depth - dt * vn);
     row.b = -vn - startGap / dt;
+    // (a row whose gap the core does not close in the step starts out of the set, and
+    // enters only when the rounds' dv would close it: started in, such a stiff row pulled
+    // the core towards the collider at gap / dt in the first round, and the skin's rows
+    // that this dv took below their lo left the set for good)
+    row.active = row.b > 0;
     rows_.push_back(row);
   }
 }
 
 void CorePointRows::round(const Core::Vector* dv, bool oneSided, Core::Matrix& S, Core::Vector& rhs, int& below) {
   for (Row& row : rows_) {
+    if (!row.active && !oneSided) row.active = true;  // (equality rows: all in)
+    if (!row.active && dv && row.b - row.U.dot(*dv) > 0) {
+      row.active = true;
+      ++below;  // (the set changed: another round)
+    }
     if (row.active && dv) {
       row.lambda = (row.b - row.U.dot(*dv)) / D_;
       if (row.lambda < 0) {
