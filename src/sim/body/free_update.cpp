@@ -411,13 +411,18 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       const auto& hinv = op_.diagInverse();
       for (int i = 0; i < n; ++i) Y[i] = Core::cachedColumns(wt[i], wr[i], hinv[i], m.nodeMass[i], s.q[i], R);
       if (settings_.exactCoupling || reach > kCachedCouplingReach * kCachedCouplingReach) {
+        // (exactCoupling, a test switch: every column to 1e-10; past the reach: the
+        // rotational ones with the y solve's budget, from the cached ones, so that a CG
+        // body pays at most three more y solves)
+        const bool all = settings_.exactCoupling;
         std::vector<Vec3> col(n), sol(n);
-        for (int k = settings_.exactCoupling ? 0 : 3; k < Core::kDofs; ++k) {
+        for (int k = all ? 0 : 3; k < Core::kDofs; ++k) {
           for (int i = 0; i < n; ++i) {
             col[i] = Core::couplingColumn(k, m.nodeMass[i], u[i], R);
             sol[i] = Y[i][k];
           }
-          op_.solve(col, sol, 20 * n + 100, std::min(settings_.cgTolerance, 1e-10), nullptr);
+          op_.solve(col, sol, all ? 20 * n + 100 : settings_.cgIterations,
+                    all ? std::min(settings_.cgTolerance, 1e-10) : settings_.cgTolerance, nullptr);
           for (int i = 0; i < n; ++i) Y[i][k] = sol[i];
         }
       }

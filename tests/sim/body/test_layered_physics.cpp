@@ -877,7 +877,7 @@ TEST(LayeredPhysics, ParameterBoxNeverResetsGainsEnergyOrSinks) {
   // Issue 26 asks for none (docs/decisions/0027: eq. 14's friction through the whole
   // response, the rotational coupling columns solved exactly past kCachedCouplingReach).
   EXPECT_EQ(resets, 0);
-  // The skin's deepest end-of-step penetration in the ground over the box: 8.4 mm
+  // The skin's deepest end-of-step penetration in the ground over the box: 12.8 mm
   // (the correction moves a node out by its share only; the crushed nodes' sideways
   // stretch corrected sideways, stretchPart)
   EXPECT_LT(penetration.empty() ? 0.0 : *std::max_element(penetration.begin(), penetration.end()), 0.02)
