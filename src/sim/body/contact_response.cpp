@@ -314,13 +314,15 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
     StageTimer t(profile, Stage::Multipliers);
     const bool oneSided = settings_.response.oneSided;
     RowSums sums = r.roundRows(nullptr, oneSided);
-    corePointRows_.round(nullptr, oneSided, sums.S, sums.rhs, sums.below);
+    int entered = 0;  // (core rows that joined the set in a round)
+    corePointRows_.round(nullptr, oneSided, sums.S, sums.rhs, sums.below, entered);
     for (int round = 0; round < 20; ++round) {
       const Core::Vector dv = fixed ? Core::Vector::Zero() : Core::Vector((A + sums.S).ldlt().solve(sums.rhs));
       sums = r.roundRows(&dv, oneSided);
-      corePointRows_.round(&dv, oneSided, sums.S, sums.rhs, sums.below);
+      entered = 0;
+      corePointRows_.round(&dv, oneSided, sums.S, sums.rhs, sums.below, entered);
       if (round == 0) out.pulling = sums.below;
-      if (!settings_.response.oneSided || sums.below == 0) break;
+      if (!settings_.response.oneSided || (sums.below == 0 && entered == 0)) break;
     }
   }
   // 11 the impulse J^T lambda as a velocity change through steps 3-4, with Mh_e as the

@@ -28,12 +28,13 @@ void CorePointRows::set(const std::vector<CorePointContact>& contacts, const std
   }
 }
 
-void CorePointRows::round(const Core::Vector* dv, bool oneSided, Core::Matrix& S, Core::Vector& rhs, int& below) {
+void CorePointRows::round(const Core::Vector* dv, bool oneSided, Core::Matrix& S, Core::Vector& rhs, int& below,
+                          int& entered) {
   for (Row& row : rows_) {
     if (!row.active && !oneSided) row.active = true;  // (equality rows: all in)
     if (!row.active && dv && row.b - row.U.dot(*dv) > 0) {
       row.active = true;
-      ++below;  // (the set changed: another round)
+      ++entered;
     }
     if (row.active && dv) {
       row.lambda = (row.b - row.U.dot(*dv)) / D_;

@@ -37,8 +37,9 @@ class CorePointRows {
   /// One active-set round, as SkinResponse::roundRows: the sums added into S, rhs, and the
   /// rows below their lowest value counted into below. A row starts in the set only where
   /// the core closes its gap in the step (b_k > 0); one out of it enters (counted into
-  /// below too: the set changed) where dv closes the gap, b_k - U_k . dv > 0.
-  void round(const Core::Vector* dv, bool oneSided, Core::Matrix& S, Core::Vector& rhs, int& below);
+  /// entered: the set changed, another round) where dv closes the gap, b_k - U_k . dv > 0.
+  void round(const Core::Vector* dv, bool oneSided, Core::Matrix& S, Core::Vector& rhs, int& below,
+             int& entered);
   /// The rows' generalised force on the core, sum lambda_k U_k.
   Core::Vector force() const;
   int count() const { return int(rows_.size()); }

@@ -395,8 +395,8 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
 
   // 2 solve (T): Mt_e y = Ft_e and Y = Mt_e^-1 M_ec. y = W_t R^T g + Mt_e^-1 rhs.
   //   Y from the operator's cached columns (Core::cachedColumns), or, with
-  //   exactCoupling or a skin displaced beyond kCachedCouplingReach of its distance
-  //   from the core's centre, the rotational columns solved exactly (the translational
+  //   exactCoupling or a skin displaced beyond kCachedCouplingReach of its rest distance
+  //   from the body's centre, the rotational columns solved exactly (the translational
   //   ones are exact): the cached ones take the displacement's part block-diagonal,
   //   and a thick skin crushed to its limit (a node 60% of the radius in) then gained
   //   energy in this step until the blow-up check reset it (docs/decisions/0027).

@@ -335,7 +335,8 @@ constexpr double kSupportPatchRelaxation = 2.5;
 constexpr double kPairSupportRelaxation = 0.5;
 
 /// The free update's rotational coupling columns are solved exactly in a step whose skin
-/// has a node displaced by more than this fraction of its distance from the core's centre
+/// has a node displaced by more than this fraction of its rest distance from the body's
+/// centre (its frame's origin; the core's centre for a ball)
 /// (the low end of the 30-40% of the radius that the paper gives linear elasticity in the
 /// body frame); below it the cache holds (docs/decisions/0007, 0027).
 constexpr double kCachedCouplingReach = 0.3;
