@@ -59,16 +59,18 @@ void simulationPanel(Ui& ui) {
         {&p.oneSided, "one-sided rows", "Contact rows never pull (lambda >= 0); off: nodes stick."},
         {&p.support, "contact support",
          "Colliders and bodies carry the resting skin inside the implicit solve: bodies rest and\n"
-         "dent as the static solve says (without: ~20%% too shallow)."},
+         "dent as the static solve says (without: ~20% too shallow)."},
         {&p.restitution, "restitution", "A Newton impact when a contact begins fast; off: inelastic contacts."},
         {&p.friction, "node friction", "Coulomb friction on each node's tangential velocity (eq. 14)."},
-        {&p.energyGuard, "energy guard", "The response cannot add kinetic energy against surfaces at rest."},
+        {&p.energyGuard, "energy guard", "The response cannot add kinetic energy against surfaces at rest, nor (where a\n"
+         "skin is crushed onto its core) against another body, in the pair's frame."},
         {&p.shockPropagation, "shock propagation", "A last sweep with lower bodies immovable: stacks rest."},
         {&p.pairSupportBalance, "pair support balance", "Bodies support each other equally and oppositely."},
         {&p.pairImpulseBalance, "pair impulse balance", "Impulses between bodies conserve the pair's momentum."},
         {&p.patchFriction, "patch friction", "Each patch's friction and rolling resistance solved as one."},
         {&p.correction, "position correction", "Nodes still penetrating after the response move out (step 15)."},
-        {&p.skinOnCore, "skin on core", "A crushed skin bottoms out on its core (min layer) and carries it."},
+        {&p.skinOnCore, "skin on core", "A crushed skin bottoms out on its core (min layer) and carries it; cores keep\n"
+         "their crushed layers from colliders and from each other."},
     };
     for (const auto& u : units) {
       ImGui::Checkbox(u.label, u.on);

@@ -15,6 +15,7 @@
 // interfaces (SkinResponse and its CPU reference CpuSkinResponse,
 // FreeMotionSolver); the solver's constants and settings (SolverMethod, the support's
 // relaxation, LayeredSettings, LayeredStepInfo); LayeredBody.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -547,6 +548,12 @@ class LayeredBody {
   /// angular velocity), skin velocities unchanged. moveDt > 0: the step's positions
   /// were already integrated from the velocities; they move with the change too.
   void changeRigidVelocity(const Vec3& dvCom, const Vec3& dw, double moveDt = 0);
+  /// Step 15 on the core from outside (World::separateCores): the body, core and skin
+  /// together, moves by d [m] (world), counted into the step's coreCorrection.
+  void liftCoreBy(const Vec3& d) {
+    state_.position += d;
+    info_.coreCorrection = std::max(info_.coreCorrection, d.norm());
+  }
   /// Core block M_c of the mass matrix at the current state.
   Core::Matrix coreMassMatrix() const;
 
@@ -636,9 +643,17 @@ class LayeredBody {
     double share = 1;  // of the impulse that went in
     int pulling = 0;   // rows whose first multiplier pulled
   };
+  // the energy guard's frame (policy `energy_guard`): on where no collider the rows touch
+  // moves (a moving collider does work), the kinetic energy measured relative to the
+  // rows' mean surface velocity (zero against colliders at rest)
+  struct GuardFrame {
+    bool on = true;
+    bool againstBodies = false;    // a row against another body
+    Vec3 velocity = Vec3::Zero();  // [m/s] world
+  };
   RowOutcome respondThrough(SkinResponse& r, const std::vector<ContactRow>& rows,
                             const std::vector<CorePointContact>& corePoints, const Vec3& v0, const Vec3& w0,
-                            double dt, bool guardEnergy, Profile& profile);
+                            double dt, const GuardFrame& guard, Profile& profile);
   // the units of respond (response_policies.h), in the order it calls them
   void addSupportRows(std::vector<NodeContact>& cs, double dt) const;
   struct ImpactMotion {  // the rigid motion before a restitution impact within the step
@@ -646,7 +661,7 @@ class LayeredBody {
   };
   ImpactMotion colliderImpact(const std::vector<NodeContact>& cs, double dt, const Vec3& g);
   static std::vector<ContactRow> contactRows(const std::vector<NodeContact>& cs, bool onCore, bool friction,
-                                             bool* restingSurfaces);
+                                             GuardFrame* guard);
   void respondRows(std::vector<NodeContact>& cs, bool onCore, double dt, Profile& profile);
   void takeRowResults(const RowOutcome& out, std::vector<NodeContact>& cs);
   // policy `skin_on_core` (core_contact.h): this step's rows against the core, found at

@@ -19,6 +19,7 @@
 //   patch_friction        solvePatchFriction                      0010, 0011
 //   correction            LayeredBody::correct (step 15)
 //   skin_on_core          LayeredBody::findCoreRows, correctLimits 0027
+//                         World::separateCores
 
 namespace d2t {
 
@@ -36,7 +37,9 @@ struct ResponsePolicies {
   bool restitution = true;
   /// Coulomb friction on each node's tangential velocity, eq. (14). Off: frictionless rows.
   bool friction = true;
-  /// Against surfaces at rest the impulse is scaled so the kinetic energy cannot grow.
+  /// Against colliders at rest (and against other bodies where the skin is crushed
+  /// onto its core) the impulse is scaled so that the kinetic energy cannot grow in
+  /// the frame of the surfaces' mean velocity.
   bool energyGuard = true;
   /// Under gravity, bodies in contact get a last sweep in which each lower body is
   /// immovable for the one above it, so a stack rests instead of sinking into itself.
@@ -53,8 +56,10 @@ struct ResponsePolicies {
   /// Step 15: nodes still penetrating after the response move out by their share.
   bool correction = true;
   /// The skin bottoms out on its own core: a node keeps Material::minLayer of its layer
-  /// thickness, by one-sided rows against the core that push on both (core_contact.h).
-  /// Off: a soft skin may be crushed through its core, and the core sink through it.
+  /// thickness, by one-sided rows against the core that push on both (core_contact.h);
+  /// the core keeps its crushed layer from the colliders, and both crushed layers from
+  /// another body's core. Off: a soft skin may be crushed through its core, and the
+  /// core sink through it.
   bool skinOnCore = true;
 
   bool operator==(const ResponsePolicies&) const = default;

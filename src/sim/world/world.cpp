@@ -190,6 +190,7 @@ void World::step(double dt) {
   lastContacts_ = contacts;              // (respond dropped the ones without depth)
   contacts = findAllContacts(true);      // 14   detection again
   correctAll(contacts, dt);              // 15   constraint correction
+  separateCores();                       // 15   ... and the cores of two bodies apart
   std::vector<SkinSummary> skins = summarizeAll();  // (one pass a body: the limits, checks, statistics)
   correctLimitsAll(&skins);              // 15   ... the nodes past a limit on the core
   checkHealth(groups, dt, &skins);       // blow-up: rollback

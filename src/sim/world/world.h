@@ -181,6 +181,7 @@ class World {
   std::vector<std::vector<size_t>> contactGroups(const std::vector<std::vector<NodeContact>>& contacts) const;
   void respondAll(std::vector<std::vector<NodeContact>>& contacts, double dt);
   void correctAll(const std::vector<std::vector<NodeContact>>& contacts, double dt);
+  void separateCores();  // (core_pairs.cpp)
   SkinSummary summarize(size_t body);
   std::vector<SkinSummary> summarizeAll();
   void correctLimitsAll(std::vector<SkinSummary>* skins);

@@ -18,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <string>
 
 #include "sim/one_body.h"
 #include "sim/test_loads.h"
@@ -742,6 +743,40 @@ TEST_F(GpuSkinTest, StackedBodiesReadOnlyTheirPatchesBack) {
     EXPECT_GT(top - bottom, 2 * r - 0.05);
     EXPECT_LT(top - bottom, 2 * r + 0.01);
   }
+}
+
+// Two soft balls (3 kPa) stacked on the ground on the GPU, as on the CPU
+// (CoreContact.SoftBallsStacked...): the cores held apart by both crushed layers, the
+// lower one on its own; no reset, the solvers still attached, no warning.
+TEST_F(GpuSkinTest, SoftBallsStackedKeepTheirCoresApart) {
+  Scene sc;
+  sc.simulation.dt = 0.005;
+  sc.colliders.push_back(ColliderDesc{});  // the ground
+  for (int k = 0; k < 2; ++k) {
+    sc.bodies.push_back(test::ball(kR, 32, 3e3));
+    sc.bodies[size_t(k)].name = "ball" + std::to_string(k);
+    sc.bodies[size_t(k)].position = Vec3(0, kR + 0.005 + k * (2 * kR + 0.01), 0);
+  }
+  World w(sc);
+  for (Body& b : w.bodies()) b.layered.setFreeMotionSolver(std::make_shared<GpuSkin>(b.model));
+  const LayeredBody &lower = w.bodies()[0].layered, &upper = w.bodies()[1].layered;
+  const double core = kR * sc.bodies[0].coreScale, crushed = sc.bodies[0].material.minLayer * (kR - core);
+  double gap = 1e300, ground = 1e300;
+  for (int n = 0; n < 200; ++n) {
+    w.step();
+    gap = std::min(gap, (upper.core().position - lower.core().position).norm() - 2 * core);
+    ground = std::min(ground, lower.coreLowest(Vec3::UnitY()));
+  }
+  std::printf("two 3 kPa balls stacked on the GPU: the cores' nearest %.2f mm apart (both crushed layers %.1f mm), "
+              "the lower core %.2f mm above the ground; resets %d, %d\n",
+              1e3 * gap, 2e3 * crushed, 1e3 * ground, w.bodies()[0].stats.resets, w.bodies()[1].stats.resets);
+  for (const Body& b : w.bodies()) {
+    EXPECT_NE(b.layered.freeMotionSolver(), nullptr);
+    EXPECT_EQ(b.stats.resets, 0);
+  }
+  EXPECT_TRUE(w.takeWarnings().empty());
+  EXPECT_GT(gap, 2 * crushed - 1e-3);
+  EXPECT_GT(ground, crushed - 1e-3);
 }
 
 // The GPU solver failing while it alone holds the skin's state (here: another body's
