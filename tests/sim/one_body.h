@@ -3,7 +3,9 @@
 // plane. World::step is the only orchestration of a step; the tests that look at one
 // body use it through this.
 #include <cassert>
+#include <algorithm>
 #include <optional>
+#include <string>
 
 #include "sim/world/world.h"
 
@@ -22,6 +24,39 @@ inline ColliderDesc planeCollider(const Vec3& normal, double offset, const Mater
   c.friction = friction < 0 ? m.friction : friction == 0 ? 0.0 : friction * friction / m.friction;
   return c;
 }
+
+/// Two balls of radius r stacked on the ground plane (5 mm above it, 1 cm apart), each
+/// from `ball` (its name and position set here).
+inline Scene stackedBalls(const BodyDesc& ball, double r, double dt) {
+  Scene scene;
+  scene.simulation.dt = dt;
+  scene.colliders.push_back(planeCollider(Vec3::UnitY(), 0, ball.material));
+  for (int k = 0; k < 2; ++k) {
+    BodyDesc d = ball;
+    d.name = "ball" + std::to_string(k);
+    d.position = Vec3(0, r + 0.005 + k * (2 * r + 0.01), 0);
+    scene.bodies.push_back(d);
+  }
+  return scene;
+}
+
+/// A stack of two balls (cores of radius `core`) run for `steps` steps: the cores' nearest
+/// approach (their centres' distance less both radii) and the lower core's lowest point
+/// [m] over the run.
+struct StackRun {
+  double gap = 1e300, ground = 1e300;
+};
+inline StackRun runStack(World& w, int steps, double core) {
+  const LayeredBody &lower = w.bodies()[0].layered, &upper = w.bodies()[1].layered;
+  StackRun run;
+  for (int n = 0; n < steps; ++n) {
+    w.step();
+    run.gap = std::min(run.gap, (upper.core().position - lower.core().position).norm() - 2 * core);
+    run.ground = std::min(run.ground, lower.coreLowest(Vec3::UnitY()));
+  }
+  return run;
+}
+
 
 /// A World of one body (and the plane, when given). `body` is its LayeredBody; the
 /// World's settings (solver, contact support, gravity) rule each step.

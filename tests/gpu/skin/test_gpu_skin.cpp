@@ -749,24 +749,11 @@ TEST_F(GpuSkinTest, StackedBodiesReadOnlyTheirPatchesBack) {
 // (CoreContact.SoftBallsStacked...): the cores held apart by both crushed layers, the
 // lower one on its own; no reset, the solvers still attached, no warning.
 TEST_F(GpuSkinTest, SoftBallsStackedKeepTheirCoresApart) {
-  Scene sc;
-  sc.simulation.dt = 0.005;
-  sc.colliders.push_back(ColliderDesc{});  // the ground
-  for (int k = 0; k < 2; ++k) {
-    sc.bodies.push_back(test::ball(kR, 32, 3e3));
-    sc.bodies[size_t(k)].name = "ball" + std::to_string(k);
-    sc.bodies[size_t(k)].position = Vec3(0, kR + 0.005 + k * (2 * kR + 0.01), 0);
-  }
+  const Scene sc = test::stackedBalls(test::ball(kR, 32, 3e3), kR, 0.005);
   World w(sc);
   for (Body& b : w.bodies()) b.layered.setFreeMotionSolver(std::make_shared<GpuSkin>(b.model));
-  const LayeredBody &lower = w.bodies()[0].layered, &upper = w.bodies()[1].layered;
   const double core = kR * sc.bodies[0].coreScale, crushed = sc.bodies[0].material.minLayer * (kR - core);
-  double gap = 1e300, ground = 1e300;
-  for (int n = 0; n < 200; ++n) {
-    w.step();
-    gap = std::min(gap, (upper.core().position - lower.core().position).norm() - 2 * core);
-    ground = std::min(ground, lower.coreLowest(Vec3::UnitY()));
-  }
+  const auto [gap, ground] = test::runStack(w, 200, core);
   std::printf("two 3 kPa balls stacked on the GPU: the cores' nearest %.2f mm apart (both crushed layers %.1f mm), "
               "the lower core %.2f mm above the ground; resets %d, %d\n",
               1e3 * gap, 2e3 * crushed, 1e3 * ground, w.bodies()[0].stats.resets, w.bodies()[1].stats.resets);

@@ -798,6 +798,9 @@ TEST(LayeredPhysics, ParameterBoxNeverResetsGainsEnergyOrSinks) {
   double worstGain = -1e300, lowestCore = 1e300, thinnest = 1e300;
   std::vector<double> penetration, settling;
   std::string deepestRun;  // the run with the deepest skin penetration
+  double stiffOrThin = 0;  // ... the deepest of the runs with E >= 1e6 Pa or a skin under 15% of the radius
+  int stiffOrThinRuns = 0;
+  std::string stiffOrThinRun;
   for (int k = 0; k < kRuns; ++k) {
     const double young = std::pow(10.0, 2 + 6 * u01(rng));
     const double poisson = 0.49 * u01(rng);
@@ -854,12 +857,19 @@ TEST(LayeredPhysics, ParameterBoxNeverResetsGainsEnergyOrSinks) {
     if (penetration.empty() || deepest > *std::max_element(penetration.begin(), penetration.end()))
       deepestRun = "run " + std::to_string(k) + ": " + run;
     penetration.push_back(deepest);
+    if (young >= 1e6 || coreScale > 0.85) {
+      if (deepest > stiffOrThin) stiffOrThinRun = "run " + std::to_string(k) + ": " + run;
+      stiffOrThin = std::max(stiffOrThin, deepest);
+      ++stiffOrThinRuns;
+    }
     if (settled < 0) ++unsettled;
     else settling.push_back(settled);
     EXPECT_FALSE(bad) << "NaN: " << run;
     EXPECT_FALSE(grew) << "energy grew by " << gain << " J (tolerance " << tol << " J): " << run;
     EXPECT_GT(core, -1e-3) << "the core's lowest point went " << -core << " m below the ground: " << run;
-    EXPECT_GT(layer, -0.01) << "a node went " << -layer << " layers inside its core: " << run;
+    // (a node held between its core and the ground keeps less than min_layer where it
+    // slid: 0.056 of its layer at the least; none inside its core)
+    EXPECT_GT(layer, 0.05) << "a node was crushed to " << layer << " of its layer: " << run;
   }
   auto quantiles = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -870,17 +880,17 @@ TEST(LayeredPhysics, ParameterBoxNeverResetsGainsEnergyOrSinks) {
   };
   std::printf("parameter box: %d runs, %d with a reset, %d gained energy, %d NaN; largest gain %.3f of the "
               "tolerance; the core's lowest point %.2f mm; the thinnest layer %.3f of the rest layer\n"
-              "  largest skin penetration [m]: %s (deepest: %s)\n  settling time [s] (%zu settled, %d still moving at "
-              "the end): %s\n",
+              "  largest skin penetration [m]: %s (deepest: %s); of the %d stiff (E >= 1 MPa) or thin (core > "
+              "0.85) runs, max %.2g (%s)\n  settling time [s] (%zu settled, %d still moving at the end): %s\n",
               kRuns, resets, gained, nan, worstGain, 1e3 * lowestCore, thinnest, quantiles(penetration).c_str(),
-              deepestRun.c_str(), settling.size(), unsettled, quantiles(settling).c_str());
+              deepestRun.c_str(), stiffOrThinRuns, stiffOrThin, stiffOrThinRun.c_str(), settling.size(), unsettled, quantiles(settling).c_str());
   // Issue 26 asks for none (docs/decisions/0027: eq. 14's friction through the whole
   // response, the rotational coupling columns solved exactly past kCachedCouplingReach).
   EXPECT_EQ(resets, 0);
-  // The skin's deepest end-of-step penetration in the ground over the box: 12.8 mm
-  // (the correction moves a node out by its share only; the crushed nodes' sideways
-  // stretch corrected sideways, stretchPart)
-  EXPECT_LT(penetration.empty() ? 0.0 : *std::max_element(penetration.begin(), penetration.end()), 0.02)
+  // The skin's deepest end-of-step penetration in the ground over the box: none (1e-16
+  // m; 12.8 mm while the limits' correction could move a node into the ground, and
+  // 5.8 mm in the stiff or thin runs: LayeredBody::correctLimits)
+  EXPECT_LT(penetration.empty() ? 0.0 : *std::max_element(penetration.begin(), penetration.end()), 1e-3)
       << deepestRun;
 }
 

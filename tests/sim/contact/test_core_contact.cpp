@@ -276,24 +276,10 @@ TEST(CoreContact, StiffnessDraggedDownOnARestingBallSquashesWithoutAReset) {
 TEST(CoreContact, SoftBallsStackedRestCoreOnCrushedSkinOnCrushedSkinOnCore) {
   for (const double young : {1e3, 3e3, 1e4}) {
     SCOPED_TRACE(young);
-    Scene scene;
-    scene.simulation.dt = 0.005;
-    scene.colliders.push_back(test::planeCollider(Vec3::UnitY(), 0, softBall(young).material));
-    for (int k = 0; k < 2; ++k) {
-      BodyDesc d = softBall(young);
-      d.name = "ball" + std::to_string(k);
-      d.position = Vec3(0, kR + 0.005 + k * (2 * kR + 0.01), 0);
-      scene.bodies.push_back(d);
-    }
+    const Scene scene = test::stackedBalls(softBall(young), kR, 0.005);
     World w(scene);
-    const LayeredBody &lower = w.bodies()[0].layered, &upper = w.bodies()[1].layered;
     const double core = kR * 0.6, keep = scene.bodies[0].material.minLayer, crushed = keep * (kR - core);
-    double gap = 1e300, ground = 1e300;
-    for (int n = 0; n < 400; ++n) {
-      w.step();
-      gap = std::min(gap, (upper.core().position - lower.core().position).norm() - 2 * core);
-      ground = std::min(ground, lower.coreLowest(Vec3::UnitY()));
-    }
+    const auto [gap, ground] = test::runStack(w, 400, core);
     std::printf("two %.0f kPa balls stacked: the cores' nearest %.2f mm apart (both crushed layers %.1f mm), the "
                 "lower core %.2f mm above the ground (%.1f mm); resets %d, %d\n",
                 1e-3 * young, 1e3 * gap, 2e3 * crushed, 1e3 * ground, 1e3 * crushed, w.bodies()[0].stats.resets,
