@@ -8,7 +8,8 @@
 //
 // Sections: helpers (the ground, Pair: one body in two one-body Worlds, CPU and GPU);
 // single passes (gutter, stencil, reduction, forces, CG, free step, normals, the
-// response's passes, gather, World transfers, solver loss, blow-up, summary, detection);
+// response's passes, the core contact pass and a soft ball at rest on its crushed skin,
+// gather, World transfers, a soft stack, solver loss, blow-up, summary, detection);
 // whole runs (ball drop, detection in a World, free fall, rest, bounce, springs, drag,
 // World restore).
 #include <gtest/gtest.h>
