@@ -100,6 +100,12 @@ struct Pair {
     gpu.setFreeMotionSolver(skin);
     gpuWorld.world.setSolverDetection(false);
   }
+  // A GPU step that throws moves the body to the CPU for good (World::integrateFree):
+  // still attached at the end, the GPU ran every step, and no test of a Pair compared
+  // the CPU with itself.
+  ~Pair() { EXPECT_NE(gpu.freeMotionSolver(), nullptr) << "the GPU solver fell back to the CPU"; }
+  Pair(const Pair&) = delete;
+  Pair& operator=(const Pair&) = delete;
   test::OneBody cpuWorld, gpuWorld;
   LayeredBody &cpu, &gpu;
   BakedBodyPtr model;
@@ -1219,6 +1225,7 @@ TEST_F(GpuSkinTest, StiffBallBouncesToEpsilonSquared) {
   ASSERT_GT(apex, -1);
   std::printf("GPU restitution %.1f: bounce height ratio %.4f, eps^2 %.4f\n", eps, apex / start, eps * eps);
   EXPECT_NEAR(apex / start, eps * eps, 0.1 * eps * eps);
+  EXPECT_NE(body.freeMotionSolver(), nullptr);  // still on the GPU (no fallback bounced on the CPU)
 }
 
 // Core springs on the GPU backend: its condensed core solve is the CPU's
