@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,16 @@ int runQuiet(const std::string& args) {
   const std::string cmd = std::string(D2T_BINARY) + " " + args + " > /dev/null 2>&1";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A run's exit code, and the warnings it printed (every fallback and failed stage warns
+// once, "d2tsim: warning: ..."): a scene test fails on any it did not expect.
+int runCollectingWarnings(const std::string& args, std::string* warnings) {
+  int code = -1;
+  std::istringstream out(test::commandOutput(std::string(D2T_BINARY) + " " + args + " 2>&1", &code));
+  for (std::string line; std::getline(out, line);)
+    if (line.find("warning:") != std::string::npos) *warnings += line + "\n";
+  return code;
 }
 
 std::filesystem::path outDir() {
@@ -154,14 +165,20 @@ bool isHighVariant(const std::filesystem::path& p) {
 // Every shipped scene, 200 steps on the CPU at its own resolution. The "_high"
 // variants differ from their default ones only in atlas resolution; at 256^2 their
 // start-up alone (the coupling columns, solved by CG per body) takes ~45 s on a
-// 2-core machine, so they run at 32^2 (their scene file, colliders and script).
+// 2-core machine, so they run at 32^2 (their scene file, colliders and script). No
+// warning may be printed.
 TEST(Headless, ShippedScenesRunWithoutResets) {
   for (const auto& path : shippedScenes()) {
     const std::string stem = path.stem().string();
     const std::string metrics = (outDir() / (stem + ".json")).string();
     const std::string res = isHighVariant(path) ? " --resolution 32" : "";
-    ASSERT_EQ(runQuiet(path.string() + " --headless --frames 200 --backend cpu" + res + " --metrics " + metrics), 0)
+    std::string warnings;
+    ASSERT_EQ(runCollectingWarnings(path.string() + " --headless --frames 200 --backend cpu" + res + " --metrics " +
+                                        metrics,
+                                    &warnings),
+              0)
         << path;
+    EXPECT_TRUE(warnings.empty()) << stem << ":\n" << warnings;
     std::ifstream mf(metrics);
     expectSoundRun(nlohmann::json::parse(mf), stem, "cpu");
   }
@@ -171,16 +188,21 @@ TEST(Headless, ShippedScenesRunWithoutResets) {
 // camera between bodies that touch) at 32^2: llvmpipe takes ~15 ms per body and step
 // there (~60 ms at 64^2), so 120 steps (0.6 s: the drops land, the fist is on its
 // way). The "_high" variants are their default scenes at 32^2: skipped. A run that
-// fell back to the CPU fails (metrics "backend"). In pumpkins.json the top pumpkin has
+// fell back to the CPU fails (metrics "backend"), and so does any warning (a stage
+// moved to the CPU, a reset). In pumpkins.json the top pumpkin has
 // landed on the bottom one by then (0.46 s): it must be above it, not through it.
 TEST(Headless, ShippedScenesRunOnTheGpuBackend) {
   for (const auto& path : shippedScenes()) {
     if (isHighVariant(path)) continue;
     const std::string stem = path.stem().string();
     const std::string metrics = (outDir() / (stem + "_gpu.json")).string();
-    ASSERT_EQ(runQuiet(path.string() + " --headless --frames 120 --backend gpu --resolution 32 --metrics " + metrics),
+    std::string warnings;
+    ASSERT_EQ(runCollectingWarnings(
+                  path.string() + " --headless --frames 120 --backend gpu --resolution 32 --metrics " + metrics,
+                  &warnings),
               0)
         << path;
+    EXPECT_TRUE(warnings.empty()) << stem << " (gpu):\n" << warnings;
     std::ifstream mf(metrics);
     const nlohmann::json m = nlohmann::json::parse(mf);
     expectSoundRun(m, stem + " (gpu)", "gpu");
