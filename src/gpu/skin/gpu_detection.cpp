@@ -21,27 +21,35 @@ using namespace gpu_detail;
 
 namespace {
 
-// The colliders as detect.frag's uniform arrays take them (matrices column-major), and
-// the height fields among them in their texture layers' order.
+// The height fields among the colliders, in their texture layers' order.
+std::vector<const HeightField*> heightFieldsOf(const std::vector<const Collider*>& colliders) {
+  std::vector<const HeightField*> fields;
+  for (const Collider* c : colliders)
+    if (const HeightField* f = c->heightField()) fields.push_back(f);
+  return fields;
+}
+
+// A batch of at most K colliders, [first, first + count), as detect.frag's uniform arrays
+// take them (matrices column-major; a height field's layer its place among all of them).
 struct DetectedColliders {
   static constexpr int K = kMaxDetectedColliders;
   std::array<GLint, K> kind{}, layer{};
   std::array<GLfloat, 4 * K> plane{}, grid{};
   std::array<GLfloat, 3 * K> position{}, velocity{}, spin{};
   std::array<GLfloat, 9 * K> orientation{};
-  std::vector<const HeightField*> fields;
 
-  explicit DetectedColliders(const std::vector<const Collider*>& colliders) {
-    for (size_t k = 0; k < colliders.size(); ++k) {
-      const Collider& c = *colliders[k];
+  DetectedColliders(const std::vector<const Collider*>& colliders, size_t first, size_t count) {
+    GLint fieldsBefore = 0;
+    for (size_t k = 0; k < first; ++k) fieldsBefore += colliders[k]->heightField() != nullptr;
+    for (size_t k = 0; k < count; ++k) {
+      const Collider& c = *colliders[first + k];
       if (c.type() == ColliderType::Plane) {
         kind[k] = 0;
         for (int j = 0; j < 3; ++j) plane[4 * k + size_t(j)] = GLfloat(c.desc().normal[j]);
         plane[4 * k + 3] = GLfloat(c.desc().offset);
       } else if (const HeightField* f = c.heightField()) {
         kind[k] = 1;
-        layer[k] = GLint(fields.size());
-        fields.push_back(f);
+        layer[k] = fieldsBefore++;
         const Mat3 R = c.orientation().toRotationMatrix();
         for (int j = 0; j < 3; ++j) {
           position[3 * k + size_t(j)] = GLfloat(c.position()[j]);
@@ -112,41 +120,56 @@ void GpuDetection::detect(const CoreState& s, const std::vector<const Collider*>
                           const GlTexture& q, std::vector<ColliderHit>* hits) {
   hits->clear();
   if (colliders.empty()) return;
-  if (colliders.size() > size_t(kMaxDetectedColliders))
-    throw std::logic_error("the detection pass takes at most " + std::to_string(kMaxDetectedColliders) + " colliders");
-  std::vector<Hit> raw;
-  {
-    const AtlasPasses::PassTimer timer(passes_, Stage::Nodes);
-    const DetectedColliders packed(colliders);
-    syncHeights(packed.fields);
-    const Mat3 R = s.orientation.toRotationMatrix();
-    std::array<GLfloat, 9> rot{};
-    for (int j = 0; j < 3; ++j)
-      for (int r = 0; r < 3; ++r) rot[size_t(3 * j + r)] = GLfloat(R(r, j));
-    passes_.beginPass(program_);
-    passes_.bind(program_, "uQ", q);
-    passes_.bind(program_, "uHeights", GL_TEXTURE_2D_ARRAY, heights_.id());
-    program_.set("uCenter", s.position);
-    glUniformMatrix3fv(program_.uniform("uRotation"), 1, GL_FALSE, rot.data());
-    glUniform1f(program_.uniform("uMargin"), float(margin));
-    packed.set(program_, GLsizei(colliders.size()));
-    raw = appendedHits(program_);
-  }
-  checkGl("the collision detection pass");
   const Atlas& a = passes_.model().atlas;
   const int n = passes_.size();
-  hits->reserve(raw.size());
-  for (const Hit& h : raw) {
-    ColliderHit c;
-    c.node = a.texelNode[size_t(h.id[1]) * size_t(n) + size_t(h.id[0])];
-    c.collider = h.id[2];
-    c.depth = h.normalDepth[3];
-    c.normal = Vec3(h.normalDepth[0], h.normalDepth[1], h.normalDepth[2]).normalized();
-    c.velocity = Vec3(h.velocity[0], h.velocity[1], h.velocity[2]);
-    hits->push_back(c);
+  syncHeights(heightFieldsOf(colliders));
+  const Mat3 R = s.orientation.toRotationMatrix();
+  std::array<GLfloat, 9> rot{};
+  for (int j = 0; j < 3; ++j)
+    for (int r = 0; r < 3; ++r) rot[size_t(3 * j + r)] = GLfloat(R(r, j));
+  // one pass per batch of kMaxDetectedColliders (the shader's uniform arrays), each
+  // node's deepest collider of the batch; the deepest of the batches kept below
+  for (size_t first = 0; first < colliders.size(); first += size_t(kMaxDetectedColliders)) {
+    const size_t count = std::min(colliders.size() - first, size_t(kMaxDetectedColliders));
+    std::vector<Hit> raw;
+    {
+      const AtlasPasses::PassTimer timer(passes_, Stage::Nodes);
+      const DetectedColliders packed(colliders, first, count);
+      passes_.beginPass(program_);
+      passes_.bind(program_, "uQ", q);
+      passes_.bind(program_, "uHeights", GL_TEXTURE_2D_ARRAY, heights_.id());
+      program_.set("uCenter", s.position);
+      glUniformMatrix3fv(program_.uniform("uRotation"), 1, GL_FALSE, rot.data());
+      glUniform1f(program_.uniform("uMargin"), float(margin));
+      packed.set(program_, GLsizei(count));
+      raw = appendedHits(program_);
+    }
+    checkGl("the collision detection pass");
+    for (const Hit& h : raw) {
+      ColliderHit c;
+      c.node = a.texelNode[size_t(h.id[1]) * size_t(n) + size_t(h.id[0])];
+      c.collider = int(first) + h.id[2];
+      c.depth = h.normalDepth[3];
+      c.normal = Vec3(h.normalDepth[0], h.normalDepth[1], h.normalDepth[2]).normalized();
+      c.velocity = Vec3(h.velocity[0], h.velocity[1], h.velocity[2]);
+      hits->push_back(c);
+    }
   }
-  // (the atomic counter appends in no fixed order)
-  std::sort(hits->begin(), hits->end(), [](const ColliderHit& x, const ColliderHit& y) { return x.node < y.node; });
+  // (the atomic counter appends in no fixed order) by node, then each node's deepest
+  // (the earlier collider where two are as deep, as Collider::query's loop on the CPU)
+  std::sort(hits->begin(), hits->end(), [](const ColliderHit& x, const ColliderHit& y) {
+    return x.node != y.node ? x.node < y.node : x.collider < y.collider;
+  });
+  size_t kept = 0;
+  for (size_t k = 0; k < hits->size(); ++k) {
+    const ColliderHit& h = (*hits)[k];
+    if (kept > 0 && (*hits)[kept - 1].node == h.node) {
+      if (h.depth > (*hits)[kept - 1].depth) (*hits)[kept - 1] = h;
+    } else {
+      (*hits)[kept++] = h;
+    }
+  }
+  hits->resize(kept);
 }
 
 std::vector<GpuDetection::Hit> GpuDetection::appendedHits(const ShaderProgram& program) {

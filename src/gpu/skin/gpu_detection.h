@@ -13,7 +13,7 @@
 
 namespace d2t {
 
-/// Planes and height fields the detection pass takes at once (more: the CPU detects).
+/// Planes and height fields one detection pass takes (more: one pass per batch of them).
 constexpr int kMaxDetectedColliders = D2T_MAX_DETECTED_COLLIDERS;
 
 class GpuDetection {
@@ -25,9 +25,9 @@ class GpuDetection {
   GpuDetection& operator=(const GpuDetection&) = delete;
 
   /// The nodes of the skin q (body frame, at the core state s) within `margin` of one of
-  /// `colliders`, deepest collider each, sorted by node, into hits (as Collider::query).
-  /// Throws std::logic_error for more than kMaxDetectedColliders colliders and GlError
-  /// for a collider that is neither a plane nor a height field.
+  /// `colliders`, deepest collider each, sorted by node, into hits (as Collider::query;
+  /// one pass per kMaxDetectedColliders of them). Throws GlError for a collider that is
+  /// neither a plane nor a height field.
   void detect(const CoreState& s, const std::vector<const Collider*>& colliders, double margin, const GlTexture& q,
               std::vector<ColliderHit>* hits);
   /// The nodes of the skin q crushed past `keep` of their layer thickness onto the core,

@@ -149,7 +149,6 @@ void GpuSkin::requireHeld(const BodyView& body) const {
 bool GpuSkin::detectColliders(const BodyView& body, const std::vector<const Collider*>& colliders, double margin,
                               std::vector<ColliderHit>* hits, Profile& profile) {
   requireHeld(body);
-  if (colliders.size() > size_t(kMaxDetectedColliders)) return false;
   detection_.detect(body.core, colliders, margin, qNew_, hits);
   if (!colliders.empty()) passes_.takeTimes(profile);
   return true;

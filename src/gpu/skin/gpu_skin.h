@@ -135,8 +135,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   SkinSummary summarize(const BodyView& body, const LayeredState& s, const Vec3& up) override;
   /// The summary pass with its max |q| alone (one target to reduce, not seven).
   double maxDisplacement(const BodyView& body, const LayeredState& s) override;
-  /// The detection pass (shaders/d2t/detect.frag) on the resident state; false for more
-  /// than kMaxDetectedColliders colliders.
+  /// The detection pass (shaders/d2t/detect.frag) on the resident state, any number of
+  /// planes and height fields (a pass per kMaxDetectedColliders); true.
   bool detectColliders(const BodyView& body, const std::vector<const Collider*>& colliders, double margin,
                        std::vector<ColliderHit>* hits, Profile& profile) override;
 

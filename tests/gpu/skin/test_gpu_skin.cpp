@@ -14,6 +14,7 @@
 // World restore).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -950,7 +951,27 @@ TEST_F(GpuSkinTest, DetectionPassMatchesColliderQueries) {
   Collider plane(planeDesc), field(fieldDesc);
   field.animate(0.4);  // (in motion: its surface velocity differs from point to point)
   ASSERT_GT(field.angularVelocity().norm(), 0.1);
-  const std::vector<const Collider*> colliders{&plane, &field};
+  // More than one pass takes (kMaxDetectedColliders): a second plane crossing the first
+  // and the moving field in the second batch, another height field (its own grid: the
+  // layers must not mix) and planes far below in the first.
+  ColliderDesc crossingDesc;
+  crossingDesc.normal = Vec3(-0.3, 1, 0.2).normalized();
+  crossingDesc.offset = -0.02;
+  ColliderDesc otherFieldDesc = heightField(3, 0.12, 0.45);
+  otherFieldDesc.position = Vec3(0.05, -0.08, 0);
+  Collider crossing(crossingDesc), otherField(otherFieldDesc);
+  std::vector<Collider> farBelow;
+  for (int k = 0; k < 6; ++k) {
+    ColliderDesc d;
+    d.normal = Vec3(0.1 * k, 1, -0.05 * k).normalized();
+    d.offset = -5;
+    farBelow.emplace_back(d);
+  }
+  std::vector<const Collider*> many{&plane, &otherField};
+  for (const Collider& c : farBelow) many.push_back(&c);
+  many.push_back(&crossing);
+  many.push_back(&field);
+  ASSERT_GT(many.size(), size_t(kMaxDetectedColliders));
   Profile profile;
   w.step(0.005, kG);  // (prepares the operators the GPU solver uploads)
   LayeredState& s = body.editState();
@@ -959,58 +980,66 @@ TEST_F(GpuSkinTest, DetectionPassMatchesColliderQueries) {
   s.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3(1, -2, 0.5).normalized()));
   GpuSkin skin(m);
   skin.load(body.view(), s, s.q);
-  std::vector<ColliderHit> gpu;
-  ASSERT_TRUE(skin.detectColliders(body.view(), colliders, kContactMargin, &gpu, profile));
-  // the CPU: every node, deepest collider within the margin
-  std::vector<ColliderHit> cpu;
-  int nearMargin = 0;  // nodes whose distance is within float rounding of the margin
-  for (int i = 0; i < body.nodeCount(); ++i) {
-    ColliderHit best;
-    double deepest = -kContactMargin;
-    for (size_t k = 0; k < colliders.size(); ++k) {
-      const SurfaceHit h = colliders[k]->query(body.nodePosition(i));
-      nearMargin += std::abs(h.distance - kContactMargin) < 1e-5;
-      if (h.distance >= kContactMargin || (best.node >= 0 && -h.distance <= deepest)) continue;
-      deepest = -h.distance;
-      best = {i, int(k), -h.distance, h.normal, h.velocity};
-    }
-    if (best.node >= 0) cpu.push_back(best);
-  }
-  int onPlane = 0, onField = 0;
-  for (const ColliderHit& h : cpu) (h.collider == 0 ? onPlane : onField)++;
-  ASSERT_GT(onPlane, 20);
-  ASSERT_GT(onField, 20);
-  // the same nodes (but for those at the margin within float rounding), each with the
-  // same collider, depth, normal and surface velocity
-  size_t a = 0, b = 0;
-  int unmatched = 0, otherCollider = 0;
-  double eDepth = 0, eNormal = 0, eVelocity = 0;
-  while (a < cpu.size() || b < gpu.size()) {
-    if (b == gpu.size() || (a < cpu.size() && cpu[a].node < gpu[b].node)) {
-      ++unmatched, ++a;
-    } else if (a == cpu.size() || gpu[b].node < cpu[a].node) {
-      ++unmatched, ++b;
-    } else {
-      const ColliderHit &c = cpu[a++], &g = gpu[b++];
-      if (c.collider != g.collider) {
-        ++otherCollider;
-        continue;
+  for (const std::vector<const Collider*>& colliders : {std::vector<const Collider*>{&plane, &field}, many}) {
+    std::vector<ColliderHit> gpu;
+    ASSERT_TRUE(skin.detectColliders(body.view(), colliders, kContactMargin, &gpu, profile));
+    // the CPU: every node, deepest collider within the margin
+    std::vector<ColliderHit> cpu;
+    int nearMargin = 0;  // nodes whose distance is within float rounding of the margin
+    for (int i = 0; i < body.nodeCount(); ++i) {
+      ColliderHit best;
+      double deepest = -kContactMargin;
+      for (size_t k = 0; k < colliders.size(); ++k) {
+        const SurfaceHit h = colliders[k]->query(body.nodePosition(i));
+        nearMargin += std::abs(h.distance - kContactMargin) < 1e-5;
+        if (h.distance >= kContactMargin || (best.node >= 0 && -h.distance <= deepest)) continue;
+        deepest = -h.distance;
+        best = {i, int(k), -h.distance, h.normal, h.velocity};
       }
-      eDepth = std::max(eDepth, std::abs(g.depth - c.depth));
-      eNormal = std::max(eNormal, (g.normal - c.normal).norm());
-      eVelocity = std::max(eVelocity, (g.velocity - c.velocity).norm() / std::max(1e-3, c.velocity.norm()));
+      if (best.node >= 0) cpu.push_back(best);
     }
+    std::vector<int> perCollider(colliders.size(), 0);
+    for (const ColliderHit& h : cpu) ++perCollider[size_t(h.collider)];
+    // each collider that should be hit is, in both batches
+    for (const Collider* c : {&plane, &field, &crossing, &otherField}) {
+      const auto at = std::find(colliders.begin(), colliders.end(), c);
+      if (at == colliders.end()) continue;
+      const long k = long(at - colliders.begin());
+      std::printf("  collider %ld (pass %ld): %d nodes\n", k, k / kMaxDetectedColliders + 1, perCollider[size_t(k)]);
+      EXPECT_GT(perCollider[size_t(k)], 10) << "collider " << k;
+    }
+    // the same nodes (but for those at the margin within float rounding), each with the
+    // same collider, depth, normal and surface velocity
+    size_t a = 0, b = 0;
+    int unmatched = 0, otherCollider = 0;
+    double eDepth = 0, eNormal = 0, eVelocity = 0;
+    while (a < cpu.size() || b < gpu.size()) {
+      if (b == gpu.size() || (a < cpu.size() && cpu[a].node < gpu[b].node)) {
+        ++unmatched, ++a;
+      } else if (a == cpu.size() || gpu[b].node < cpu[a].node) {
+        ++unmatched, ++b;
+      } else {
+        const ColliderHit &c = cpu[a++], &g = gpu[b++];
+        if (c.collider != g.collider) {
+          ++otherCollider;
+          continue;
+        }
+        eDepth = std::max(eDepth, std::abs(g.depth - c.depth));
+        eNormal = std::max(eNormal, (g.normal - c.normal).norm());
+        eVelocity = std::max(eVelocity, (g.velocity - c.velocity).norm() / std::max(1e-3, c.velocity.norm()));
+      }
+    }
+    std::printf("detection pass vs Collider::query, %zu colliders (%d passes): %zu / %zu hits, %d unmatched "
+                "(%d nodes within 1e-5 m of the margin), %d with another collider; depth %.2e m, normal %.2e, "
+                "surface velocity %.2e (relative)\n",
+                colliders.size(), int((colliders.size() + kMaxDetectedColliders - 1) / kMaxDetectedColliders),
+                gpu.size(), cpu.size(), unmatched, nearMargin, otherCollider, eDepth, eNormal, eVelocity);
+    EXPECT_LE(unmatched, nearMargin);
+    EXPECT_LE(otherCollider, 2);  // (where both are within float rounding of the same depth)
+    EXPECT_LT(eDepth, 1e-5);
+    EXPECT_LT(eNormal, 1e-4);
+    EXPECT_LT(eVelocity, 1e-4);
   }
-  std::printf("detection pass vs Collider::query: %zu / %zu hits (%d plane, %d height field), %d unmatched "
-              "(%d nodes within 1e-5 m of the margin), %d with another collider; depth %.2e m, normal %.2e, "
-              "surface velocity %.2e (relative)\n",
-              gpu.size(), cpu.size(), onPlane, onField, unmatched, nearMargin, otherCollider, eDepth, eNormal,
-              eVelocity);
-  EXPECT_LE(unmatched, nearMargin);
-  EXPECT_LE(otherCollider, 2);  // (where both are within float rounding of the same depth)
-  EXPECT_LT(eDepth, 1e-5);
-  EXPECT_LT(eNormal, 1e-4);
-  EXPECT_LT(eVelocity, 1e-4);
 }
 
 // ---- whole runs ----------------------------------------------------------------------------------
