@@ -403,8 +403,9 @@ void LayeredBody::correct(const std::vector<NodeContact>& contacts, double dt, P
   }
   rowNodes_.clear();
   onSurfaces_.clear();  // (for correctLimits: every node the detection found at a surface)
-  for (const NodeContact& c : contacts) onSurfaces_.emplace_back(c.node, Rt * c.normal);
-  std::stable_sort(onSurfaces_.begin(), onSurfaces_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const NodeContact& c : contacts) onSurfaces_.push_back({c.node, Rt * c.normal, std::max(0.0, -c.depth)});
+  std::stable_sort(onSurfaces_.begin(), onSurfaces_.end(),
+                   [](const SurfaceNode& a, const SurfaceNode& b) { return a.node < b.node; });
   std::vector<std::pair<int, Vec3>> dq;  // (a node may have contacts with several surfaces)
   for (const NodeContact& c : contacts) {
     if (c.depth <= 0) continue;
@@ -520,14 +521,15 @@ bool LayeredBody::correctLimits(const SkinSummary& skin, Profile& profile) {
       dq.emplace_back(k.node, k.depth * k.normal);
     info_.coreCorrection = std::max(info_.coreCorrection, k.depth);
   }
-  // (a limit's correction never moves a node into a surface it touches, found by the
-  // correction's detection: its part against that surface's normal is dropped. The core
-  // keeps its own crushed layer from the colliders, so such a node stays between the two)
+  // (a limit's correction never moves a node into a surface that the correction's
+  // detection found it at: along that surface's normal it moves at most its gap towards
+  // it. The core keeps its own crushed layer from the colliders, so such a node stays
+  // between the two)
   for (auto& [i, d] : dq)
-    for (auto it = std::lower_bound(onSurfaces_.begin(), onSurfaces_.end(), std::make_pair(i, Vec3::Zero().eval()),
-                                    [](const auto& a, const auto& b) { return a.first < b.first; });
-         it != onSurfaces_.end() && it->first == i; ++it)
-      d -= std::min(0.0, d.dot(it->second)) * it->second;
+    for (auto it = std::lower_bound(onSurfaces_.begin(), onSurfaces_.end(), i,
+                                    [](const SurfaceNode& a, int node) { return a.node < node; });
+         it != onSurfaces_.end() && it->node == i; ++it)
+      d -= std::min(0.0, d.dot(it->normal) + it->gap) * it->normal;
   // (a node moved in the spinning body frame moves with another speed: the linear
   // momentum, internal to the body, projected back through the core)
   const Vec3 before = linearMomentum();

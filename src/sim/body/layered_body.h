@@ -667,9 +667,14 @@ class LayeredBody {
   // policy `skin_on_core` (core_contact.h): this step's rows against the core, found at
   // the predicted state by the first sweep, their impulses kept over the sweeps
   void findCoreRows(double dt, Profile& profile);
-  // the nodes at a surface as step 15's detection found them (node, the surface's normal,
-  // body frame; sorted by node): correctLimits moves none of them into its surface
-  std::vector<std::pair<int, Vec3>> onSurfaces_;
+  // the nodes at a surface as step 15's detection found them (sorted by node):
+  // correctLimits moves none of them into its surface
+  struct SurfaceNode {
+    int node = -1;
+    Vec3 normal = Vec3::UnitY();  // the surface's, body frame
+    double gap = 0;               // [m] the node's distance from it (0: in it)
+  };
+  std::vector<SurfaceNode> onSurfaces_;
   double coreReachSpeed() const;  // the fastest speed of a core point [m/s]
   void restoreLinearMomentum(const Vec3& before);  // back to `before` through the core
   // step 15's part: the core lifted off the colliders

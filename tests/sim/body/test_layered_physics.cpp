@@ -868,7 +868,7 @@ TEST(LayeredPhysics, ParameterBoxNeverResetsGainsEnergyOrSinks) {
     EXPECT_FALSE(grew) << "energy grew by " << gain << " J (tolerance " << tol << " J): " << run;
     EXPECT_GT(core, -1e-3) << "the core's lowest point went " << -core << " m below the ground: " << run;
     // (a node held between its core and the ground keeps less than min_layer where it
-    // slid: 0.056 of its layer at the least; none inside its core)
+    // slid: 0.057 of its layer at the least; none inside its core)
     EXPECT_GT(layer, 0.05) << "a node was crushed to " << layer << " of its layer: " << run;
   }
   auto quantiles = [](std::vector<double> v) {
