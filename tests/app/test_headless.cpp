@@ -23,11 +23,16 @@ int runQuiet(const std::string& args) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// stdout + stderr of a d2tsim run with extra environment
+std::string runOutput(const std::string& env, const std::string& args, int* code) {
+  return test::commandOutput(env + " " + std::string(D2T_BINARY) + " " + args + " 2>&1", code);
+}
+
 // A run's exit code, and the warnings it printed (every fallback and failed stage warns
 // once, "d2tsim: warning: ..."): a scene test fails on any it did not expect.
 int runCollectingWarnings(const std::string& args, std::string* warnings) {
   int code = -1;
-  std::istringstream out(test::commandOutput(std::string(D2T_BINARY) + " " + args + " 2>&1", &code));
+  std::istringstream out(runOutput("", args, &code));
   for (std::string line; std::getline(out, line);)
     if (line.find("warning:") != std::string::npos) *warnings += line + "\n";
   return code;
@@ -219,11 +224,6 @@ namespace {
 nlohmann::json readJson(const std::string& path) {
   std::ifstream f(path);
   return nlohmann::json::parse(f);
-}
-
-// stdout + stderr of a d2tsim run with extra environment
-std::string runOutput(const std::string& env, const std::string& args, int* code) {
-  return test::commandOutput(env + " " + std::string(D2T_BINARY) + " " + args + " 2>&1", code);
 }
 
 }  // namespace
