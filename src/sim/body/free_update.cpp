@@ -320,6 +320,12 @@ void LayeredBody::gatherLoadForces() {
       throw std::invalid_argument("body '" + desc_.name + "': a node load gave node " + std::to_string(p.node) +
                                   " a force that is not finite or a node that is not in [0, " +
                                   std::to_string(nodeCount()) + ")");
+  {  // (the torque u_i x f_i reads the loaded nodes: from the solver where it holds the skin)
+    std::vector<int> read;
+    read.reserve(loadForces_.size());
+    for (const NodeForce& p : loadForces_) read.push_back(p.node);
+    syncNodes(read);
+  }
 }
 
 // The support's forces and the loads', summed per node (body frame) and over the body.
