@@ -1,6 +1,7 @@
 #include "app/render/renderer.h"
 
 #include <algorithm>
+#include <iostream>
 
 #include "app/panels/overlay.h"
 
@@ -171,8 +172,11 @@ Renderer::Renderer()
   try {  // texel fetches from buffer textures: fine on OpenGL 3.3; kept optional all the same
     skinProgram_ = ShaderProgram("mesh.vert", "mesh.frag", "#define SKIN_TEXTURES");
     skinShadowProgram_ = ShaderProgram("shadow.vert", "shadow.frag", "#define SKIN_TEXTURES");
-  } catch (const GlError&) {
+  } catch (const GlError& e) {
     skinProgram_ = ShaderProgram();
+    skinShadowProgram_ = ShaderProgram();
+    std::cerr << "d2tsim: warning: the shaders that draw a skin from the GPU solver's textures failed ("
+              << e.what() << "): skins on the GPU are read back and drawn from a mesh every frame\n";
   }
 }
 
@@ -237,6 +241,7 @@ std::vector<Renderer::Draw> Renderer::collectDraws(World& world, const ViewOptio
   auto highlight = [](Eigen::Vector3f c) { return Eigen::Vector3f(c.array() * 0.5f + 0.5f); };
   std::vector<Draw> draws;
   draws.reserve(world.bodies().size() + world.colliders().size());
+  frameSkins_ = FrameSkins{};
   for (size_t i = 0; i < world.bodies().size() && i < bodyMeshes_.size(); ++i) {
     Body& b = world.bodies()[i];
     const Eigen::Matrix4f pose = poseMatrix(b.layered.core().position, b.layered.core().orientation);
@@ -249,10 +254,12 @@ std::vector<Renderer::Draw> Renderer::collectDraws(World& world, const ViewOptio
       // GPU backend: the surface and normals passes, then draw from the textures
       skin->updateSurface(b.layered);
       draws.push_back({nullptr, pose, color, false, skin, skinIndices_[i].get(), true});
+      ++frameSkins_.fromTextures;
     } else {
       b.layered.syncSkin();  // (a body dropped by its GPU solver, or drawn without the skin program)
       bodyMeshes_[i]->update(skinMesh(b));
       draws.push_back({bodyMeshes_[i].get(), Eigen::Matrix4f::Identity(), color, false, nullptr, nullptr, true});
+      ++frameSkins_.fromMesh;
     }
     if (options.core && i < coreMeshes_.size()) {
       if (coreModels_[i] != b.model.get()) {  // a new material re-baked the model

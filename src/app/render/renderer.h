@@ -71,6 +71,16 @@ class Renderer {
   /// body's skin is drawn from its textures while the body runs on it.
   void render(World& world, const Camera& camera, RenderTarget& target, const ViewOptions& options,
               const std::vector<std::shared_ptr<GpuSkin>>& gpuSkins = {});
+  /// How the last frame drew the bodies' skins: from a GPU solver's textures, or from
+  /// a mesh of the CPU's copy (a body on the CPU, or one whose solver's skin could not
+  /// be drawn from its textures).
+  struct FrameSkins {
+    int fromTextures = 0, fromMesh = 0;
+  };
+  const FrameSkins& lastFrameSkins() const { return frameSkins_; }
+  /// True when the skin-from-texture shaders compiled (otherwise the constructor
+  /// warned once, on stderr, and every skin is drawn from a mesh).
+  bool drawsSkinsFromTextures() const { return skinProgram_.id() != 0; }
 
  private:
   // one draw of a frame: a mesh (or a GPU solver's skin) with its model matrix and colour
@@ -101,6 +111,7 @@ class Renderer {
   std::vector<const BakedBody*> coreModels_;          // the model each core mesh was made from
   std::unique_ptr<LineBatch> lines_;
   std::vector<std::unique_ptr<SkinIndexBuffer>> skinIndices_;
+  FrameSkins frameSkins_;
 };
 
 }  // namespace d2t

@@ -94,10 +94,11 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   /// Texture copies on the GPU.
   void saveGood(const BodyView& body) override;
   void restoreGood(const BodyView& body) override;
-  /// How many times the skin state was read back whole (readSkin), and how many nodes
-  /// were gathered (readNodes).
+  /// How many times the skin state was read back whole (readSkin), how many nodes
+  /// were gathered (readNodes), and how many summary passes ran (summarize).
   int stateDownloads() const { return stateDownloads_; }
   long gatheredNodes() const { return gatheredNodes_; }
+  long summaries() const { return summaries_; }
 
   // ---- the contact response's passes (SkinResponse) on the state in the textures ------------
   SkinResponse* response() override { return this; }
@@ -220,7 +221,7 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GLuint scatterVao_ = 0, scatterBuffer_ = 0;
   BodyId holder_ = nullptr;  // the body whose state q_ (start), qNew_, qdotNew_ hold
   int appliedImpulses_ = 0, stateUploads_ = 0, stateDownloads_ = 0;
-  long gatheredNodes_ = 0;
+  long gatheredNodes_ = 0, summaries_ = 0;
   GlTexture gatherQ_, gatherQdot_;  // the gather's targets (made at its first use)
   GLuint gatherVao_ = 0, gatherBuffer_ = 0;
   GlTexture goodQ_;                 // saveGood's copy of q (qdot: restored as 0)

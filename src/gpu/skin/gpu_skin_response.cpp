@@ -281,6 +281,7 @@ void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec
 SkinSummary GpuSkin::summarize(const BodyView& body, const LayeredState&, const Vec3& up) {
   requireHeld(body);
   const PassTimer timer(passes_, Stage::Check);
+  ++summaries_;
   return summary_.summarize(qNew_, qdotNew_, up);
 }
 

@@ -101,6 +101,7 @@ bool World::detectOnSolver(LayeredBody& body, std::vector<NodeContact>* out) {
                     return body.freeMotionSolverShared()->detectColliders(body.view(), near, kContactMargin, &hits, profile_);
                   }))
     return false;
+  ++gpuRuns_.detection;
   for (const ColliderHit& h : hits)
     out->push_back(colliderContact(body.desc().material, *near[size_t(h.collider)], h.node, h.depth, h.normal,
                                    h.velocity));
@@ -272,7 +273,10 @@ int World::findPairContacts(const ProxyContact& p, const std::vector<const Colli
                                  return true;
                                });
   if (!camera) pairFinder_ = nullptr;
-  if (done) return found;
+  if (done) {
+    ++gpuRuns_.camera;
+    return found;
+  }
   ca->clear();
   cb->clear();
   return stage2(nullptr);

@@ -145,6 +145,13 @@ class World {
   /// the CPU. A solver that throws is dropped from detection with a warning.
   void setSolverDetection(bool on) { solverDetection_ = on; }
   bool solverDetection() const { return solverDetection_; }
+  /// How often the world's GPU stages ran since it was made (what a test of a GPU path
+  /// asserts, timer queries or not): the detection pass (a body's contacts with planes
+  /// and height fields found on its solver) and the contact camera (a pair's stage 2).
+  struct GpuStageRuns {
+    long detection = 0, camera = 0;
+  };
+  const GpuStageRuns& gpuStageRuns() const { return gpuRuns_; }
   bool hasPairFinder() const { return bool(pairFinder_); }
   /// Whether the scene can have pairs for the two-stage detection: two bodies, or a
   /// body and a mesh collider.
@@ -211,6 +218,7 @@ class World {
   PairStats pairStats_;
   std::shared_ptr<PairContactFinder> pairFinder_;
   bool solverDetection_ = true;
+  GpuStageRuns gpuRuns_;
   std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
   std::vector<std::vector<NodeContact>> lastContacts_;  // (nbody) what the last response used
   int skinDrag_ = -1;  // body whose skin the mouse pulls

@@ -48,10 +48,15 @@ TEST(Renderer, SkinFromTexturesMatchesTheCpuMesh) {
   target.resize(160, 120);
   r.render(w, camera, target, ViewOptions{});
   const std::vector<uint8_t> cpu = target.readRgb();
+  EXPECT_EQ(r.lastFrameSkins().fromMesh, 1);
   const std::vector<std::shared_ptr<GpuSkin>> skins = {std::make_shared<GpuSkin>(w.bodies()[0].model)};
   w.bodies()[0].layered.setFreeMotionSolver(skins[0]);
   r.render(w, camera, target, ViewOptions{}, skins);
   const std::vector<uint8_t> gpu = target.readRgb();
+  // the second picture came from the textures (a failed skin shader draws the mesh: CPU vs CPU)
+  ASSERT_TRUE(r.drawsSkinsFromTextures());
+  EXPECT_EQ(r.lastFrameSkins().fromTextures, 1);
+  EXPECT_EQ(r.lastFrameSkins().fromMesh, 0);
   ASSERT_EQ(cpu.size(), gpu.size());
   int differ = 0, ball = 0;
   for (size_t p = 0; p < cpu.size(); p += 3) {

@@ -743,6 +743,9 @@ TEST_F(GpuSkinTest, StackedBodiesReadOnlyTheirPatchesBack) {
                 double(skins[1]->gatheredNodes()) / steps, top - bottom);
     EXPECT_TRUE(w.takeWarnings().empty());
     EXPECT_GT(stacked, steps / 2);
+    // the proxies overlap every step: the pair's stage 2 ran on the camera at both of
+    // every step's detections (stages 6-8 and 14)
+    EXPECT_EQ(w.gpuStageRuns().camera, camera ? 2 * steps : 0);
     for (const auto& skin : skins) {
       EXPECT_EQ(skin->stateDownloads(), 0);
       EXPECT_LT(double(skin->gatheredNodes()) / steps, 0.5 * n) << "a patch a step, not the skin";
@@ -1125,14 +1128,15 @@ TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
   wall.offset = -0.75;
   sc.colliders.push_back(wall);
   World onGpu(sc), onCpu(sc);
-  for (World* w : {&onGpu, &onCpu})
-    for (Body& b : w->bodies()) b.layered.setFreeMotionSolver(std::make_shared<GpuSkin>(b.model));
+  const auto skin = std::make_shared<GpuSkin>(onGpu.bodies()[0].model);
+  onGpu.bodies()[0].layered.setFreeMotionSolver(skin);
+  onCpu.bodies()[0].layered.setFreeMotionSolver(std::make_shared<GpuSkin>(onCpu.bodies()[0].model));
   onCpu.setSolverDetection(false);
   double maxPos = 0, maxQ = 0, wallX = -1;
   // the statistics and the energy bound from the summary pass vs the CPU's sums of the
   // same state (its copy read back)
   double eEnergy = 0, eCom = 0, eMomentum = 0, lowest = 1e300, eLowest = 0;
-  int detected = 0, touching = 0, summarized = 0;
+  int touching = 0;
   for (int k = 0; k < 160; ++k) {
     onGpu.step();
     onCpu.step();
@@ -1147,8 +1151,6 @@ TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
                                         b.layered.linearMomentum().norm());
     for (const Vec3& x : b.skinPositions()) lowest = std::min(lowest, x.y());
     eLowest = std::max(eLowest, std::abs(b.stats.minHeight - lowest));
-    detected += onGpu.profile().ranOnGpu(Stage::Nodes);
-    summarized += onGpu.profile().ranOnGpu(Stage::Check);
     touching += !onGpu.lastContacts()[0].empty();
     for (const NodeContact& n : onGpu.lastContacts()[0])
       if (n.normal.x() < -0.9) wallX = std::max(wallX, double(k));
@@ -1167,12 +1169,12 @@ TEST_F(GpuSkinTest, WorldDetectsOnTheGpuAsOnTheCpu) {
   EXPECT_TRUE(onCpu.takeWarnings().empty());
   EXPECT_GT(touching, 100);
   EXPECT_GE(wallX, 0);  // it reached the wall: both colliders were in play
-  GLint bits = 0;
-  glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
-  if (bits > 0) {
-    EXPECT_GE(detected, 160);  // (every step: two detections)
-    EXPECT_EQ(summarized, 160);  // (every step: one summary, on the GPU)
-  }
+  // the GPU's detection and summary ran every step (counted, not timed: timer queries
+  // may be missing); the CPU world's detection never did
+  std::printf("  GPU detection passes %ld, summary passes %ld\n", onGpu.gpuStageRuns().detection, skin->summaries());
+  EXPECT_GE(onGpu.gpuStageRuns().detection, 160);
+  EXPECT_GE(skin->summaries(), 160);
+  EXPECT_EQ(onCpu.gpuStageRuns().detection, 0);
   EXPECT_LT(maxPos, 1e-5);
   EXPECT_LT(maxQ, 1e-5);
 }
