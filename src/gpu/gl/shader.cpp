@@ -1,5 +1,6 @@
 #include "gpu/gl/shader.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -133,19 +134,44 @@ ShaderProgram::ShaderProgram(const std::string& vertexFile, const std::string& f
     id_ = 0;
     throw GlError("shader link error (" + vertexFile + " + " + fragmentFile + "):\n" + log);
   }
+  files_ = vertexFile + " + " + fragmentFile;
+  // the declared names: "uniform [precision] type name[N], name2;" (blocks are not used)
+  static const std::regex declaration(R"(\buniform\s+(?:(?:lowp|mediump|highp)\s+)?\w+\s+([^;{]+);)");
+  static const std::regex name(R"((\w+)\s*(?:\[[^\]]*\])?)");
+  for (const ShaderSource* src : {&vs, &fsrc})
+    for (std::sregex_iterator it(src->text.begin(), src->text.end(), declaration), end; it != end; ++it) {
+      const std::string list = (*it)[1].str();
+      for (std::sregex_iterator n(list.begin(), list.end(), name); n != end; ++n) declared_.push_back((*n)[1].str());
+    }
+  std::sort(declared_.begin(), declared_.end());
+}
+
+GLint ShaderProgram::uniform(const char* name) const {
+  const GLint at = glGetUniformLocation(id_, name);
+  if (at >= 0) return at;
+  std::string base(name);
+  base = base.substr(0, base.find_first_of("[."));
+  if (!std::binary_search(declared_.begin(), declared_.end(), base))
+    throw GlError("shader program (" + files_ + "): no uniform '" + name + "' is declared in its sources");
+  return at;
 }
 
 ShaderProgram::~ShaderProgram() {
   if (id_) glDeleteProgram(id_);
 }
 
-ShaderProgram::ShaderProgram(ShaderProgram&& o) noexcept : id_(o.id_) { o.id_ = 0; }
+ShaderProgram::ShaderProgram(ShaderProgram&& o) noexcept
+    : id_(o.id_), files_(std::move(o.files_)), declared_(std::move(o.declared_)) {
+  o.id_ = 0;
+}
 
 ShaderProgram& ShaderProgram::operator=(ShaderProgram&& o) noexcept {
   if (this != &o) {
     if (id_) glDeleteProgram(id_);
     id_ = o.id_;
     o.id_ = 0;
+    files_ = std::move(o.files_);
+    declared_ = std::move(o.declared_);
   }
   return *this;
 }

@@ -39,13 +39,19 @@ class ShaderProgram {
 
   GLuint id() const { return id_; }
   void use() const { glUseProgram(id_); }
-  GLint uniform(const char* name) const { return glGetUniformLocation(id_, name); }
+  /// The location of uniform `name` ("uA", "uA[3]", "uS.member"): -1 where the compiler
+  /// dropped it as unused (setting it is then a no-op, as GL has it); throws GlError
+  /// naming the program where no source of the program declares it (a misspelt name
+  /// would otherwise be set nowhere without a word).
+  GLint uniform(const char* name) const;
   /// Sets a vec3 or mat3 uniform of this program (in use), in float.
   void set(const char* name, const Vec3& v) const;
   void set(const char* name, const Mat3& m) const;
 
  private:
   GLuint id_ = 0;
+  std::string files_;                  // "vertex + fragment", for messages
+  std::vector<std::string> declared_;  // the uniforms the sources declare, sorted
 };
 
 }  // namespace d2t
