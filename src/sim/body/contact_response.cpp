@@ -273,6 +273,7 @@ void LayeredBody::takeRowResults(const RowOutcome& out, std::vector<NodeContact>
     c.startGap = res.startGap;
     c.impulse += out.share * res.lambda;
     c.frictionImpulse += res.frictionImpulse;
+    info_.leastImpulse = std::min(info_.leastImpulse, c.impulse);
   }
   const size_t n = size_t(nodeCount());
   if (rowImpulse_.size() != n) {

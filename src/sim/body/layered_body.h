@@ -361,6 +361,7 @@ struct LayeredStepInfo {
   int contacts = 0;           ///< colliding nodes (step 7-8), and supported ones in contact
   int activeContacts = 0;     ///< contacts with lambda > 0 after the one-sided iteration
   int pulling = 0;            ///< contacts whose equality multiplier would pull (lambda < 0)
+  double leastImpulse = 0;    ///< min(0, the smallest normal impulse of a contact row) [N s]: < 0 where a row pulled
   int corrected = 0;          ///< nodes moved by the position correction (step 15)
   double maxCorrection = 0;   ///< largest position correction of the step [m]
   double finalPenetration = 0;  ///< deepest penetration left after the correction [m]
