@@ -45,6 +45,8 @@ int listScenes() {
   }
   std::sort(files.begin(), files.end());
   std::cout << "Scenes in " << sceneDirectory() << ":\n";
+  size_t column = 0;  // (the descriptions start one space after the longest name)
+  for (const fs::path& f : files) column = std::max(column, f.filename().string().size() + 1);
   for (const fs::path& f : files) {
     std::string description;
     try {
@@ -54,7 +56,7 @@ int listScenes() {
       description = std::string("(unreadable: ") + e.what() + ")";
     }
     std::cout << "  " << f.filename().string();
-    for (size_t pad = f.filename().string().size(); pad < 28; ++pad) std::cout << ' ';
+    for (size_t pad = f.filename().string().size(); pad < column; ++pad) std::cout << ' ';
     std::cout << description << "\n";
   }
   return 0;

@@ -57,8 +57,23 @@ TEST(Cli, UnknownOptionsAndBadValuesExitWithUsage) {
 TEST(Cli, ListScenesShowsEachSceneWithItsDescription) {
   const Result r = run("--list-scenes");
   EXPECT_EQ(r.code, 0);
-  EXPECT_NE(r.out.find("ball_drop.json"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("A soft ball"), std::string::npos) << r.out;
+  // every scene file of scenes/, on its own line with its file's description
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes";
+  int scenes = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    ++scenes;
+    std::ifstream in(e.path());
+    const std::string description = nlohmann::json::parse(in, nullptr, true, true).value("description", "");
+    ASSERT_FALSE(description.empty()) << e.path() << " has no description";
+    const std::string name = e.path().filename().string();
+    const size_t at = r.out.find("  " + name + " ");
+    ASSERT_NE(at, std::string::npos) << name << " not listed:\n" << r.out;
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    EXPECT_NE(line.find(description), std::string::npos) << line;
+  }
+  EXPECT_EQ(scenes, 19);
 }
 
 TEST(Cli, BadScenesExitWithOneAndTheMessage) {
