@@ -107,16 +107,32 @@ TEST(MeshCollider, MovingColliderGivesItsRigidVelocityAtTheContact) {
   s.colliders[0].keyframes = {k0, k1};
   World w(s);
   Collider& c = w.colliders()[0];
-  c.animate(0.01);  // moving up and along x, turning about y
+  // the keyframes' motion by central differences of the pose: v = dp/dt, w from the
+  // rotation q(t + h) q(t - h)^-1 over 2h (not the collider's own velocities)
+  const double t = 0.01, h = 1e-5;
+  c.animate(t + h);
+  const Vec3 p1 = c.position();
+  const Quat q1 = c.orientation();
+  c.animate(t - h);
+  const Vec3 p0 = c.position();
+  const Quat q0 = c.orientation();
+  const Eigen::AngleAxisd turn(q1 * q0.inverse());
+  const Vec3 v = (p1 - p0) / (2 * h), omega = turn.angle() * turn.axis() / (2 * h);
+  c.animate(t);  // moving up and along x, turning about y
+  std::printf("keyframed box at t = %.2f s: v (%.4f, %.4f, %.4f) m/s, w (%.4f, %.4f, %.4f) rad/s from the poses\n", t,
+              v.x(), v.y(), v.z(), omega.x(), omega.y(), omega.z());
+  EXPECT_LT((c.velocity() - v).norm(), 1e-6);
+  EXPECT_LT((c.angularVelocity() - omega).norm(), 1e-6);
+  EXPECT_GT(v.norm(), 0.3);
+  EXPECT_GT(omega.norm(), 0.1);
   const std::vector<std::vector<NodeContact>> contacts = w.findAllContacts();
   ASSERT_FALSE(contacts[0].empty());
   const Body& b = w.bodies()[0];
   for (const NodeContact& k : contacts[0]) {
     const Vec3 x = b.layered.nodePosition(k.node);
-    const Vec3 expect = c.velocity() + c.angularVelocity().cross(x - c.position());
-    EXPECT_LT((k.surfaceVelocity - expect).norm(), 1e-12);
+    const Vec3 expect = v + omega.cross(x - c.position());
+    EXPECT_LT((k.surfaceVelocity - expect).norm(), 1e-6);
   }
-  EXPECT_GT(c.velocity().norm(), 0.3);
 }
 
 TEST(MeshCollider, BallDroppedOnABoxBouncesAsOnThePlaneOfItsTopFace) {
@@ -140,7 +156,7 @@ TEST(MeshCollider, BallDroppedOnABoxBouncesAsOnThePlaneOfItsTopFace) {
 // dragged up into it, as the mouse drags a collider (velocity = displacement /
 // dt), and then held: at rest the spring's force is the contact force, and the
 // indentation must be the static solve's for that force against the plane of
-// the box's face (issue 7 asks for 20%). All through the World: stage 1, stage 2,
+// the box's face (within 5%; issue 7 asked for 20%). All through the World: stage 1, stage 2,
 // the response with contact support. The same press by a flat height field
 // (queried exactly at every node, no stages) must give the same indentation.
 struct Press {
@@ -199,7 +215,7 @@ TEST(MeshCollider, DraggedBoxPressesASpringHeldBallAsTheStaticSolveForTheSameFor
               b.force, b.sinking, b.reference, 100 * (b.sinking / b.reference - 1), f.sinking);
   EXPECT_EQ(b.resets, 0);
   EXPECT_GT(b.moved, 0.01);  // the push moved the ball
-  EXPECT_NEAR(b.sinking, b.reference, 0.2 * b.reference);
+  EXPECT_NEAR(b.sinking, b.reference, 0.05 * b.reference);  // (measured -2.7%)
   EXPECT_NEAR(b.sinking, f.sinking, 1e-4);
 }
 

@@ -201,12 +201,15 @@ TEST(BakeStiffness, MinEigenvalueMatchesDenseSolver) {
 }
 
 TEST(BakeStiffness, MinEigenvalueScalesWithYoungOverDensity) {
-  // omega^2 ~ E / (rho L^2): doubling E doubles every eigenvalue
+  // omega^2 ~ E / (rho L^2): doubling E doubles every eigenvalue, doubling rho halves it
   BodyDesc d = sphereBody(32);
   const double l1 = stiffnessSpectrum(*bake(d)).minEigenvalue;
   d.material.young *= 2;
   const double l2 = stiffnessSpectrum(*bake(d)).minEigenvalue;
+  d.material.density *= 4;
+  const double l3 = stiffnessSpectrum(*bake(d)).minEigenvalue;
   EXPECT_NEAR(l2 / l1, 2.0, 1e-6);
+  EXPECT_NEAR(l3 / l1, 0.5, 1e-6);
 }
 
 TEST(BakeMaterial, StifferRegionChangesOnlyNearbyBlocks) {

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/scene/scene.h"
 
 using namespace d2t;
@@ -216,13 +218,39 @@ TEST(Scene, MalformedJsonAndMissingFileNameTheFile) {
   }
 }
 
+// Every shipped scene (19) loads with at least one body, and each
+// "_high" scene is its base scene with larger atlases and nothing else changed (the
+// headless tests run the _high scenes at the base's resolution and rely on it).
 TEST(Scene, ShippedScenesAllLoad) {
-  const std::filesystem::path dir = std::filesystem::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes";
-  int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(D2T_TEST_DATA).parent_path().parent_path() / "scenes";
+  int n = 0, high = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".json") continue;
-    EXPECT_NO_THROW(loadScene(e.path().string())) << e.path();
     ++n;
+    Scene sc;
+    ASSERT_NO_THROW(sc = loadScene(e.path().string())) << e.path();
+    EXPECT_GE(sc.bodies.size(), 1u) << e.path();
+    const std::string stem = e.path().stem().string();
+    if (stem.size() < 5 || stem.substr(stem.size() - 5) != "_high") continue;
+    ++high;
+    const fs::path base = dir / (stem.substr(0, stem.size() - 5) + ".json");
+    ASSERT_TRUE(fs::exists(base)) << e.path() << " has no base scene";
+    const Scene lo = loadScene(base.string());
+    ASSERT_EQ(lo.bodies.size(), sc.bodies.size()) << stem;
+    for (size_t b = 0; b < sc.bodies.size(); ++b)
+      EXPECT_GT(sc.bodies[b].atlasResolution, lo.bodies[b].atlasResolution) << stem << " body " << b;
+    // the files equal once the descriptions and the atlas resolutions are taken out
+    auto strip = [](nlohmann::json j) {
+      j.erase("description");
+      for (nlohmann::json& body : j["bodies"])
+        if (body.contains("atlas")) body["atlas"].erase("resolution");
+      return j;
+    };
+    std::ifstream a(e.path()), b(base);
+    EXPECT_EQ(strip(nlohmann::json::parse(a, nullptr, true, true)), strip(nlohmann::json::parse(b, nullptr, true, true)))
+        << stem << " differs from its base in more than the atlas resolution";
   }
-  EXPECT_GE(n, 2);
+  EXPECT_EQ(n, 19);
+  EXPECT_EQ(high, 6);
 }

@@ -3,7 +3,9 @@
 // distances where they are exact, and parse errors that name file and field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 
@@ -252,13 +254,42 @@ TEST(Shape, FistAndBirdAreSolidColliders) {
   }
 }
 
+// Each type with no parameters: its documented defaults (docs/scenes.md) give a closed,
+// outward mesh inside the bounding radius, with the volume of those defaults where it has
+// a closed form (sphere r 0.5; torus R 0.4, r 0.15; cylinder r 0.5, h 1 and box 1 m^3,
+// both less their bevels), and a positive one otherwise.
 TEST(Shape, DefaultsGiveValidShapes) {
-  for (const char* type : {"sphere", "pumpkin", "gear", "cylinder", "box", "torus", "fist", "bird", "head"}) {
-    SCOPED_TRACE(type);
-    const ShapePtr s = shapeFrom(std::string(R"({"type": ")") + type + "\"}");
-    EXPECT_EQ(s->type(), type);
-    EXPECT_GT(s->boundingRadius(), 0.0);
-    EXPECT_TRUE(s->mesh(16).isClosed());
+  const double pi = 3.14159265358979324;
+  struct Expect {
+    const char* type;
+    double lo, hi;  // volume bounds [m^3] (0, 0: only > 0)
+  };
+  const Expect expects[] = {{"sphere", 0.99 * 4 / 3.0 * pi * 0.125, 4 / 3.0 * pi * 0.125},
+                            {"torus", 0.99 * 2 * pi * pi * 0.4 * 0.0225, 2 * pi * pi * 0.4 * 0.0225},
+                            {"cylinder", 0.97 * pi * 0.25, pi * 0.25},
+                            {"box", 0.98, 1.0},
+                            {"pumpkin", 0, 0},
+                            {"gear", 0, 0},
+                            {"fist", 0, 0},
+                            {"bird", 0, 0},
+                            {"head", 0, 0}};
+  for (const Expect& e : expects) {
+    SCOPED_TRACE(e.type);
+    const ShapePtr s = shapeFrom(std::string(R"({"type": ")") + e.type + "\"}");
+    EXPECT_EQ(s->type(), e.type);
+    const TriMesh m = s->mesh(64);
+    EXPECT_TRUE(m.isClosed());
+    double reach = 0;
+    for (const Vec3& p : m.positions) reach = std::max(reach, p.norm());
+    EXPECT_LE(reach, s->boundingRadius() * (1 + 1e-9));
+    const double v = m.volume();
+    std::printf("%-8s volume %.5f m^3 (closed form bounds %.5f .. %.5f), reach %.4f m, bounding radius %.4f m\n",
+                e.type, v, e.lo, e.hi, reach, s->boundingRadius());
+    EXPECT_GT(v, 0.0);  // (outward)
+    if (e.hi > 0) {
+      EXPECT_GE(v, e.lo);
+      EXPECT_LE(v, e.hi);
+    }
   }
 }
 
