@@ -240,7 +240,7 @@ TEST_F(GpuSkinTest, ConjugateGradientsSolveTheImplicitSystem) {
   std::printf("GPU CG: %d iterations, reported residual %.2e, true residual (double) %.2e\n", it, residual,
               std::sqrt(rn / bn));
   EXPECT_LE(residual, 1e-5);
-  EXPECT_LT(std::sqrt(rn / bn), 1e-4);
+  EXPECT_LT(std::sqrt(rn / bn), 2e-5);  // (measured 8.9e-6: the float recurrence tracks the true residual)
   EXPECT_LT(it, 300);
 }
 

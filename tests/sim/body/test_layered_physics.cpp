@@ -400,7 +400,7 @@ TEST(LayeredPhysics, RestHeightWithTheBlockDiagonalResponseAloneIsTooHigh) {
 // A ball held at its core by a spring (no gravity), anchored past the pose where the
 // ball touches a plane, is pressed into the plane: at rest, the spring's force is the
 // contact force, and the indentation must be the static solve's for that force
-// (issue 7 asks for 20%). With contact support (see the rest height above);
+// (within 5%; issue 7 asked for 20%). With contact support (see the rest height above);
 // the block-diagonal response alone indents 21.8% short (5.8 mm against 7.4 mm
 // at 387 N).
 TEST(LayeredPhysics, PressedBallWithContactSupportIndentsAsTheStaticSolveForTheSameForce) {
@@ -439,7 +439,7 @@ TEST(LayeredPhysics, PressedBallWithContactSupportIndentsAsTheStaticSolveForTheS
               force, s.body.state().position.y(), sinking, ref.sinking, 100 * (sinking / ref.sinking - 1),
               maxNodeSpeed(s.body));
   EXPECT_GT(s.body.state().position.y() - c0.y(), 0.01);  // the plane holds the ball off the anchor
-  EXPECT_NEAR(sinking, ref.sinking, 0.2 * ref.sinking);
+  EXPECT_NEAR(sinking, ref.sinking, 0.05 * ref.sinking);  // (measured +1.4%)
 }
 
 // ---- 6. restitution ---------------------------------------------------------------------------
