@@ -230,4 +230,29 @@ int GpuSkin::solve(const BodyView& body, const std::vector<Vec3>& b, std::vector
   return it;
 }
 
+GpuSkin::CouplingProducts GpuSkin::coupling(const BodyView& body, const std::vector<Vec3>& q,
+                                            const std::vector<Vec3>& y, const Quat& orientation,
+                                            const Vec3& gravity) {
+  holder_ = nullptr;
+  ops_.sync(body);
+  uploadNodes(q_, q);
+  uploadNodes(cg_.x(), y);
+  const Mat3 R = orientation.toRotationMatrix();
+  return couplingProducts(R, R.transpose() * gravity);
+}
+
+void GpuSkin::velocities(const BodyView& body, const std::vector<Vec3>& q, const std::vector<Vec3>& qdot,
+                         const std::vector<Vec3>& y, const Quat& orientation, const Vec3& gravity,
+                         const Core::Vector& dvc, double dt, LayeredState& out, Vec3* mqdot, Vec3* mq) {
+  holder_ = nullptr;
+  ops_.sync(body);
+  uploadNodes(q_, q);
+  uploadNodes(qdot_, qdot);
+  uploadNodes(cg_.x(), y);
+  const Mat3 R = orientation.toRotationMatrix();
+  velocitiesPass(dt * R.transpose() * gravity - R.transpose() * Core::linear(dvc), Core::angular(dvc), dt, mqdot, mq);
+  out.qdot = downloadNodes(qdotNew_);
+  out.q = downloadNodes(qNew_);
+}
+
 }  // namespace d2t

@@ -155,6 +155,20 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   int solve(const BodyView& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
             double tolerance, double* residual);
 
+  /// M_ce Y and M_ce y (y = y' + W_t R^T g) as step 3 sums them, at displacements q and
+  /// y' for the operators of `body` (the coupling pass).
+  struct CouplingProducts {
+    Core::Matrix MceY;
+    Core::Vector Mcey;
+  };
+  CouplingProducts coupling(const BodyView& body, const std::vector<Vec3>& q, const std::vector<Vec3>& y,
+                            const Quat& orientation, const Vec3& gravity);
+  /// Steps 4-5 (the velocities pass) from (q, qdot) and y' with the core's change dvc
+  /// over dt: the new qdot and q, and sum m qdot, sum m q.
+  void velocities(const BodyView& body, const std::vector<Vec3>& q, const std::vector<Vec3>& qdot,
+                  const std::vector<Vec3>& y, const Quat& orientation, const Vec3& gravity,
+                  const Core::Vector& dvc, double dt, LayeredState& out, Vec3* mqdot, Vec3* mq);
+
   const std::string& renderer() const { return renderer_; }
 
   // ---- drawing straight from the textures -------------------------------------------------
@@ -202,6 +216,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   std::vector<Vec3> downloadNodes(const GlTexture& t) const { return passes_.downloadNodes(t); }
   GlTexture newField() const { return passes_.newField(); }
   GpuForceSums forcesPass(const Vec3& w, double alpha, double beta, double dt, bool nodeForces = false);
+  CouplingProducts couplingProducts(const Mat3& R, const Vec3& gb);
+  void velocitiesPass(const Vec3& tr, const Vec3& rot, double dt, Vec3* mqdotNew, Vec3* mqNew);
   BakedBodyPtr model_;
   AtlasPasses passes_;  // the plumbing of every pass below
   GpuOperators ops_;    // the operators of the body's time step

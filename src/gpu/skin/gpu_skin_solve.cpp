@@ -44,6 +44,62 @@ GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, doubl
   return f;
 }
 
+// Step 3's sums on q_ and y' (cg_.x()): M_ce Y and M_ce y with y = y' + W_t R^T g
+GpuSkin::CouplingProducts GpuSkin::couplingProducts(const Mat3& R, const Vec3& gb) {
+  auto couplingPass = [&](int part) {  // (each reduction rebinds the texture units)
+    passes_.beginPass(coupling_);
+    passes_.bind(coupling_, "uQ", q_);
+    passes_.bind(coupling_, "uY", cg_.x());
+    passes_.bind(coupling_, "uWt", ops_.translational());
+    passes_.bind(coupling_, "uWr", ops_.rotational());
+    passes_.bind(coupling_, "uHinv", ops_.diagInverse());
+    glUniform1i(coupling_.uniform("uPart"), part);
+  };
+  couplingPass(0);
+  passes_.sumTerms(coupling_, D2T_COUPLING_OUTPUTS);
+  const Vec3 my = passes_.sum(D2T_COUPLING_MY), uy = passes_.sum(D2T_COUPLING_MUXY);
+  Mat3 A1, B1, G, H;
+  for (int j = 0; j < 3; ++j) {
+    A1.col(j) = passes_.sum(D2T_COUPLING_QXWT + j);
+    B1.col(j) = passes_.sum(D2T_COUPLING_QXWR + j);
+  }
+  couplingPass(1);
+  passes_.sumTerms(coupling_, D2T_COUPLING_UXH + 3);
+  for (int k = 0; k < 3; ++k) {
+    G.col(k) = passes_.sum(D2T_COUPLING_H + k);
+    H.col(k) = passes_.sum(D2T_COUPLING_UXH + k);
+  }
+  // M_ce Y: translational columns Y_t = W_t R^T, rotational Y_r = W_r - m Mh^-1 [q x e_k]
+  const Mat3 uWt = ops_.rest().mubWt + A1;  // sum m u x W_t[j]
+  Core::Matrix MceY;
+  MceY.block<3, 3>(0, 0) = R * (ops_.rest().mWt * R.transpose());
+  MceY.block<3, 3>(3, 0) = uWt * R.transpose();
+  MceY.block<3, 3>(0, 3) = R * (ops_.rest().mWr - G);
+  MceY.block<3, 3>(3, 3) = ops_.rest().mubWr + B1 - H;
+  // M_ce y with y = y' + W_t R^T g
+  Core::Vector Mcey;
+  Mcey << R * (my + ops_.rest().mWt * gb), uy + uWt * gb;
+  return {MceY, Mcey};
+}
+
+// Steps 4-5 on q_, qdot_ and y' (cg_.x()) into qdotNew_, qNew_: the momentum sums
+void GpuSkin::velocitiesPass(const Vec3& tr, const Vec3& rot, double dt, Vec3* mqdotNew, Vec3* mqNew) {
+  passes_.beginPass(velocities_);
+  passes_.bind(velocities_, "uQ", q_);
+  passes_.bind(velocities_, "uQdot", qdot_);
+  passes_.bind(velocities_, "uY", cg_.x());
+  passes_.bind(velocities_, "uWt", ops_.translational());
+  passes_.bind(velocities_, "uWr", ops_.rotational());
+  passes_.bind(velocities_, "uHinv", ops_.diagInverse());
+  velocities_.set("uTranslation", tr);
+  velocities_.set("uRotation", rot);
+  glUniform1f(velocities_.uniform("uDt"), float(dt));
+  static_assert(D2T_STATE_QDOT == 0 && D2T_STATE_Q == 1, "velocities.frag's leading outputs");
+  passes_.sumTerms(velocities_, D2T_STATE_OUTPUTS, {{qdotNew_.id(), -1}, {qNew_.id(), -1}});
+  *mqdotNew = passes_.sum(D2T_STATE_SUM_MQDOT);
+  *mqNew = passes_.sum(D2T_STATE_SUM_MQ);
+}
+
 // ---- the step ----------------------------------------------------------------------------------
 
 // Steps 1-5 on the GPU: the passes in the order of LayeredBody::integrateFree, block for
@@ -114,41 +170,9 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   if (!fixed) {
     StageTimer t(profile, Stage::Core);
     passes_.timestamp(Stage::Core);
-    auto couplingPass = [&](int part) {  // (each reduction rebinds the texture units)
-      passes_.beginPass(coupling_);
-      passes_.bind(coupling_, "uQ", q_);
-      passes_.bind(coupling_, "uY", cg_.x());
-      passes_.bind(coupling_, "uWt", ops_.translational());
-      passes_.bind(coupling_, "uWr", ops_.rotational());
-      passes_.bind(coupling_, "uHinv", ops_.diagInverse());
-      glUniform1i(coupling_.uniform("uPart"), part);
-    };
-    couplingPass(0);
-    passes_.sumTerms(coupling_, D2T_COUPLING_OUTPUTS);
-    const Vec3 my = passes_.sum(D2T_COUPLING_MY), uy = passes_.sum(D2T_COUPLING_MUXY);
-    Mat3 A1, B1, G, H;
-    for (int j = 0; j < 3; ++j) {
-      A1.col(j) = passes_.sum(D2T_COUPLING_QXWT + j);
-      B1.col(j) = passes_.sum(D2T_COUPLING_QXWR + j);
-    }
-    couplingPass(1);
-    passes_.sumTerms(coupling_, D2T_COUPLING_UXH + 3);
-    for (int k = 0; k < 3; ++k) {
-      G.col(k) = passes_.sum(D2T_COUPLING_H + k);
-      H.col(k) = passes_.sum(D2T_COUPLING_UXH + k);
-    }
-    // M_ce Y: translational columns Y_t = W_t R^T, rotational Y_r = W_r - m Mh^-1 [q x e_k]
-    const Mat3 uWt = ops_.rest().mubWt + A1;  // sum m u x W_t[j]
-    Core::Matrix MceY;
-    MceY.block<3, 3>(0, 0) = R * (ops_.rest().mWt * R.transpose());
-    MceY.block<3, 3>(3, 0) = uWt * R.transpose();
-    MceY.block<3, 3>(0, 3) = R * (ops_.rest().mWr - G);
-    MceY.block<3, 3>(3, 3) = ops_.rest().mubWr + B1 - H;
-    // M_ce y with y = y' + W_t R^T g
-    Core::Vector Mcey;
-    Mcey << R * (my + ops_.rest().mWt * gb), uy + uWt * gb;
+    const CouplingProducts mce = couplingProducts(R, gb);
     const Core::Vector Fc = Core::freeForce(mass, m.coreInertia, R, g, gb, w, sums, loads.force, loads.torque);
-    dvc = result.keep(solveCoreWithSprings(s, body.springs, m.comOffset, Mc - MceY, dt * (Fc - Mcey), dt));  // (3.8)
+    dvc = result.keep(solveCoreWithSprings(s, body.springs, m.comOffset, Mc - mce.MceY, dt * (Fc - mce.Mcey), dt));  // (3.8)
   }
 
   // 4-5 skin velocities and positions
@@ -158,20 +182,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     passes_.timestamp(Stage::Velocities);
     const Vec3 tr = dt * gb - R.transpose() * Core::linear(dvc);
     const Vec3 rot = Core::angular(dvc);
-    passes_.beginPass(velocities_);
-    passes_.bind(velocities_, "uQ", q_);
-    passes_.bind(velocities_, "uQdot", qdot_);
-    passes_.bind(velocities_, "uY", cg_.x());
-    passes_.bind(velocities_, "uWt", ops_.translational());
-    passes_.bind(velocities_, "uWr", ops_.rotational());
-    passes_.bind(velocities_, "uHinv", ops_.diagInverse());
-    velocities_.set("uTranslation", tr);
-    velocities_.set("uRotation", rot);
-    glUniform1f(velocities_.uniform("uDt"), float(dt));
-    static_assert(D2T_STATE_QDOT == 0 && D2T_STATE_Q == 1, "velocities.frag's leading outputs");
-    passes_.sumTerms(velocities_, D2T_STATE_OUTPUTS, {{qdotNew_.id(), -1}, {qNew_.id(), -1}});
-    mqdotNew = passes_.sum(D2T_STATE_SUM_MQDOT);
-    mqNew = passes_.sum(D2T_STATE_SUM_MQ);
+    velocitiesPass(tr, rot, dt, &mqdotNew, &mqNew);
   }
   passes_.timestamp(Stage::Count);
   {
