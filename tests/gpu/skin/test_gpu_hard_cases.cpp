@@ -24,6 +24,7 @@
 #include <string>
 
 #include "gl_test.h"
+#include "gpu_pair.h"
 #include "gpu/skin/gpu_skin.h"
 #include "sim/one_body.h"
 #include "sim/test_shapes.h"
@@ -36,30 +37,10 @@ constexpr double kR = 0.5;
 const Vec3 kG(0, -9.81, 0);
 
 using GpuHardCaseTest = test::GlTest;
-
-// A torus (major radius 0.4 m, tube 0.15 m) on the torus atlas of `resolution`.
-BodyDesc torus(int resolution, double young = 1e5) {
-  BodyDesc t = test::ball(kR, resolution, young);
-  t.shape = std::make_shared<test::Torus>(0.4, 0.15);
-  return t;
-}
-
-std::vector<Vec3> randomField(int n, double scale, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-scale, scale);
-  std::vector<Vec3> x(n);
-  for (Vec3& v : x) v = Vec3(u(rng), u(rng), u(rng));
-  return x;
-}
-
-double relativeError(const std::vector<Vec3>& gpu, const std::vector<Vec3>& cpu) {
-  double err = 0, ref = 0;
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    err = std::max(err, (gpu[i] - cpu[i]).norm());
-    ref = std::max(ref, cpu[i].norm());
-  }
-  return ref > 0 ? err / ref : err;
-}
+using test::Pair;
+using test::randomField;
+using test::relativeError;
+using test::torus;
 
 // ... and the largest error at a node of the torus atlas's wrapping seams (a node whose
 // stencil reads a gutter texel), relative to the same scale
@@ -82,39 +63,6 @@ double seamError(const Atlas& a, const std::vector<Vec3>& gpu, const std::vector
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
-
-ColliderDesc ground(const BodyDesc& d) { return test::planeCollider(Vec3::UnitY(), 0, d.material); }
-
-// One body in two one-body Worlds, the second on the GPU solver (as test_gpu_skin.cpp's
-// Pair); detection on the CPU in both. Still attached at the end, or it failed.
-struct Pair {
-  explicit Pair(const BodyDesc& d, bool onGround = false)
-      : cpuWorld(d, onGround ? std::optional(ground(d)) : std::nullopt),
-        gpuWorld(d, onGround ? std::optional(ground(d)) : std::nullopt),
-        cpu(cpuWorld.body),
-        gpu(gpuWorld.body),
-        model(gpuWorld.world.bodies()[0].model),
-        skin(std::make_shared<GpuSkin>(model)) {
-    gpu.setFreeMotionSolver(skin);
-    gpuWorld.world.setSolverDetection(false);
-  }
-  ~Pair() { EXPECT_NE(gpu.freeMotionSolver(), nullptr) << "the GPU solver fell back to the CPU"; }
-  Pair(const Pair&) = delete;
-  Pair& operator=(const Pair&) = delete;
-  test::OneBody cpuWorld, gpuWorld;
-  LayeredBody &cpu, &gpu;
-  BakedBodyPtr model;
-  std::shared_ptr<GpuSkin> skin;
-  void step(double dt, const Vec3& g) {
-    cpuWorld.step(dt, g);
-    gpuWorld.step(dt, g);
-  }
-  template <class F>
-  void settings(F change) {
-    change(cpuWorld.world.settings());
-    change(gpuWorld.world.settings());
-  }
-};
 
 // One collision-free step from a random skin state on a spinning, moving body, both
 // backends; errors of q, qdot, the core's v and omega.
@@ -371,33 +319,7 @@ RowErrors compareRows(const BodyDesc& base, bool fixedCore, bool oneSided) {
   std::mt19937 rng(14);
   std::uniform_real_distribution<double> u(-1, 1);
   auto unit = [&] { return Vec3(u(rng), u(rng), u(rng)).normalized(); };
-  std::vector<ContactRow> rows;
-  for (int i = 0; i < n; ++i) {
-    if (0.5 * (u(rng) + 1) >= 0.05) continue;
-    const int copies = u(rng) > 0.7 ? 2 + (u(rng) > 0.5) : 1;
-    for (int c = 0; c < copies; ++c) {
-      ContactRow r;
-      r.node = i;
-      r.normal = (unit() - 0.8 * s.qdot[size_t(i)].normalized()).normalized();
-      r.surfaceVelocity = u(rng) > 0.5 ? Vec3(0.2 * unit()) : Vec3::Zero();
-      r.depth = 2e-3 * u(rng);
-      r.startGap = u(rng) > 0 ? -1.0 : 1e-3 * (u(rng) + 1);
-      r.lo = u(rng) > 0 ? 0.0 : -1e-3 * (u(rng) + 1);
-      r.friction = 0.5 * (u(rng) + 1);
-      r.release = u(rng) > 0.85;
-      r.onCore = u(rng) > 0.4;
-      if (r.onCore) r.friction = 0;
-      rows.push_back(r);
-    }
-  }
-  std::shuffle(rows.begin(), rows.end(), rng);
-  for (size_t k = 0; k < rows.size(); ++k)
-    for (size_t j = k + 1; j < rows.size(); ++j)
-      if (rows[j].node == rows[k].node) {
-        rows[k].next = int(j);
-        rows[j].previous = int(k);
-        break;
-      }
+  std::vector<ContactRow> rows = test::randomRows(s.qdot, rng);
   RowErrors e;
   e.rows = int(rows.size());
   EXPECT_GT(rows.size(), 30u);

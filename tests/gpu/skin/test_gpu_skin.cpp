@@ -6,7 +6,8 @@
 // (a per-entry relative error is meaningless where an entry is a cancellation
 // of larger terms); the bound for float passes is 1e-4.
 //
-// Sections: helpers (the ground, Pair: one body in two one-body Worlds, CPU and GPU);
+// Sections: helpers (a height field, a ball over the ground; Pair, one body in two
+// one-body Worlds, CPU and GPU, is in gpu_pair.h);
 // single passes (gutter, stencil, reduction, forces, CG, free step, normals, the
 // response's passes, the core contact pass and a soft ball at rest on its crushed skin,
 // gather, World transfers, a soft stack, solver loss, blow-up, summary, detection);
@@ -26,6 +27,7 @@
 #include "sim/test_loads.h"
 #include "sim/test_shapes.h"
 #include "gl_test.h"
+#include "gpu_pair.h"
 #include "gpu/contact/contact_camera.h"
 #include "gpu/skin/gpu_skin.h"
 #include "sim/world/world.h"
@@ -37,29 +39,11 @@ constexpr double kR = 0.5;
 const Vec3 kG(0, -9.81, 0);
 
 using GpuSkinTest = test::GlTest;
-
-BodyDesc torus(int resolution) {
-  BodyDesc t = test::ball(kR, resolution, 1e5);
-  t.shape = std::make_shared<test::Torus>(0.4, 0.15);
-  return t;
-}
-
-std::vector<Vec3> randomField(int n, double scale, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-scale, scale);
-  std::vector<Vec3> x(n);
-  for (Vec3& v : x) v = Vec3(u(rng), u(rng), u(rng));
-  return x;
-}
-
-double relativeError(const std::vector<Vec3>& gpu, const std::vector<Vec3>& cpu) {
-  double err = 0, ref = 0;
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    err = std::max(err, (gpu[i] - cpu[i]).norm());
-    ref = std::max(ref, cpu[i].norm());
-  }
-  return ref > 0 ? err / ref : err;
-}
+using test::ground;
+using test::Pair;
+using test::randomField;
+using test::relativeError;
+using test::torus;
 
 // a height field collider of side `size` with ridges of `amplitude` every `wavelength`
 ColliderDesc heightField(double size, double amplitude, double wavelength) {
@@ -82,48 +66,6 @@ Scene ballOnGround(double y, const Vec3& v = Vec3::Zero()) {
   sc.colliders.push_back(ColliderDesc{});  // the ground
   return sc;
 }
-
-// the ground y = 0 with the body's own friction
-ColliderDesc ground(const BodyDesc& d) { return test::planeCollider(Vec3::UnitY(), 0, d.material); }
-
-// The same body on both backends: two Worlds of that body (and the ground, when
-// asked), the second's on the GPU solver. Both detect on the CPU (from the state
-// read back): the comparisons are of the solver's passes; the detection pass has its
-// own tests.
-struct Pair {
-  explicit Pair(const BodyDesc& d, bool onGround = false)
-      : cpuWorld(d, onGround ? std::optional(ground(d)) : std::nullopt),
-        gpuWorld(d, onGround ? std::optional(ground(d)) : std::nullopt),
-        cpu(cpuWorld.body),
-        gpu(gpuWorld.body),
-        model(gpuWorld.world.bodies()[0].model),
-        skin(std::make_shared<GpuSkin>(model)) {
-    gpu.setFreeMotionSolver(skin);
-    gpuWorld.world.setSolverDetection(false);
-  }
-  // A GPU step that throws moves the body to the CPU for good (World::integrateFree):
-  // still attached at the end, the GPU ran every step, and no test of a Pair compared
-  // the CPU with itself.
-  ~Pair() { EXPECT_NE(gpu.freeMotionSolver(), nullptr) << "the GPU solver fell back to the CPU"; }
-  Pair(const Pair&) = delete;
-  Pair& operator=(const Pair&) = delete;
-  test::OneBody cpuWorld, gpuWorld;
-  LayeredBody &cpu, &gpu;
-  BakedBodyPtr model;
-  std::shared_ptr<GpuSkin> skin;
-  void step(double dt, const Vec3& g) {
-    cpuWorld.step(dt, g);
-    gpuWorld.step(dt, g);
-  }
-  /// The GPU world's stage profile of the last step.
-  const Profile& profile() const { return gpuWorld.world.profile(); }
-  /// Both worlds' simulation settings, changed alike.
-  template <class F>
-  void settings(F change) {
-    change(cpuWorld.world.settings());
-    change(gpuWorld.world.settings());
-  }
-};
 
 // ---- single passes -------------------------------------------------------------------------------
 
@@ -316,38 +258,11 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     s.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(-1, 2, 0.5).normalized()));
     const std::vector<Vec3> startQ = randomField(n, 3e-3, 13);
     const double dt = 0.01;
-    // rows at ~5% of the nodes: normals against the node's motion (most rows push), a
-    // second and third row at some nodes, release rows, some with an impulse already
+    // rows at ~5% of the nodes (gpu_pair.h)
     std::mt19937 rng(14);
     std::uniform_real_distribution<double> u(-1, 1);
     auto unit = [&] { return Vec3(u(rng), u(rng), u(rng)).normalized(); };
-    std::vector<ContactRow> rows;
-    for (int i = 0; i < n; ++i) {
-      if (0.5 * (u(rng) + 1) >= 0.05) continue;
-      const int copies = u(rng) > 0.7 ? 2 + (u(rng) > 0.5) : 1;
-      for (int c = 0; c < copies; ++c) {
-        ContactRow r;
-        r.node = i;
-        r.normal = (unit() - 0.8 * s.qdot[size_t(i)].normalized()).normalized();
-        r.surfaceVelocity = u(rng) > 0.5 ? Vec3(0.2 * unit()) : Vec3::Zero();
-        r.depth = 2e-3 * u(rng);
-        r.startGap = u(rng) > 0 ? -1.0 : 1e-3 * (u(rng) + 1);
-        r.lo = u(rng) > 0 ? 0.0 : -1e-3 * (u(rng) + 1);
-        r.friction = 0.5 * (u(rng) + 1);
-        r.release = u(rng) > 0.85;
-        r.onCore = u(rng) > 0.4;  // (a row against the body's own core: skin only, frictionless)
-        if (r.onCore) r.friction = 0;
-        rows.push_back(r);
-      }
-    }
-    std::shuffle(rows.begin(), rows.end(), rng);  // (the rows of a node apart in the list)
-    for (size_t k = 0; k < rows.size(); ++k)
-      for (size_t j = k + 1; j < rows.size(); ++j)
-        if (rows[j].node == rows[k].node) {
-          rows[k].next = int(j);
-          rows[j].previous = int(k);
-          break;
-        }
+    std::vector<ContactRow> rows = test::randomRows(s.qdot, rng);
     int chained = 0;
     for (const ContactRow& r : rows) chained += r.previous >= 0;
     ASSERT_GT(rows.size(), 30u);
