@@ -139,13 +139,29 @@ PatchFriction colliderPatch(LayeredBody& body, const std::vector<NodeContact>& c
   return f;
 }
 
-PatchFriction pairPatch(LayeredBody& a, int aIndex, LayeredBody& b, const std::vector<NodeContact>& bContacts) {
+PatchFriction pairPatch(LayeredBody& a, int aIndex, const std::vector<NodeContact>& aContacts, LayeredBody& b,
+                        int bIndex, const std::vector<NodeContact>& bContacts) {
   PatchFriction f;
-  f.self = &b;
-  f.other = &a;
   f.crr = std::sqrt(a.desc().material.rollingResistance * b.desc().material.rollingResistance);
-  if (!a.settings().fixedCore && !b.settings().fixedCore)
+  const bool heldA = a.settings().fixedCore, heldB = b.settings().fixedCore;
+  if (heldA && heldB) return f;
+  if (!heldA && !heldB) {
+    f.self = &b;
+    f.other = &a;
     f.patch = contactPatch(b, bContacts, [aIndex](const NodeContact& c) { return c.other == aIndex; });
+    return f;
+  }
+  // one core held: it takes whatever reaches it, as a collider does, so the free body's
+  // patch is solved against it as against a collider moving with the held core
+  LayeredBody &held = heldA ? a : b, &free = heldA ? b : a;
+  const int heldIndex = heldA ? aIndex : bIndex;
+  f.self = &free;
+  f.patch = contactPatch(free, heldA ? bContacts : aContacts,
+                         [heldIndex](const NodeContact& c) { return c.other == heldIndex; });
+  if (f.patch.impulse > 0) {
+    const CoreState& c = held.core();
+    f.patch.surfaceVelocity = c.velocity + (c.orientation * c.angularVelocity).cross(f.patch.point - c.position);
+  }
   return f;
 }
 

@@ -76,9 +76,11 @@ struct PatchFriction {
 
 /// The patch of a body's contacts with colliders (inactive for a held core).
 PatchFriction colliderPatch(LayeredBody& body, const std::vector<NodeContact>& contacts);
-/// The patch between bodies a (world index aIndex) and b, from b's contacts with a
-/// (inactive when either core is held).
-PatchFriction pairPatch(LayeredBody& a, int aIndex, LayeredBody& b, const std::vector<NodeContact>& bContacts);
+/// The patch between bodies a (world index aIndex) and b: from b's contacts with a; where
+/// one core is held, from the free body's contacts, against the held body as against a
+/// collider (inactive when both are held).
+PatchFriction pairPatch(LayeredBody& a, int aIndex, const std::vector<NodeContact>& aContacts, LayeredBody& b,
+                        int bIndex, const std::vector<NodeContact>& bContacts);
 
 /// Applies the patches' Coulomb friction and rolling resistance to the rigid
 /// motion of their bodies, in Gauss-Seidel sweeps over the patches (a body in

@@ -304,7 +304,8 @@ void World::patchFriction(const std::vector<std::vector<NodeContact>>& contacts,
   std::vector<PatchFriction> patches;
   for (size_t a = 0; a < bodies_.size(); ++a) patches.push_back(colliderPatch(bodies_[a].layered, contacts[a]));
   for (const auto& [a, b] : touchingPairs(contacts))
-    patches.push_back(pairPatch(bodies_[size_t(a)].layered, a, bodies_[size_t(b)].layered, contacts[size_t(b)]));
+    patches.push_back(pairPatch(bodies_[size_t(a)].layered, a, contacts[size_t(a)], bodies_[size_t(b)].layered, b,
+                                contacts[size_t(b)]));
   solvePatchFriction(patches, kPatchFrictionSweeps, kPatchFrictionTolerance, dt);
 }
 
