@@ -601,6 +601,9 @@ TEST_F(GpuHardCaseTest, StackOfThreeFollowsTheCpuBackend) {
     EXPECT_EQ(b.stats.resets, 0) << b.desc.name;
   }
   EXPECT_TRUE(warnings.empty());
+  // the ground found by the GPU's detection pass, every body every step (two detections a step)
+  std::printf("  GPU detection passes %ld (of %d body-steps)\n", gpu.gpuStageRuns().detection, 3 * kSteps);
+  EXPECT_EQ(gpu.gpuStageRuns().detection, 2 * 3 * kSteps);  // (1440)
   // (measured: 3.5e-5 m (the top ball, step 143), the heights after 240 steps 6.6e-6 m apart while the balls
   // still bounce (fastest core 0.13 m/s). Run for 1000 steps (5 s, 71 s here) the stack rests (fastest core
   // 3e-4 m/s, 3.2 mm off axis) at the CPU's heights within 1.2e-6 m, the largest gap still that of step 143:
