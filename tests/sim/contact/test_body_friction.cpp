@@ -48,7 +48,8 @@ SlideRun slide(double mu, bool onBox) {
   }
   box.material.alpha = 5;  // (the held box's skin settles under the ball)
   double low = 0;
-  for (const Vec3& u : bake(ball)->restSkin) low = std::min(low, u.y());
+  const BakedBodyPtr ballModel = bake(ball);  // (held: a range over bake(ball)->restSkin would dangle)
+  for (const Vec3& u : ballModel->restSkin) low = std::min(low, u.y());
   ball.position = Vec3(-0.8, top - low + 1e-4, 0);
   ball.velocity = Vec3(v0, 0, 0);
   Scene scene;
