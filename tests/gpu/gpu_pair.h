@@ -80,6 +80,38 @@ inline std::vector<ContactRow> randomRows(const std::vector<Vec3>& qdot, std::mt
   return rows;
 }
 
+/// A random input of the contact response's passes on a body whose current state is
+/// `base`: the skin displaced and moving (q, qdot), the core moving and turned (at rest
+/// where `coreMoves` is false), the step's start q, rows at ~5% of the nodes (randomRows)
+/// and ~3% of the nodes held on the core (some along two directions).
+struct ResponseInput {
+  LayeredState s;
+  std::vector<Vec3> startQ;
+  std::vector<ContactRow> rows;
+  std::vector<std::pair<int, Vec3>> held;
+};
+inline ResponseInput randomResponseInput(const LayeredState& base, bool coreMoves) {
+  const int n = int(base.q.size());
+  ResponseInput in;
+  in.s = base;
+  in.s.q = randomField(n, 3e-3, 11);
+  in.s.qdot = randomField(n, 0.1, 12);
+  in.s.velocity = coreMoves ? Vec3(0.4, -1.2, 0.3) : Vec3::Zero();
+  in.s.angularVelocity = coreMoves ? Vec3(-0.8, 2.0, 0.5) : Vec3::Zero();
+  in.s.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(-1, 2, 0.5).normalized()));
+  in.startQ = randomField(n, 3e-3, 13);
+  std::mt19937 rng(14);
+  in.rows = randomRows(in.s.qdot, rng);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto unit = [&] { return Vec3(u(rng), u(rng), u(rng)).normalized(); };
+  for (int i = 0; i < n; ++i)
+    if (0.5 * (u(rng) + 1) < 0.03) {
+      in.held.emplace_back(i, unit());
+      if (u(rng) > 0.5) in.held.emplace_back(i, unit());
+    }
+  return in;
+}
+
 /// The ground y = 0 with the body's own friction.
 inline ColliderDesc ground(const BodyDesc& d) { return planeCollider(Vec3::UnitY(), 0, d.material); }
 

@@ -307,31 +307,18 @@ RowErrors compareRows(const BodyDesc& base, bool fixedCore, bool oneSided) {
   Pair p(d);
   p.step(0.01, Vec3::Zero());  // prepares Mt_e (and Mh_e^-1) for dt
   p.cpu.settings().fixedCore = p.gpu.settings().fixedCore = fixedCore;
-  const int n = p.gpu.nodeCount();
-  LayeredState s = p.gpu.state();
-  s.q = randomField(n, 3e-3, 11);
-  s.qdot = randomField(n, 0.1, 12);
-  s.velocity = fixedCore ? Vec3::Zero() : Vec3(0.4, -1.2, 0.3);
-  s.angularVelocity = fixedCore ? Vec3::Zero() : Vec3(-0.8, 2.0, 0.5);
-  s.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(-1, 2, 0.5).normalized()));
-  const std::vector<Vec3> startQ = randomField(n, 3e-3, 13);
+  const test::ResponseInput in = test::randomResponseInput(p.gpu.state(), !fixedCore);
+  const LayeredState& s = in.s;
+  const std::vector<Vec3>& startQ = in.startQ;
+  const std::vector<ContactRow>& rows = in.rows;
+  const std::vector<std::pair<int, Vec3>>& held = in.held;
   const double dt = 0.01;
-  std::mt19937 rng(14);
-  std::uniform_real_distribution<double> u(-1, 1);
-  auto unit = [&] { return Vec3(u(rng), u(rng), u(rng)).normalized(); };
-  std::vector<ContactRow> rows = test::randomRows(s.qdot, rng);
   RowErrors e;
   e.rows = int(rows.size());
   EXPECT_GT(rows.size(), 30u);
   CpuSkinResponse cpu;
   p.skin->load(p.gpu.view(), s, startQ);
   EXPECT_TRUE(p.skin->holds(p.gpu.id()));
-  std::vector<std::pair<int, Vec3>> held;
-  for (int i = 0; i < n; ++i)
-    if (0.5 * (u(rng) + 1) < 0.03) {
-      held.emplace_back(i, unit());
-      if (u(rng) > 0.5) held.emplace_back(i, unit());
-    }
   cpu.holdOnCore(p.gpu.view(), held);
   p.skin->holdOnCore(p.gpu.view(), held);
 

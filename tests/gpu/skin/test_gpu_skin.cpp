@@ -251,19 +251,14 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     Pair p(d);
     p.step(0.01, Vec3::Zero());  // prepares Mt_e (and Mh_e^-1) for dt
     const int n = p.gpu.nodeCount();
-    LayeredState s = p.gpu.state();
-    s.q = randomField(n, 3e-3, 11);
-    s.qdot = randomField(n, 0.1, 12);
-    s.velocity = Vec3(0.4, -1.2, 0.3);
-    s.angularVelocity = Vec3(-0.8, 2.0, 0.5);
-    s.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(-1, 2, 0.5).normalized()));
-    const std::vector<Vec3> startQ = randomField(n, 3e-3, 13);
+    // a random skin state, rows at ~5% of the nodes, ~3% of the nodes held on the core
+    // (gpu_pair.h)
+    const test::ResponseInput in = test::randomResponseInput(p.gpu.state(), true);
+    const LayeredState& s = in.s;
+    const std::vector<Vec3>& startQ = in.startQ;
+    const std::vector<ContactRow>& rows = in.rows;
+    const std::vector<std::pair<int, Vec3>>& held = in.held;
     const double dt = 0.01;
-    // rows at ~5% of the nodes (gpu_pair.h)
-    std::mt19937 rng(14);
-    std::uniform_real_distribution<double> u(-1, 1);
-    auto unit = [&] { return Vec3(u(rng), u(rng), u(rng)).normalized(); };
-    std::vector<ContactRow> rows = test::randomRows(s.qdot, rng);
     int chained = 0;
     for (const ContactRow& r : rows) chained += r.previous >= 0;
     ASSERT_GT(rows.size(), 30u);
@@ -272,13 +267,6 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     CpuSkinResponse cpu;
     p.skin->load(p.gpu.view(), s, startQ);
     ASSERT_TRUE(p.skin->holds(p.gpu.id()));
-    // ~3% of the nodes held on the core (some along two directions), on both
-    std::vector<std::pair<int, Vec3>> held;
-    for (int i = 0; i < n; ++i)
-      if (0.5 * (u(rng) + 1) < 0.03) {
-        held.emplace_back(i, unit());
-        if (u(rng) > 0.5) held.emplace_back(i, unit());
-      }
     ASSERT_GT(held.size(), 10u);
     cpu.holdOnCore(p.gpu.view(), held);
     p.skin->holdOnCore(p.gpu.view(), held);
@@ -395,6 +383,8 @@ TEST_F(GpuSkinTest, ContactResponsePassesMatchTheCpu) {
     p.skin->readSkin(p.gpu.view(), sg2);
     EXPECT_LT(relativeError(sg2.qdot, sc2.qdot), 1e-6);
     // the position correction at ~5% of the nodes, added into the resident q
+    std::mt19937 rng(15);
+    std::uniform_real_distribution<double> u(-1, 1);
     std::vector<std::pair<int, Vec3>> dq;
     for (int i = 0; i < n; ++i)
       if (0.5 * (u(rng) + 1) < 0.05) dq.emplace_back(i, 2e-3 * Vec3(u(rng), u(rng), u(rng)));
