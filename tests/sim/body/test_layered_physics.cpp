@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "incline_fit.h"
 #include "sim/base/json_reader.h"
 #include "sim/body/layered_body.h"
 #include "sim/model/static_reference.h"
@@ -511,25 +512,15 @@ InclineRun rollDownIncline(double theta, double t0, double t1, const InclineSetu
   Sim s(d, planeCollider(n, 0, d.material, setup.friction));
   s.world.settings().response.support = setup.contactSupport;
   const double dt = 0.002;
-  Eigen::Matrix3d ata = Eigen::Matrix3d::Zero();
-  Eigen::Vector3d atb = Eigen::Vector3d::Zero();
-  double radiusSum = 0;
-  int samples = 0;
+  test::InclineFit fit(n, downhill);
   for (int k = 1; k * dt <= t1 + 1e-12; ++k) {
     s.step(dt, kG);
     if (!finite(s.body)) return {};
-    const double t = k * dt;
-    if (t < t0) continue;
-    const Vec3 com = s.body.centerOfMass();
-    const Eigen::Vector3d row(t * t / 2, t, 1);
-    ata += row * row.transpose();
-    atb += row * downhill.dot(com);
-    radiusSum += n.dot(com);
-    ++samples;
+    if (k * dt >= t0) fit.add(k * dt, s.body.centerOfMass());
   }
   InclineRun r;
-  r.a = ata.ldlt().solve(atb)(0);
-  r.radius = radiusSum / samples;
+  r.a = fit.acceleration();
+  r.radius = fit.radius();
   // I about the rolling axis (z)
   const BakedBody& m = s.body.model();
   const double inertia = m.totalInertia(2, 2);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "incline_fit.h"
 #include "sim/base/json_reader.h"
 #include "sim/body/layered_body.h"
 #include "sim/world/world.h"
@@ -39,25 +40,15 @@ Roll rollDown(BodyDesc d, double rimRadius, double theta, double t0, double t1, 
   d.orientation = Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitX()));  // body y -> world z
   d.position = n * (rimRadius + 1e-3);
   test::OneBody s(d, test::planeCollider(n, 0, d.material, 1.0));
-  Eigen::Matrix3d ata = Eigen::Matrix3d::Zero();
-  Eigen::Vector3d atb = Eigen::Vector3d::Zero();
-  double radiusSum = 0;
-  int samples = 0;
+  test::InclineFit fit(n, downhill);
   for (int k = 1; k * dt <= t1 + 1e-12; ++k) {
     s.step(dt, Vec3(0, -9.81, 0));
-    const double t = k * dt;
-    if (t < t0) continue;
-    const Vec3 com = s.body.centerOfMass();
-    const Eigen::Vector3d row(t * t / 2, t, 1);
-    ata += row * row.transpose();
-    atb += row * downhill.dot(com);
-    radiusSum += n.dot(com);
-    ++samples;
+    if (k * dt >= t0) fit.add(k * dt, s.body.centerOfMass());
   }
   EXPECT_EQ(s.world.bodies()[0].stats.resets, 0);
   Roll r;
-  r.a = ata.ldlt().solve(atb)(0);
-  r.radius = radiusSum / samples;
+  r.a = fit.acceleration();
+  r.radius = fit.radius();
   const BakedBody& m = s.body.model();
   const LayeredState& st = s.body.state();
   const Mat3 R = st.orientation.toRotationMatrix();
