@@ -41,6 +41,7 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
     o["contacts"] = b.stats.contacts;
     o["cg_iterations"] = b.stats.cgIterations;
     o["cg_residual"] = b.stats.cgResidual;
+    o["cg_capped_steps"] = b.stats.cappedSolves;
     const Energy e = world.energy(b);
     o["energy"] = {{"kinetic", e.kinetic}, {"gravitational", e.gravitational},
                    {"elastic", e.elastic}, {"spring", e.spring}, {"total", e.total()}};

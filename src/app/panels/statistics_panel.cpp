@@ -67,8 +67,9 @@ void statisticsPanel(Ui& ui) {
                 p.contactNodes);
   }
   for (const Body& b : s.world->bodies())  // (the energy after the last step: no readback)
-    ImGui::Text("%s: %d contacts, CG %d (res %.1e), E %.3f J, resets %d", b.desc.name.c_str(), b.stats.contacts,
-                b.stats.cgIterations, b.stats.cgResidual, b.stats.energy, b.stats.resets);
+    ImGui::Text("%s: %d contacts, CG %d (res %.1e, %d capped steps), E %.3f J, resets %d", b.desc.name.c_str(),
+                b.stats.contacts, b.stats.cgIterations, b.stats.cgResidual, b.stats.cappedSolves, b.stats.energy,
+                b.stats.resets);
   ImGui::End();
 }
 

@@ -72,7 +72,11 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
   const std::vector<Stencil>& stencil = model_->atlas.stencil;
   const int n = int(b.size());
   std::vector<Vec3> r(n), z(n), p(n), ap(n);
-  DiluPreconditioner::Sweep sweep(static_cast<size_t>(n));  // (the preconditioner's working vector)
+  DiluPreconditioner::Sweep sweep;             // (the preconditioners' working vectors)
+  MultigridPreconditioner::Workspace cycle;
+  auto precondition = [&] {  // z = M^-1 r; returns r.z
+    return dilu_.empty() ? multigrid_.apply(r, z, cycle) : dilu_.apply(r, z, sweep);
+  };
   if (startResidual) r.swap(*startResidual);
   // r = b - Mt x (in double: the warm start's residual is exact)
   double bb = 0, rr = 0;
@@ -90,7 +94,7 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
   bb = std::max(bb, referenceNorm * referenceNorm);  // (the scale the residual is measured against)
   int it = 0;
   if (rr > tolerance * tolerance * bb && maxIterations > 0) {
-    double rz = dilu_.apply(r, z, sweep);
+    double rz = precondition();
     p = z;
     while (it < maxIterations && rr > tolerance * tolerance * bb) {
       // ap = Mt p, pap = p . ap
@@ -113,7 +117,7 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
       ++it;
       // (the last iteration's z and p would not be used)
       if (it == maxIterations || !(rr > tolerance * tolerance * bb)) break;
-      const double rzNew = dilu_.apply(r, z, sweep);
+      const double rzNew = precondition();
       const double beta = rzNew / rz;
       rz = rzNew;
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
@@ -134,14 +138,22 @@ void ImplicitOperator::solveColumns(const std::vector<Columns>& b, std::vector<C
   const int n = int(b.size());
   x.assign(n, {});
   for (auto& xi : x) xi.fill(Vec3::Zero());
-  if (direct_) {
+  if (direct_ || !multigrid_.empty()) {
+    // per column: the factor, or the multigrid's CG (20-30 iterations to 1e-12); should
+    // one not get there in kMultigridColumnIterations, the block-Jacobi recurrences below
+    // solve them all, however slowly
     std::vector<Vec3> col(n), out(n);
-    for (int c = 0; c < kColumns; ++c) {
+    bool solved = true;
+    for (int c = 0; c < kColumns && solved; ++c) {
       for (int i = 0; i < n; ++i) col[i] = b[i][c];
-      solve(col, out, 0, 0, nullptr);
+      std::fill(out.begin(), out.end(), Vec3::Zero());
+      double residual = 0;
+      solve(col, out, std::min(maxIterations, kMultigridColumnIterations), tolerance, &residual);
+      solved = residual <= tolerance;
       for (int i = 0; i < n; ++i) x[i][c] = out[i];
     }
-    return;
+    if (solved) return;
+    for (auto& xi : x) xi.fill(Vec3::Zero());
   }
   using Block = Columns;
   auto multiply = [&](const std::vector<Block>& v, std::vector<Block>& y) {
@@ -236,7 +248,9 @@ bool ImplicitOperator::prepare(const BakedBodyPtr& model, const ElasticModel& el
   if (direct_) factor();
   else ldlt_.reset();
   dilu_ = DiluPreconditioner{};
-  if (!direct_) dilu_.build(m.atlas.stencil, mt_);
+  multigrid_ = MultigridPreconditioner{};
+  if (!direct_ && key.method == SolverMethod::CgDilu) dilu_.build(m.atlas.stencil, mt_);
+  else if (!direct_) multigrid_.build(m.atlas.stencil, mt_);
   // translational columns: Mt_e^-1 [m_i I] (Y_t = W_t R^T), and rotational columns at
   // rest: Mt_e^-1 [-m_i [ub_i]x]; solved once, to 1e-12 (free fall and free flight are
   // exact whatever their accuracy: the same columns enter both sides of (3.8)-(3.9))

@@ -1,8 +1,8 @@
 #pragma once
 // The implicit operator of the skin's step, Mt_e = (1 + dt alpha) M_e + (dt beta + dt^2)
 // K_e (eq. 3.6 with D_e = alpha M_e + beta K_e; docs/design.md sec. 4), and how Mt_e x
-// = b is solved: the product over the 7-slot stencil, CG with the block DILU
-// preconditioner or the sparse LDL^T factor, six right-hand sides at once, and the
+// = b is solved: the product over the 7-slot stencil, CG with the multigrid (or the
+// block DILU) preconditioner or the sparse LDL^T factor, six right-hand sides, and the
 // projected warm start of the y solve. The CPU reference of the GPU's solve
 // (gpu_skin_solve.cpp); the GPU reads its inverse diagonal and coupling columns.
 #include <Eigen/CholmodSupport>
@@ -14,14 +14,16 @@
 #include "sim/body/core/rigid_core.h"
 #include "sim/body/dilu_preconditioner.h"
 #include "sim/body/elastic_model.h"
+#include "sim/body/multigrid_preconditioner.h"
 
 namespace d2t {
 
 /// How Mt_e x = b is solved.
 enum class SolverMethod {
   Auto,    ///< direct up to kDirectMaxNodes nodes, CG above
-  CG,      ///< preconditioned conjugate gradients on the stencil (the GPU's method)
+  CG,      ///< conjugate gradients on the stencil (the GPU's method), multigrid-preconditioned
   Direct,  ///< sparse LDL^T, factored when dt or the material changes
+  CgDilu,  ///< CG with the block DILU preconditioner (the one before the multigrid; for A/B)
 };
 
 /// Largest node count for which SolverMethod::Auto picks the direct solver: below it
@@ -37,6 +39,10 @@ constexpr double kFloatBlocksTolerance = 1e-6;
 /// ... and only for bodies of at least this many nodes: while Mt_e fits in the cache,
 /// the float-to-double conversions cost more than the reads they save (same decision).
 constexpr int kFloatBlocksMinNodes = 16384;
+
+/// The most iterations a coupling column's multigrid CG may take before the columns are
+/// solved by block-Jacobi CG instead (they take 20-30 to 1e-12).
+constexpr int kMultigridColumnIterations = 200;
 
 /// Past solutions of the y solve that its warm start is projected from (ProjectedWarmStart).
 constexpr int kWarmStartHistory = 3;
@@ -61,7 +67,7 @@ class ImplicitOperator {
                     SolverMethod method);
 
   /// Builds Mt_e for `key` (keyFor(*model, elastic, ...)): its blocks (and in float for
-  /// big bodies), the inverse diagonal blocks, the direct factor or the DILU
+  /// big bodies), the inverse diagonal blocks, the direct factor or the multigrid (DILU)
   /// preconditioner, and the coupling columns W_t, W_r. Nothing to do (false) when the
   /// operator already has this key.
   bool prepare(const BakedBodyPtr& model, const ElasticModel& elastic, const Key& key);
@@ -106,8 +112,8 @@ class ImplicitOperator {
   /// core dof (the coupling columns of M_ec).
   static constexpr int kColumns = Core::kDofs;
   using Columns = Core::Columns;
-  /// kColumns right-hand sides at once: per column by the factor, or kColumns block-Jacobi CG
-  /// recurrences sharing one sweep over the blocks per iteration.
+  /// kColumns right-hand sides: per column by the factor or the multigrid's CG, else
+  /// kColumns block-Jacobi CG recurrences sharing one sweep over the blocks per iteration.
   void solveColumns(const std::vector<Columns>& b, std::vector<Columns>& x, int maxIterations,
                     double tolerance) const;
 
@@ -130,6 +136,7 @@ class ImplicitOperator {
   std::vector<Mat3> diagInverse_;
   std::vector<std::array<Vec3, 3>> wt_, wr_;
   DiluPreconditioner dilu_;
+  MultigridPreconditioner multigrid_;
   std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;
 };
 

@@ -204,7 +204,7 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
     }
     JsonReader solver(root, file);
     if (sim.optionalObject("solver", &solver)) {
-      t.solver.method = solver.string("method", t.solver.method, {"auto", "cg", "direct"});
+      t.solver.method = solver.string("method", t.solver.method, {"auto", "cg", "direct", "cg_dilu"});
       t.solver.iterations = solver.integer("iterations", t.solver.iterations, 1, 10000);
       t.solver.tolerance = solver.number("tolerance", t.solver.tolerance, 0, 1, true, true);
       solver.finish();

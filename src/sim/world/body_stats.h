@@ -38,6 +38,7 @@ struct BodyStats {
   int contacts = 0;                    ///< colliding nodes in the last step
   int cgIterations = 0;                ///< CG iterations of the last step
   double cgResidual = 0;               ///< relative residual of the last CG solve
+  int cappedSolves = 0;                ///< steps whose CG stopped at its iteration cap short of the tolerance
   double energy = 0;                   ///< total energy after the last step (Energy::total) [J]
   std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
 };

@@ -211,8 +211,10 @@ void World::beginBodies(double dt) {
     ls.cgTolerance = settings().solver.tolerance;
     ls.response = settings().response;
     const std::string& method = settings().solver.method;
-    ls.method = method == "cg" ? SolverMethod::CG : method == "direct" ? SolverMethod::Direct
-                                                                       : SolverMethod::Auto;
+    ls.method = method == "cg"       ? SolverMethod::CG
+                : method == "direct" ? SolverMethod::Direct
+                : method == "cg_dilu" ? SolverMethod::CgDilu
+                                      : SolverMethod::Auto;
     b.layered.startStep(dt, settings().gravity, profile_);
   }
   StageTimer t(profile_, Stage::Support);
@@ -343,6 +345,16 @@ void World::updateStats(const std::vector<SkinSummary>& skins) {
     const LayeredStepInfo& info = b.layered.lastStep();
     b.stats.cgIterations = info.cgIterations;
     b.stats.cgResidual = info.cgResidual;
+    if (info.cgResidual > settings().solver.tolerance && b.stats.cappedSolves++ == 0) {
+      // (once per body: a solve short of its tolerance is a step of lower accuracy, not
+      // a failure; the count is in the body's statistics)
+      std::ostringstream w;
+      w << "body '" << b.desc.name << "': " << kCappedSolveWarning << " of " << settings().solver.iterations
+        << " iterations with a relative residual of " << info.cgResidual << " > its tolerance "
+        << settings().solver.tolerance << " at t = " << time_ << " s (raise \"solver\": {\"iterations\"}; "
+        << "later capped steps are counted in the body's statistics)";
+      warnings_.push_back(w.str());
+    }
     b.stats.contacts = info.contacts;
     b.stats.maxPenetrationDetected = std::max(b.stats.maxPenetrationDetected, info.maxPenetration);
     b.refreshState(skins[bi]);

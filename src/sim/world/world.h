@@ -86,8 +86,11 @@ class World {
   Energy energy(Body& b) const { return energy(b, b.layered.skinSummary()); }
   /// ... from the summary of its current skin state.
   Energy energy(const Body& b, const SkinSummary& skin) const;
-  /// Warnings since the last call (numerical resets, ...), oldest first.
+  /// Warnings since the last call (numerical resets, a capped solve, ...), oldest first.
   std::vector<std::string> takeWarnings();
+  /// The words that a capped solve's warning holds (once per body: "the CG stopped at its
+  /// cap of N iterations ..."; the steps are counted in BodyStats::cappedSolves).
+  static constexpr const char* kCappedSolveWarning = "the CG stopped at its cap";
   /// Call after changing a body's state from outside (a kick, a drag, a panel):
   /// the energy bound of the blow-up check restarts from the new energy.
   void rebaseEnergy() {

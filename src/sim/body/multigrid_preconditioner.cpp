@@ -1,0 +1,358 @@
+// MultigridPreconditioner: the smoothed-aggregation hierarchy (build) and its V-cycle
+// with Chebyshev smoothing (apply). The method and its choices are in the header.
+#include "sim/body/multigrid_preconditioner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "sim/body/node_loops.h"
+
+namespace d2t {
+
+using layered_detail::kParallelNodes;
+using Triplet = Eigen::Triplet<double>;
+using SparseRows = MultigridPreconditioner::SparseRows;
+
+// ---- block rows ---------------------------------------------------------------------------------
+
+BlockRows BlockRows::fromScalar(const SparseRows& a) {
+  BlockRows m;
+  m.rows = int(a.rows() / 3);
+  m.cols = int(a.cols() / 3);
+  m.start.assign(m.rows + 1, 0);
+  std::vector<int> slot(m.cols, -1);  // block column -> its block in the row being built
+  for (int i = 0; i < m.rows; ++i) {
+    std::vector<int> cols;
+    for (int r = 0; r < 3; ++r)
+      for (SparseRows::InnerIterator it(a, 3 * i + r); it; ++it)
+        if (slot[it.col() / 3] < 0) {
+          slot[it.col() / 3] = 0;
+          cols.push_back(int(it.col() / 3));
+        }
+    std::sort(cols.begin(), cols.end());
+    const int first = int(m.column.size());
+    for (size_t k = 0; k < cols.size(); ++k) {
+      slot[cols[k]] = first + int(k);
+      m.column.push_back(cols[k]);
+      m.block.push_back(Eigen::Matrix3f::Zero());
+    }
+    for (int r = 0; r < 3; ++r)
+      for (SparseRows::InnerIterator it(a, 3 * i + r); it; ++it)
+        m.block[slot[it.col() / 3]](r, it.col() % 3) = float(it.value());
+    for (int c : cols) slot[c] = -1;
+    m.start[i + 1] = int(m.column.size());
+  }
+  return m;
+}
+
+void BlockRows::multiply(const std::vector<Vec3f>& x, std::vector<Vec3f>& y) const {
+  y.resize(rows);
+#pragma omp parallel for schedule(static) if (rows > kParallelNodes)
+  for (int i = 0; i < rows; ++i) {
+    Vec3f s = Vec3f::Zero();
+    for (int k = start[i]; k < start[i + 1]; ++k) s += block[k] * x[column[k]];
+    y[i] = s;
+  }
+}
+
+void BlockRows::multiplyAdd(const std::vector<Vec3f>& x, std::vector<Vec3f>& y) const {
+#pragma omp parallel for schedule(static) if (rows > kParallelNodes)
+  for (int i = 0; i < rows; ++i) {
+    Vec3f s = Vec3f::Zero();
+    for (int k = start[i]; k < start[i + 1]; ++k) s += block[k] * x[column[k]];
+    y[i] += s;
+  }
+}
+
+// ---- setup --------------------------------------------------------------------------------------
+
+namespace {
+
+// The graph of the 3x3 blocks of a (node i's neighbours, i itself left out).
+struct BlockGraph {
+  std::vector<int> start, node;
+};
+
+BlockGraph blockGraph(const SparseRows& a) {
+  const int n = int(a.rows() / 3);
+  BlockGraph g;
+  g.start.assign(n + 1, 0);
+  std::vector<int> mark(n, -1);
+  for (int i = 0; i < n; ++i) {
+    for (int r = 0; r < 3; ++r)
+      for (SparseRows::InnerIterator it(a, 3 * i + r); it; ++it) {
+        const int j = int(it.col() / 3);
+        if (j == i || mark[j] == i || it.value() == 0) continue;
+        mark[j] = i;
+        g.node.push_back(j);
+      }
+    g.start[i + 1] = int(g.node.size());
+  }
+  return g;
+}
+
+// Greedy aggregation (Vanek et al. 1996, sec. 4.1): (1) a node none of whose
+// neighbours is taken starts an aggregate with all of them; (2) a node left over
+// joins the aggregate of a neighbour taken in (1); (3) what is still left forms
+// aggregates with its free neighbours. Returns each node's aggregate; *count their number.
+std::vector<int> aggregate(const BlockGraph& g, int* count) {
+  const int n = int(g.start.size()) - 1;
+  std::vector<int> agg(n, -1);
+  int next = 0;
+  for (int i = 0; i < n; ++i) {
+    bool free = agg[i] < 0;
+    for (int k = g.start[i]; free && k < g.start[i + 1]; ++k) free = agg[g.node[k]] < 0;
+    if (!free) continue;
+    agg[i] = next;
+    for (int k = g.start[i]; k < g.start[i + 1]; ++k) agg[g.node[k]] = next;
+    ++next;
+  }
+  std::vector<int> joined = agg;
+  for (int i = 0; i < n; ++i) {
+    if (agg[i] >= 0) continue;
+    for (int k = g.start[i]; k < g.start[i + 1]; ++k)
+      if (agg[g.node[k]] >= 0) {
+        joined[i] = agg[g.node[k]];
+        break;
+      }
+  }
+  agg = joined;
+  for (int i = 0; i < n; ++i) {
+    if (agg[i] >= 0) continue;
+    agg[i] = next;
+    for (int k = g.start[i]; k < g.start[i + 1]; ++k)
+      if (agg[g.node[k]] < 0) agg[g.node[k]] = next;
+    ++next;
+  }
+  *count = next;
+  return agg;
+}
+
+// The diagonal blocks of a and their inverses, as block-diagonal sparse matrices.
+void diagonalBlocks(const SparseRows& a, int level, SparseRows* d, SparseRows* dInv) {
+  const int n = int(a.rows() / 3);
+  std::vector<Triplet> td, ti;
+  td.reserve(size_t(n) * 9);
+  ti.reserve(size_t(n) * 9);
+  for (int i = 0; i < n; ++i) {
+    Mat3 b = Mat3::Zero();
+    for (int r = 0; r < 3; ++r)
+      for (SparseRows::InnerIterator it(a, 3 * i + r); it; ++it)
+        if (it.col() / 3 == i) b(r, it.col() % 3) = it.value();
+    Eigen::LLT<Mat3> llt(b);
+    if (llt.info() != Eigen::Success)
+      throw std::invalid_argument("MultigridPreconditioner: the diagonal block of node " + std::to_string(i) +
+                                  " of level " + std::to_string(level) + " is not positive definite");
+    const Mat3 inv = llt.solve(Mat3::Identity());
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        td.emplace_back(3 * i + r, 3 * i + c, b(r, c));
+        ti.emplace_back(3 * i + r, 3 * i + c, inv(r, c));
+      }
+  }
+  *d = SparseRows(a.rows(), a.cols());
+  d->setFromTriplets(td.begin(), td.end());
+  *dInv = SparseRows(a.rows(), a.cols());
+  dInv->setFromTriplets(ti.begin(), ti.end());
+}
+
+// An upper bound of the spectral radius of D^-1 A (its eigenvalues are real and
+// positive: it is similar to D^-1/2 A D^-1/2): the Rayleigh quotient v.Av / v.Dv of
+// 20 power iterations v <- D^-1 A v, which approaches it from below, with a 10% margin
+// (a Chebyshev smoother amplifies what lies above its interval). A fixed start: the
+// hierarchy does not depend on anything but A.
+double spectralBound(const SparseRows& a, const SparseRows& d, const SparseRows& dInv) {
+  const Eigen::Index n = a.rows();
+  Eigen::VectorXd v(n);
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (Eigen::Index i = 0; i < n; ++i) v[i] = u(rng);
+  double rayleigh = 0;
+  for (int it = 0; it < 20; ++it) {
+    const Eigen::VectorXd av = a * v;
+    const Eigen::VectorXd dv = d * v;
+    rayleigh = v.dot(av) / v.dot(dv);
+    const Eigen::VectorXd w = dInv * av;
+    v = w / w.norm();
+  }
+  return 1.1 * rayleigh;
+}
+
+}  // namespace
+
+void MultigridPreconditioner::build(const std::vector<Stencil>& stencil,
+                                    const std::vector<std::array<Mat3, kStencilSlots>>& blocks) {
+  const int n = int(stencil.size());
+  std::vector<Triplet> t;
+  t.reserve(size_t(n) * kStencilSlots * 9);
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < kStencilSlots; ++k) {
+      const int j = stencil[i][k];
+      if (j < 0) continue;
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          if (blocks[i][k](r, c) != 0) t.emplace_back(3 * i + r, 3 * j + c, blocks[i][k](r, c));
+    }
+  SparseRows a(3 * n, 3 * n);
+  a.setFromTriplets(t.begin(), t.end());
+  build(std::move(a));
+}
+
+void MultigridPreconditioner::build(SparseRows a) {
+  levels_.clear();
+  coarse_.reset();
+  fineNodes_ = int(a.rows() / 3);
+  const double fineBlocks = double(a.nonZeros());
+  double blocks = 0;
+  for (int level = 0;; ++level) {
+    const int n = int(a.rows() / 3);
+    blocks += double(a.nonZeros());
+    BlockGraph g;
+    int nc = n;
+    std::vector<int> agg;
+    if (n > kCoarsestNodes && level + 1 < kMaxLevels) {
+      g = blockGraph(a);
+      agg = aggregate(g, &nc);
+    }
+    if (nc == n || nc * 10 > n * 9) {  // small enough, or no longer coarsening: factor
+      Eigen::SparseMatrix<double> col = a;
+      coarse_ = std::make_unique<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>>();
+      coarse_->compute(col);
+      if (coarse_->info() != Eigen::Success)
+        throw std::invalid_argument("MultigridPreconditioner: level " + std::to_string(level) + " (" +
+                                    std::to_string(n) + " nodes) is not positive definite");
+      coarseNodes_ = n;
+      break;
+    }
+    Level lv;
+    SparseRows d, dInv;
+    diagonalBlocks(a, level, &d, &dInv);
+    lv.lambdaMax = float(spectralBound(a, d, dInv));
+    // P0: the identity block from each node to its aggregate; P = (I - omega D^-1 A) P0
+    std::vector<Triplet> t;
+    t.reserve(size_t(3) * n);
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + c, 3 * agg[i] + c, 1.0);
+    SparseRows p0(3 * n, 3 * nc);
+    p0.setFromTriplets(t.begin(), t.end());
+    const double omega = kProlongatorDamping / lv.lambdaMax;
+    const SparseRows ap0 = a * p0;
+    const SparseRows smoothing = dInv * ap0;
+    const SparseRows p = p0 - omega * smoothing;
+    const SparseRows r = p.transpose();
+    const SparseRows ap = a * p;
+    SparseRows ac = r * ap;
+    const SparseRows act = ac.transpose();
+    ac = 0.5 * (ac + act);  // (exactly symmetric)
+    lv.a = BlockRows::fromScalar(a);
+    lv.p = BlockRows::fromScalar(p);
+    lv.r = BlockRows::fromScalar(r);
+    lv.diagInverse.resize(n);
+    for (int i = 0; i < n; ++i)
+      for (int rr = 0; rr < 3; ++rr)
+        for (int cc = 0; cc < 3; ++cc) lv.diagInverse[i](rr, cc) = float(dInv.coeff(3 * i + rr, 3 * i + cc));
+    levels_.push_back(std::move(lv));
+    a = std::move(ac);
+  }
+  complexity_ = blocks / fineBlocks;
+}
+
+int MultigridPreconditioner::levelNodes(int l) const {
+  return l < int(levels_.size()) ? levels_[l].a.rows : coarseNodes_;
+}
+
+// ---- the V-cycle --------------------------------------------------------------------------------
+
+double MultigridPreconditioner::apply(const std::vector<Vec3>& r, std::vector<Vec3>& z, Workspace& w) const {
+  const int n = int(r.size());
+  const int nl = int(levels_.size());
+  if (int(w.f.size()) != nl + 1) {
+    for (auto* v : {&w.f, &w.x, &w.res, &w.d, &w.dn}) v->assign(nl + 1, {});
+    for (int l = 0; l <= nl; ++l) {
+      const size_t m = size_t(levelNodes(l));
+      for (auto* v : {&w.f, &w.x, &w.res, &w.d, &w.dn}) (*v)[l].resize(m);
+    }
+  }
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) w.f[0][i] = r[i].cast<float>();
+  cycle(0, w);
+  z.resize(n);
+  double rz = 0;
+#pragma omp parallel for schedule(static) reduction(+ : rz) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    z[i] = w.x[0][i].cast<double>();
+    rz += r[i].dot(z[i]);
+  }
+  return rz;
+}
+
+void MultigridPreconditioner::cycle(int l, Workspace& w) const {
+  if (l == int(levels_.size())) {
+    const int n = coarseNodes_;
+    Eigen::VectorXd f(3 * n);
+    for (int i = 0; i < n; ++i) f.segment<3>(3 * i) = w.f[l][i].cast<double>();
+    const Eigen::VectorXd x = coarse_->solve(f);
+    for (int i = 0; i < n; ++i) w.x[l][i] = x.segment<3>(3 * i).cast<float>();
+    return;
+  }
+  const Level& lv = levels_[l];
+  smooth(l, w, true, true);
+  lv.r.multiply(w.res[l], w.f[l + 1]);
+  cycle(l + 1, w);
+  lv.p.multiplyAdd(w.x[l + 1], w.x[l]);
+  smooth(l, w, false, false);
+}
+
+// Chebyshev iteration on D^-1 A x = D^-1 f over the interval [lambdaMax/30, lambdaMax]
+// (Saad, "Iterative methods for sparse linear systems", 2nd ed., Alg. 12.1, with the
+// block-Jacobi preconditioner D^-1): degree kSmootherDegree, one product with A per
+// degree, each fused with the update of the residual, the direction and x.
+void MultigridPreconditioner::smooth(int l, Workspace& w, bool zeroStart, bool residual) const {
+  const Level& lv = levels_[l];
+  const BlockRows& a = lv.a;
+  const int n = a.rows;
+  std::vector<Vec3f>& x = w.x[l];
+  const std::vector<Vec3f>& f = w.f[l];
+  std::vector<Vec3f>& res = w.res[l];
+  std::vector<Vec3f>& d = w.d[l];
+  std::vector<Vec3f>& dn = w.dn[l];
+  const float upper = lv.lambdaMax, lower = upper / 30.0f;
+  const float theta = 0.5f * (upper + lower), delta = 0.5f * (upper - lower);
+  const float sigma = theta / delta;
+  float rho = 1.0f / sigma;
+  // res = f - A x, d = D^-1 res / theta
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+  for (int i = 0; i < n; ++i) {
+    Vec3f s = f[i];
+    if (!zeroStart)
+      for (int k = a.start[i]; k < a.start[i + 1]; ++k) s -= a.block[k] * x[a.column[k]];
+    res[i] = s;
+    d[i] = lv.diagInverse[i] * s / theta;
+  }
+  for (int deg = 0; deg < kSmootherDegree; ++deg) {
+    const bool first = zeroStart && deg == 0;
+    const bool last = deg + 1 == kSmootherDegree;
+    if (last && !residual) {
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+      for (int i = 0; i < n; ++i) x[i] = first ? d[i] : Vec3f(x[i] + d[i]);
+      break;
+    }
+    const float rhoNew = 1.0f / (2.0f * sigma - rho);
+    const float cd = rhoNew * rho, cr = 2.0f * rhoNew / delta;
+#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+    for (int i = 0; i < n; ++i) {
+      Vec3f ad = Vec3f::Zero();
+      for (int k = a.start[i]; k < a.start[i + 1]; ++k) ad += a.block[k] * d[a.column[k]];
+      res[i] -= ad;
+      x[i] = first ? d[i] : Vec3f(x[i] + d[i]);
+      if (!last) dn[i] = cd * d[i] + cr * (lv.diagInverse[i] * res[i]);
+    }
+    std::swap(d, dn);
+    rho = rhoNew;
+  }
+}
+
+}  // namespace d2t
