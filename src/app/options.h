@@ -12,6 +12,7 @@ struct Options {
   int frames = -1;                ///< headless: steps to run (default 600); window: quit after N frames
   std::optional<double> dt;       ///< overrides the scene's time step [s]
   std::optional<std::string> backend;  ///< cpu | gpu, overrides the scene
+  std::optional<std::string> solver;  ///< auto | cg | direct | cg_dilu, overrides the scene
   std::optional<int> resolution;  ///< atlas resolution of every body, overrides the scene
   std::string screenshot;         ///< PNG of the last frame
   std::string metrics;            ///< JSON summary of the run

@@ -14,6 +14,7 @@ void Session::load(const std::string& path, const Options* o) {
   Scene scene = loadScene(path);
   if (o && o->dt) scene.simulation.dt = *o->dt;
   if (o && o->backend) scene.simulation.backend = *o->backend;
+  if (o && o->solver) scene.simulation.solver.method = *o->solver;
   if (o && o->resolution)
     for (BodyDesc& b : scene.bodies) b.atlasResolution = *o->resolution;
   requestedBackend = scene.simulation.backend;
