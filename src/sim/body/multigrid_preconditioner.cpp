@@ -269,7 +269,7 @@ int MultigridPreconditioner::levelNodes(int l) const {
 double MultigridPreconditioner::apply(const std::vector<Vec3>& r, std::vector<Vec3>& z, Workspace& w) const {
   const int n = int(r.size());
   const int nl = int(levels_.size());
-  if (int(w.f.size()) != nl + 1) {
+  if (int(w.f.size()) != nl + 1 || w.f[0].size() != size_t(n)) {  // (another hierarchy's)
     for (auto* v : {&w.f, &w.x, &w.res, &w.d, &w.dn}) v->assign(nl + 1, {});
     for (int l = 0; l <= nl; ++l) {
       const size_t m = size_t(levelNodes(l));
