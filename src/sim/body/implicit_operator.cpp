@@ -136,8 +136,9 @@ void ImplicitOperator::solveColumns(const std::vector<Columns>& b, std::vector<C
                                     int maxIterations, double tolerance) const {
   const BakedBody& m = *model_;
   const int n = int(b.size());
-  x.assign(n, {});
-  for (auto& xi : x) xi.fill(Vec3::Zero());
+  Columns zero;
+  zero.fill(Vec3::Zero());
+  x.assign(n, zero);
   if (direct_ || !multigrid_.empty()) {
     // per column: the factor, or the multigrid's CG (20-30 iterations to 1e-12); should
     // one not get there in kMultigridColumnIterations, the block-Jacobi recurrences below
@@ -153,7 +154,7 @@ void ImplicitOperator::solveColumns(const std::vector<Columns>& b, std::vector<C
       for (int i = 0; i < n; ++i) x[i][c] = out[i];
     }
     if (solved) return;
-    for (auto& xi : x) xi.fill(Vec3::Zero());
+    std::fill(x.begin(), x.end(), zero);
   }
   using Block = Columns;
   auto multiply = [&](const std::vector<Block>& v, std::vector<Block>& y) {
