@@ -33,16 +33,12 @@ std::string runOutput(const std::string& env, const std::string& args, int* code
 }
 
 // A run's exit code, and the warnings it printed (every fallback and failed stage warns
-// once, "d2tsim: warning: ..."): a scene test fails on any it did not expect.
-// With allowCapped, a capped solve's warning is left out (the GPU's CG is block-Jacobi
-// and stops at its cap on stiff skins: the multigrid of issue 32 is the CPU's so far).
-int runCollectingWarnings(const std::string& args, std::string* warnings, bool allowCapped = false) {
+// once, "d2tsim: warning: ..."; a capped solve too): a scene test fails on any it did not expect.
+int runCollectingWarnings(const std::string& args, std::string* warnings) {
   int code = -1;
   std::istringstream out(runOutput("", args, &code));
   for (std::string line; std::getline(out, line);)
-    if (line.find("warning:") != std::string::npos &&
-        !(allowCapped && line.find(World::kCappedSolveWarning) != std::string::npos))
-      *warnings += line + "\n";
+    if (line.find("warning:") != std::string::npos) *warnings += line + "\n";
   return code;
 }
 
@@ -236,7 +232,7 @@ TEST(Headless, ShippedScenesRunOnTheGpuBackend) {
     const std::string metrics = (outDir() / (stem + "_gpu.json")).string(),
                       cpuMetrics = (outDir() / (stem + "_gpu_cpu.json")).string();
     std::string warnings;
-    ASSERT_EQ(runCollectingWarnings(args + metrics + " --backend gpu", &warnings, true), 0) << path;
+    ASSERT_EQ(runCollectingWarnings(args + metrics + " --backend gpu", &warnings), 0) << path;
     EXPECT_TRUE(warnings.empty()) << stem << " (gpu):\n" << warnings;
     ASSERT_EQ(runQuiet(args + cpuMetrics + " --backend cpu"), 0) << path;
     std::ifstream mf(metrics), cf(cpuMetrics);

@@ -16,15 +16,6 @@
 
 namespace d2t::test {
 
-/// A world's warnings but those of capped solves, which the GPU's CG still gives: it is
-/// block-Jacobi-preconditioned (the multigrid of issue 32 is the CPU's so far) and stops
-/// at its 50 iterations on stiff skins. Every other warning (a stage moved to the CPU, a
-/// reset) fails a GPU test.
-inline std::vector<std::string> warningsButCappedSolves(std::vector<std::string> warnings) {
-  std::erase_if(warnings, [](const std::string& w) { return w.find(World::kCappedSolveWarning) != std::string::npos; });
-  return warnings;
-}
-
 /// A torus (major radius 0.4 m, tube 0.15 m) on the torus atlas of `resolution`.
 inline BodyDesc torus(int resolution, double young = 1e5) {
   BodyDesc t = ball(0.5, resolution, young);

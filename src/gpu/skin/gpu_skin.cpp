@@ -223,6 +223,7 @@ GpuForceSums GpuSkin::forces(const std::vector<Vec3>& q, const std::vector<Vec3>
 int GpuSkin::solve(const BodyView& body, const std::vector<Vec3>& b, std::vector<Vec3>& x, int maxIterations,
                    double tolerance, double* residual) {
   ops_.sync(body);
+  cg_.sync(body);
   uploadNodes(cg_.rhs(), b);
   uploadNodes(cg_.x(), x);
   const int it = cg_.solve(maxIterations, tolerance, residual);

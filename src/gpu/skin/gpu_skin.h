@@ -9,7 +9,8 @@
 //                    pyramids, node vectors in and out, the GPU timers   (atlas_passes.h)
 //   GpuOperators     K_e's blocks, Mh_e^-1, the coupling columns, Mt_e's scales, the
 //                    rest shape's sums in double                          (gpu_operators.h)
-//   GpuCg            Mt_e y' = Ft_e' by block-Jacobi PCG on the stencil   (gpu_cg.h)
+//   GpuCg            Mt_e y' = Ft_e' by PCG on the stencil: a multigrid V-cycle
+//                    (GpuMultigrid) or block Jacobi                      (gpu_cg.h)
 //   GpuContactRows   the rows of steps 9-12: D_k, U_k, b_k, the SMW rounds, the impulse
 //                    and friction scattered by node                       (gpu_contact_rows.h)
 //   GpuDetection     contacts with planes and height fields (steps 8, 14) (gpu_detection.h)

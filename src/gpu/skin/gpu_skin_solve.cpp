@@ -121,6 +121,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   {
     StageTimer t(profile, Stage::Transfer);
     ops_.sync(body);
+    cg_.sync(body);
     if (resident) {
       std::swap(q_, qNew_);
       std::swap(qdot_, qdotNew_);

@@ -77,6 +77,8 @@ class ImplicitOperator {
   int version() const { return version_; }
   /// This operator's solves are the direct factor's (else CG).
   bool direct() const { return direct_; }
+  /// The CG's multigrid preconditioner (empty for the direct and the DILU solvers).
+  const MultigridPreconditioner& multigrid() const { return multigrid_; }
 
   /// (nnode x 7) blocks of Mt_e, on the model's stencil.
   const StencilBlocks& blocks() const { return mt_; }

@@ -184,7 +184,7 @@ double spectralBound(const SparseRows& a, const SparseRows& d, const SparseRows&
 }  // namespace
 
 void MultigridPreconditioner::build(const std::vector<Stencil>& stencil,
-                                    const std::vector<std::array<Mat3, kStencilSlots>>& blocks) {
+                                    const std::vector<std::array<Mat3, kStencilSlots>>& blocks, int coarsest) {
   const int n = int(stencil.size());
   std::vector<Triplet> t;
   t.reserve(size_t(n) * kStencilSlots * 9);
@@ -198,10 +198,10 @@ void MultigridPreconditioner::build(const std::vector<Stencil>& stencil,
     }
   SparseRows a(3 * n, 3 * n);
   a.setFromTriplets(t.begin(), t.end());
-  build(std::move(a));
+  build(std::move(a), coarsest);
 }
 
-void MultigridPreconditioner::build(SparseRows a) {
+void MultigridPreconditioner::build(SparseRows a, int coarsest) {
   levels_.clear();
   coarse_.reset();
   fineNodes_ = int(a.rows() / 3);
@@ -213,7 +213,7 @@ void MultigridPreconditioner::build(SparseRows a) {
     BlockGraph g;
     int nc = n;
     std::vector<int> agg;
-    if (n > kCoarsestNodes && level + 1 < kMaxLevels) {
+    if (n > coarsest && level + 1 < kMaxLevels) {
       g = blockGraph(a);
       agg = aggregate(g, &nc);
     }
@@ -310,6 +310,22 @@ void MultigridPreconditioner::cycle(int l, Workspace& w) const {
 // (Saad, "Iterative methods for sparse linear systems", 2nd ed., Alg. 12.1, with the
 // block-Jacobi preconditioner D^-1): degree kSmootherDegree, one product with A per
 // degree, each fused with the update of the residual, the direction and x.
+MultigridPreconditioner::Chebyshev MultigridPreconditioner::chebyshev(float lambdaMax) {
+  const float upper = lambdaMax, lower = upper / 30.0f;
+  const float theta = 0.5f * (upper + lower), delta = 0.5f * (upper - lower);
+  const float sigma = theta / delta;
+  Chebyshev c;
+  c.theta = theta;
+  float rho = 1.0f / sigma;
+  for (int k = 0; k < kSmootherDegree; ++k) {
+    const float rhoNew = 1.0f / (2.0f * sigma - rho);
+    c.cd[size_t(k)] = rhoNew * rho;
+    c.cr[size_t(k)] = 2.0f * rhoNew / delta;
+    rho = rhoNew;
+  }
+  return c;
+}
+
 void MultigridPreconditioner::smooth(int l, Workspace& w, bool zeroStart, bool residual) const {
   const Level& lv = levels_[l];
   const BlockRows& a = lv.a;
@@ -319,10 +335,7 @@ void MultigridPreconditioner::smooth(int l, Workspace& w, bool zeroStart, bool r
   std::vector<Vec3f>& res = w.res[l];
   std::vector<Vec3f>& d = w.d[l];
   std::vector<Vec3f>& dn = w.dn[l];
-  const float upper = lv.lambdaMax, lower = upper / 30.0f;
-  const float theta = 0.5f * (upper + lower), delta = 0.5f * (upper - lower);
-  const float sigma = theta / delta;
-  float rho = 1.0f / sigma;
+  const Chebyshev c = chebyshev(lv.lambdaMax);
   // res = f - A x, d = D^-1 res / theta
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
   for (int i = 0; i < n; ++i) {
@@ -330,7 +343,7 @@ void MultigridPreconditioner::smooth(int l, Workspace& w, bool zeroStart, bool r
     if (!zeroStart)
       for (int k = a.start[i]; k < a.start[i + 1]; ++k) s -= a.block[k] * x[a.column[k]];
     res[i] = s;
-    d[i] = lv.diagInverse[i] * s / theta;
+    d[i] = lv.diagInverse[i] * s / c.theta;
   }
   for (int deg = 0; deg < kSmootherDegree; ++deg) {
     const bool first = zeroStart && deg == 0;
@@ -340,8 +353,7 @@ void MultigridPreconditioner::smooth(int l, Workspace& w, bool zeroStart, bool r
       for (int i = 0; i < n; ++i) x[i] = first ? d[i] : Vec3f(x[i] + d[i]);
       break;
     }
-    const float rhoNew = 1.0f / (2.0f * sigma - rho);
-    const float cd = rhoNew * rho, cr = 2.0f * rhoNew / delta;
+    const float cd = c.cd[size_t(deg)], cr = c.cr[size_t(deg)];
 #pragma omp parallel for schedule(static) if (n > kParallelNodes)
     for (int i = 0; i < n; ++i) {
       Vec3f ad = Vec3f::Zero();
@@ -351,8 +363,24 @@ void MultigridPreconditioner::smooth(int l, Workspace& w, bool zeroStart, bool r
       if (!last) dn[i] = cd * d[i] + cr * (lv.diagInverse[i] * res[i]);
     }
     std::swap(d, dn);
-    rho = rhoNew;
   }
+}
+
+void MultigridPreconditioner::presmooth(int l, const std::vector<Vec3f>& f, std::vector<Vec3f>& x,
+                                        std::vector<Vec3f>& res) const {
+  const size_t n = size_t(levelNodes(l));
+  Workspace w;
+  for (auto* v : {&w.f, &w.x, &w.res, &w.d, &w.dn}) v->assign(size_t(l) + 1, std::vector<Vec3f>(n));
+  w.f[size_t(l)] = f;
+  smooth(l, w, true, true);
+  x = w.x[size_t(l)];
+  res = w.res[size_t(l)];
+}
+
+Eigen::MatrixXd MultigridPreconditioner::coarseInverse() const {
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(3 * coarseNodes_, 3 * coarseNodes_);
+  Eigen::MatrixXd inv = coarse_->solve(identity);
+  return 0.5 * (inv + inv.transpose());  // (exactly symmetric)
 }
 
 }  // namespace d2t

@@ -60,7 +60,7 @@ class MultigridPreconditioner {
   using Mat3f = Eigen::Matrix3f;
   using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 
-  /// Levels are coarsened until they have at most this many nodes ...
+  /// Levels are coarsened until they have at most this many nodes (by default) ...
   static constexpr int kCoarsestNodes = 400;
   /// ... or this many levels.
   static constexpr int kMaxLevels = 10;
@@ -75,9 +75,12 @@ class MultigridPreconditioner {
   /// couples node i to stencil[i][k]; A symmetric positive definite). Throws
   /// std::invalid_argument where A is not (a singular diagonal block, a coarse level
   /// CHOLMOD cannot factor).
-  void build(const std::vector<Stencil>& stencil, const std::vector<std::array<Mat3, kStencilSlots>>& blocks);
+  /// `coarsest`: the most nodes of the factored level (a test's small atlas gets
+  /// several levels with a small one).
+  void build(const std::vector<Stencil>& stencil, const std::vector<std::array<Mat3, kStencilSlots>>& blocks,
+             int coarsest = kCoarsestNodes);
   /// The same from a scalar (3n x 3n) symmetric positive definite matrix.
-  void build(SparseRows a);
+  void build(SparseRows a, int coarsest = kCoarsestNodes);
   bool empty() const { return levels_.empty() && !coarse_; }
   int nodeCount() const { return fineNodes_; }
   /// Levels, the coarsest (factored) one included.
@@ -94,12 +97,28 @@ class MultigridPreconditioner {
   /// z = B r (one V-cycle from zero; z may not alias r); returns r . z.
   double apply(const std::vector<Vec3>& r, std::vector<Vec3>& z, Workspace& w) const;
 
- private:
+  // ---- the parts of the cycle (the GPU's passes upload them and are tested against them)
+  /// A smoothed level (l < levelCount() - 1).
   struct Level {
-    BlockRows a, p, r;                 // A, the prolongator to this level from the next, R = P^T
-    std::vector<Mat3f> diagInverse;    // (rows) A_ii^-1
-    float lambdaMax = 0;               // upper bound of the spectrum of D^-1 A
+    BlockRows a, p, r;                 ///< A, the prolongator to this level from the next, R = P^T
+    std::vector<Mat3f> diagInverse;    ///< (rows) A_ii^-1
+    float lambdaMax = 0;               ///< upper bound of the spectrum of D^-1 A
   };
+  const Level& level(int l) const { return levels_[size_t(l)]; }
+  /// The coarsest level's A^-1, dense (3 x 3 blocks of its nodes): the GPU's coarse solve.
+  Eigen::MatrixXd coarseInverse() const;
+  /// The Chebyshev smoother's scalars for a level with this lambdaMax (smooth()): d =
+  /// D^-1 res / theta to start, then per degree k < kSmootherDegree - 1 the next
+  /// direction dn = cd[k] d + cr[k] D^-1 res.
+  struct Chebyshev {
+    float theta = 0;
+    std::array<float, kSmootherDegree> cd{}, cr{};
+  };
+  static Chebyshev chebyshev(float lambdaMax);
+  /// Level l's smoothing before the coarse correction, from x = 0: x and res = f - A_l x.
+  void presmooth(int l, const std::vector<Vec3f>& f, std::vector<Vec3f>& x, std::vector<Vec3f>& res) const;
+
+ private:
   void cycle(int l, Workspace& w) const;
   // Chebyshev smoothing of A x = f on level l, from x = 0 (zeroStart) or from x;
   // leaves f - A x in res when `residual`.

@@ -560,7 +560,7 @@ TEST_F(GpuHardCaseTest, StackOfThreeFollowsTheCpuBackend) {
   for (int k = 1; k <= kSteps; ++k) {
     cpu.step();
     gpu.step();
-    for (std::string& w : test::warningsButCappedSolves(gpu.takeWarnings())) warnings.push_back(w);
+    for (std::string& w : gpu.takeWarnings()) warnings.push_back(w);
     for (int i = 0; i < 3; ++i) {
       const double gap = (gpu.bodies()[size_t(i)].layered.core().position -
                           cpu.bodies()[size_t(i)].layered.core().position).norm();
@@ -591,12 +591,14 @@ TEST_F(GpuHardCaseTest, StackOfThreeFollowsTheCpuBackend) {
   // the ground found by the GPU's detection pass, every body every step (two detections a step)
   std::printf("  GPU detection passes %ld (of %d body-steps)\n", gpu.gpuStageRuns().detection, 3 * kSteps);
   EXPECT_EQ(gpu.gpuStageRuns().detection, 2 * 3 * kSteps);  // (1440)
-  // (measured: 3.5e-5 m (the top ball, step 143), the heights after 240 steps 6.6e-6 m apart while the balls
-  // still bounce (fastest core 0.13 m/s). Run for 1000 steps (5 s, 71 s here) the stack rests (fastest core
-  // 3e-4 m/s, 3.2 mm off axis) at the CPU's heights within 1.2e-6 m, the largest gap still that of step 143:
-  // docs/contact.md says within 0.2 mm.)
-  EXPECT_LT(maxGap, 1e-4);
-  EXPECT_LT(heightGap, 2e-5);
+  // (measured with the GPU's multigrid CG: 9.0e-5 m (the top ball, step 143), the heights after 240 steps
+  // 2.2e-5 m apart while the balls still bounce (fastest core 0.13 m/s). The bouncing stack amplifies each
+  // solve's float rounding: with block-Jacobi CG the same figures moved between 3.5e-5 / 6.6e-6 m at the
+  // tolerance 1e-6 and 8.7e-5 / 6.6e-5 m at 1e-7. Run for 1000 steps (5 s, 71 s here) the stack rests
+  // (fastest core 3e-4 m/s, 3.2 mm off axis) at the CPU's heights within 1.2e-6 m: docs/contact.md says
+  // within 0.2 mm.)
+  EXPECT_LT(maxGap, 2e-4);
+  EXPECT_LT(heightGap, 1e-4);
 }
 
 }  // namespace
