@@ -272,20 +272,7 @@ bool ImplicitOperator::prepare(const BakedBodyPtr& model, const ElasticModel& el
 
 // The direct solver: Mt_e assembled from the stencil blocks and factored once.
 void ImplicitOperator::factor() {
-  const BakedBody& m = *model_;
-  const int n = m.nodeCount();
-  std::vector<Eigen::Triplet<double>> t;
-  t.reserve(size_t(n) * kStencilSlots * 9);
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < kStencilSlots; ++k) {
-      const int j = m.atlas.stencil[i][k];
-      if (j < 0) continue;
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-          if (mt_[i][k](r, c) != 0) t.emplace_back(3 * i + r, 3 * j + c, mt_[i][k](r, c));
-    }
-  Eigen::SparseMatrix<double> a(3 * n, 3 * n);
-  a.setFromTriplets(t.begin(), t.end());
+  const Eigen::SparseMatrix<double> a = stencilMatrix(model_->atlas.stencil, mt_);
   // CHOLMOD's simplicial LDL^T (its substitution walks up to 4 columns of L with one
   // pattern at once), ordered by its nested dissection (NESDIS, through METIS: less
   // fill than its default AMD), AMD where NESDIS is not available

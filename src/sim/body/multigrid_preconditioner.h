@@ -39,19 +39,46 @@
 
 namespace d2t {
 
-/// A sparse matrix of 3x3 blocks in compressed rows, in float.
+/// The scalar (3n x 3n) matrix of 3x3 blocks on the 7-slot stencil (`blocks[i][k]` couples
+/// node i to stencil[i][k]; zeros left out): the direct solver's and the multigrid's input.
+Eigen::SparseMatrix<double, Eigen::RowMajor> stencilMatrix(const std::vector<Stencil>& stencil,
+                                                           const std::vector<std::array<Mat3, kStencilSlots>>& blocks);
+
+/// A sparse matrix of 3x3 blocks in compressed rows, in float; where its rows have nearly
+/// one length (the fine level's A: the 7-slot stencil) also packed for SIMD products.
 struct BlockRows {
   using Vec3f = Eigen::Vector3f;
+  /// Rows per group of the packed form (the lanes of an AVX-512 register of floats).
+  static constexpr int kGroup = 16;
+  /// The packed form is made for at least this many rows ...
+  static constexpr int kPackMinRows = 1024;
+  /// ... when padding every row to the longest adds at most this share of blocks.
+  static constexpr double kPackMaxPadding = 0.25;
+
   int rows = 0, cols = 0;
   std::vector<int> start;                ///< (rows + 1) first block of each row
   std::vector<int> column;               ///< (blocks) block column
   std::vector<Eigen::Matrix3f> block;    ///< (blocks)
+  /// ELLPACK by groups of kGroup rows (empty: not packed): a group's `slots` entries, each
+  /// the columns of its kGroup rows (padding: column 0, a zero block), then the block
+  /// entries (r, c) row-major, each across the rows: column[(g slots + k) kGroup + lane],
+  /// value[((g slots + k) 9 + 3 r + c) kGroup + lane].
+  struct Packed {
+    int slots = 0;
+    std::vector<int> column;
+    std::vector<float> value;
+  } packed;
+
   /// From a scalar (3 rows x 3 cols) sparse matrix.
   static BlockRows fromScalar(const Eigen::SparseMatrix<double, Eigen::RowMajor>& a);
-  /// y = A x.
-  void multiply(const std::vector<Vec3f>& x, std::vector<Vec3f>& y) const;
-  /// y += A x.
-  void multiplyAdd(const std::vector<Vec3f>& x, std::vector<Vec3f>& y) const;
+  int groups() const { return (rows + kGroup - 1) / kGroup; }
+  /// Rows g kGroup ... of A x (those below `rows`) into out[0 ...].
+  void multiplyGroup(int g, const std::vector<Vec3f>& x, Vec3f* out) const;
+  /// y = A x, or y += A x where `accumulate`.
+  void multiply(const std::vector<Vec3f>& x, std::vector<Vec3f>& y, bool accumulate = false) const;
+
+ private:
+  void pack();
 };
 
 class MultigridPreconditioner {
