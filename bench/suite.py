@@ -180,6 +180,7 @@ def run_figures(header, rows, metrics, warmup):
     stages = {n[:-3]: median([r[i] for r in meas]) for n, i in col.items()
               if n.endswith("_ms") and n != "step_ms"}
     contacts = statistics.fmean([r[col["contacts"]] for r in meas]) if "contacts" in col else float("nan")
+    touching = (sum(1 for r in meas if r[col["contacts"]] > 0) / len(meas)) if "contacts" in col and meas else 0.0
     cg = statistics.fmean([r[col["cg_iterations"]] for r in meas]) if "cg_iterations" in col else float("nan")
     bodies = metrics.get("bodies", [])
     return {
@@ -190,6 +191,8 @@ def run_figures(header, rows, metrics, warmup):
         "tets": sum(b.get("tets", 0) for b in bodies),
         "bodies": len(bodies),
         "contacts": contacts,
+        "touching": touching,
+        "phase": phase(warmup, len(meas), metrics.get("dt"), touching),
         "cg": cg,
         "stages": stages,
         "resets": sum(b.get("resets", 0) for b in bodies),
@@ -197,6 +200,14 @@ def run_figures(header, rows, metrics, warmup):
         "backend_ran": metrics.get("backend", "?"),
         "wall_s": metrics["_wall_s"],
     }
+
+
+def phase(warmup, steps, dt, touching):
+    """What a run's measured steps are: their time span and the share of them in contact."""
+    span = f"steps {warmup + 1}-{warmup + steps}"
+    if dt:
+        span = f"t {warmup * dt:.2f}-{(warmup + steps) * dt:.2f} s"
+    return f"{span}, {100 * touching:.0f}% in contact"
 
 
 def lstsq_line(xs, ys):
@@ -278,7 +289,7 @@ def suite(R, a):
                  nodes=figs[0]["nodes"], tets=figs[0]["tets"], steps=figs[0]["steps"],
                  sps=median(sps), sps_min=min(sps), sps_max=max(sps),
                  contacts=median([f["contacts"] for f in figs]), cg=median([f["cg"] for f in figs]),
-                 resets=sum(f["resets"] for f in figs), backend_ran=figs[0]["backend_ran"])
+                 resets=sum(f["resets"] for f in figs), backend_ran=figs[0]["backend_ran"], phase=figs[0]["phase"])
         c["ms"] = 1000 / c["sps"]
         c["nodes_s"] = c["nodes"] * c["sps"]
         c["tets_s"] = c["tets"] * c["sps"]
@@ -349,44 +360,44 @@ def scaling(R, a):
 
 
 def peer(R, a):
-    """Bullet's classic soft body and d2tsim on the peer ball drop (600 steps of 1/60 s)."""
+    """Bullet's classic soft body and d2tsim on the peer ball drop (600 steps of 1/60 s), run
+    alternately (Bullet, then each d2tsim backend, per repeat: the same machine state for both)."""
     rows = []
     bullet = os.path.join(a.build, "bench", "bullet_ball")
-    if os.path.exists(bullet):
-        res = []
-        for k in range(a.peer_repeats):
+    if not os.path.exists(bullet):
+        bullet = None
+        log("peer: build/bench/bullet_ball is not built (libbullet-dev missing): Bullet column skipped")
+    res, ms, last = [], {b: [] for b in a.peer_backends}, {}
+    for k in range(a.peer_repeats):
+        if bullet:
             p = subprocess.run([bullet, "--steps", str(a.peer_steps)], capture_output=True, text=True)
             if p.returncode == 0:
                 res.append(json.loads(p.stdout))
             else:
                 log(f"  ! bullet_ball failed: {p.stderr.strip()[-300:]}")
-        if res:
-            b = res[0]
-            ms = median([r["ms_per_step"] for r in res])
-            rows.append([b["engine"], b["nodes"], ms, b["nodes"] * 1000 / ms, b["max_penetration"], "",
-                         "yes" if b["rests"] else "no", b["rest_time"] if b["rests"] else "",
-                         b["first_still_time"] if b["first_still_time"] >= 0 else "", b["final_speed"], b["final_com_y"], b["min_com_y"]])
-            log(f"peer: Bullet {ms:.3f} ms/step, rests: {b['rests']}")
-    else:
-        log("peer: build/bench/bullet_ball is not built (libbullet-dev missing): Bullet column skipped")
-    for backend in a.peer_backends:
-        ms, last = [], None
-        for k in range(a.peer_repeats):
+        for backend in a.peer_backends:
             tag = f"peer-peer_ball_drop-{backend}-r{k + 1}"
             out = R.d2tsim("peer_ball_drop", backend, None, a.peer_steps, tag)
-            if not out:
-                continue
-            header, rows_, metrics = out
-            ms.append(run_figures(header, rows_, metrics, 1)["ms"])  # all steps after the bake
-            last = metrics
-        if not ms:
+            if out:
+                ms[backend].append(run_figures(out[0], out[1], out[2], 1)["ms"])  # all steps after the bake
+                last[backend] = out[2]
+    if res:
+        b = res[0]
+        m = median([r["ms_per_step"] for r in res])
+        rows.append([b["engine"], b["nodes"], m, b["nodes"] * 1000 / m, b["max_penetration"], "",
+                     "yes" if b["rests"] else "no", b["rest_time"] if b["rests"] else "",
+                     b["first_still_time"] if b["first_still_time"] >= 0 else "", b["final_speed"], b["final_com_y"],
+                     b["min_com_y"]])
+        log(f"peer: Bullet {m:.3f} ms/step, rests: {b['rests']}")
+    for backend in a.peer_backends:
+        if not ms[backend]:
             continue
-        b = last["bodies"][0]
-        dt = last["dt"]
+        b = last[backend]["bodies"][0]
+        dt = last[backend]["dt"]
         rest, first = rest_from_trajectory(b["trajectory"], dt)
         traj = b["trajectory"]
         speed = math.sqrt(sum((traj[-1][i] - traj[-2][i]) ** 2 for i in (1, 2, 3))) / dt
-        m = median(ms)
+        m = median(ms[backend])
         rows.append([f"d2tsim {backend} (D2T, {b['nodes']} skin nodes at 64^2)", b["nodes"], m, b["nodes"] * 1000 / m,
                      b["max_penetration"], b.get("max_penetration_detected", ""),
                      "yes" if rest is not None else "no", rest if rest is not None else "",
@@ -469,8 +480,10 @@ def main():
     a.scenes = a.scenes or (["peer_ball_drop", "heterogeneous_cylinder"] if q else DEFAULT_SCENES)
     a.resolutions = a.resolutions or ([64, 128] if q else [64, 128, 256])
     a.backends = a.backends or ["cpu", "gpu"]
-    a.warmup = a.warmup or (10 if q else 40)
-    a.steps = a.steps or (20 if q else 60)
+    # (what users see: the warm-up covers the fall of the dropped bodies, 1 s at dt 5 ms, so
+    # that the measured steps are in contact; the table states each run's phase)
+    a.warmup = a.warmup or (10 if q else 200)
+    a.steps = a.steps or (20 if q else 100)
     a.repeats = a.repeats or (1 if q else 3)
     a.scaling_resolutions = [32, 64] if q else [32, 64, 128, 256]
     # (ball_drop rests from 2.1 s at 128^2 and 3.3 s at 256^2; settling, the 256^2 step
@@ -596,10 +609,12 @@ def main():
     L.append("steps/s: median over repeats of each run's median step (min-max over repeats). nodes/s, tets/s = "
              "(skin nodes, tetrahedra of all bodies) x median steps/s; contacts/s = mean colliding nodes per "
              "measured step x median steps/s; CG = mean CG iterations per step (0: the direct solver).\n")
-    L.append(md_table(["scene", "backend", "atlas", "bodies", "nodes", "tets", "steps/s (min-max)", "ms/step",
+    L.append("phase: the measured steps' span in simulated time and the share of them with a contact (the "
+             "first repeat's): a run measured before its bodies land says little about the scene in use.\n")
+    L.append(md_table(["scene", "backend", "atlas", "phase", "bodies", "nodes", "tets", "steps/s (min-max)", "ms/step",
                        "nodes/s", "tets/s", "contacts/step", "contacts/s", "CG it/step"],
                       [[c["scene"], c["backend"] + ("" if c["backend_ran"] == c["backend"] else " (ran cpu)"),
-                        f"{c['res']}^2", c["bodies"], f"{c['nodes']:,}", f"{c['tets']:,}",
+                        f"{c['res']}^2", c["phase"], c["bodies"], f"{c['nodes']:,}", f"{c['tets']:,}",
                         f"{fmt(c['sps'])} ({fmt(c['sps_min'])}-{fmt(c['sps_max'])})", fmt(c["ms"]),
                         fmt(c["nodes_s"]), fmt(c["tets_s"]), f"{c['contacts']:.0f}", fmt(c["contacts_s"]),
                         f"{c['cg']:.1f}"] for c in configs]))
@@ -613,9 +628,9 @@ def main():
         L.append(f"\n### Stage medians, {backend} backend [ms]\n")
         L.append("The stages of Fig. 3.5 as the step times them (CPU clocks; `gpu_*` columns are GL timer "
                  "queries). Median over the measured steps, then over the repeats.\n")
-        L.append(md_table(["scene", "atlas", "step"] + names,
-                          [[c["scene"], f"{c['res']}^2", fmt(c["ms"])] + [fmt(c["stages"].get(n, 0.0)) for n in names]
-                           for c in cs]))
+        L.append(md_table(["scene", "atlas", "phase", "step"] + names,
+                          [[c["scene"], f"{c['res']}^2", c["phase"], fmt(c["ms"])] +
+                           [fmt(c["stages"].get(n, 0.0)) for n in names] for c in cs]))
     gpu_runs = [c for c in configs if c["backend"] == "gpu" and c["backend_ran"] == "gpu"]
     if gpu_runs:
         L.append("\n### Where a GPU step goes\n")
@@ -672,7 +687,7 @@ def main():
         L.append("Ball r = 0.5 m, rho 1000, E 1 MPa, nu 0.3 (d2tsim; Bullet's classic soft body has no Young's "
                  "modulus: stiff links + a gas pressure giving the Hertz contact patch of that ball, see "
                  "bench/bullet_ball.cpp), bottom 1 m above the ground, dt 1/60 s, "
-                 f"{a.peer_steps} steps, median step over {a.peer_repeats} run(s). Penetration: deepest node "
+                 f"{a.peer_steps} steps, median step over {a.peer_repeats} run(s), the engines run alternately. Penetration: deepest node "
                  "below the ground after a step (d2tsim also reports the depth found before its response). "
                  "Rests: centre-of-mass speed < 1 mm/s from that time to the end (first < 1 mm/s: the first step "
                  "below it).\n")
