@@ -83,4 +83,12 @@ inline MaterialRegion stiffHalf(const Material& base, double factor) {
   return r;
 }
 
+/// A ball (r 0.5 m) with a half 10 times stiffer than the other (2 MPa against 200 kPa):
+/// issue 32's stiff heterogeneous body, where single-level CG needs many iterations.
+inline BodyDesc stiffHeterogeneousBall(int resolution) {
+  BodyDesc d = ball(0.5, resolution, 2e5);
+  d.regions.push_back(stiffHalf(d.material, 10));
+  return d;
+}
+
 }  // namespace d2t::test

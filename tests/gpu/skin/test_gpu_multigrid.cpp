@@ -23,6 +23,7 @@ namespace {
 
 using GpuMultigridTest = test::GlTest;
 using test::randomField;
+using test::stiffHeterogeneousBall;
 using test::relativeError;
 using Vec3f = Eigen::Vector3f;
 
@@ -37,13 +38,6 @@ std::vector<Vec3> toDouble(const std::vector<Vec3f>& v) {
   return d;
 }
 
-// A ball with a half 10 times stiffer than the other (2 MPa against 200 kPa) at dt 5 ms
-// (the stiff heterogeneous body of issue 32), at a test atlas of `resolution`.
-BodyDesc stiffHeterogeneousBall(int resolution) {
-  BodyDesc d = test::ball(0.5, resolution, 2e5);
-  d.regions.push_back(test::stiffHalf(d.material, 10));
-  return d;
-}
 
 // The ball's Mt_e and its hierarchy on the CPU, the same uploaded to the GPU.
 struct Hierarchy {

@@ -18,14 +18,8 @@ namespace d2t {
 namespace {
 
 using test::ball;
+using test::stiffHeterogeneousBall;
 
-// A ball with a half 10 times stiffer than the other (2 MPa against 200 kPa), at dt 5 ms:
-// the stiff heterogeneous body of issue 32.
-BodyDesc stiffHeterogeneousBall(int resolution) {
-  BodyDesc d = ball(0.5, resolution, 2e5);
-  d.regions.push_back(test::stiffHalf(d.material, 10));
-  return d;
-}
 
 struct Operator {
   BakedBodyPtr model;
