@@ -27,9 +27,10 @@ class GpuMultigrid {
   /// blocks where the body's CPU solver is the direct factor. Throws std::invalid_argument
   /// where Mt_e is not positive definite (MultigridPreconditioner::build).
   void sync(const BodyView& body);
-  /// The largest coarsest level uploaded: its dense inverse takes (3n)^2 floats. (The
-  /// CPU coarsens to kCoarsestNodes; a level that stops coarsening before is larger.)
-  static constexpr int kMaxCoarsestNodes = 1500;
+  /// The largest coarsest level uploaded: its dense inverse takes (3n)^2 floats (17 MB
+  /// at 600 nodes) and each of its rows a loop over n blocks. (The CPU coarsens to
+  /// kCoarsestNodes = 400; a level that stops coarsening before is larger.)
+  static constexpr int kMaxCoarsestNodes = 600;
   /// Uploads a hierarchy of this atlas's nodes (none, ready() false, where its coarsest
   /// level has more than kMaxCoarsestNodes nodes).
   void upload(const MultigridPreconditioner& mg);
