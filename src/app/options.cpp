@@ -30,8 +30,9 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
   app.add_option("--backend", o->backend, "Solver backend (overrides the scene)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("--solver", o->solver,
-                 "CPU solver of the implicit step (overrides the scene): auto (direct up to 4000 nodes, "
-                 "else cg), cg (multigrid-preconditioned), direct, cg_dilu (the single-level preconditioner)")
+                 "Solver of the implicit step (overrides the scene): auto (direct up to 4000 nodes, "
+                 "else cg), cg (multigrid-preconditioned), direct, cg_dilu (the single-level preconditioner; "
+                 "the GPU's CG: block Jacobi, else the multigrid)")
       ->check(CLI::IsMember({"auto", "cg", "direct", "cg_dilu"}));
   app.add_option("--resolution", o->resolution,
                  "Atlas resolution of every body (power of two in [16, 1024]), overrides the scene")
