@@ -4,6 +4,7 @@
 // timer is an array index known at compile time. Each stage has two clocks: the CPU's
 // wall time around it, and the GPU's own time for the passes it ran there (GL timer
 // queries, "gpu_<stage>" in the --bench columns and the statistics panel).
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <string>
@@ -93,6 +94,22 @@ class Profile {
       gpu_[k] += other.gpu_[k];
       ranCpu_[k] = ranCpu_[k] || other.ranCpu_[k];
       ranGpu_[k] = ranGpu_[k] || other.ranGpu_[k];
+    }
+  }
+  /// Adds the clocks of stages that ran on several threads at once (one profile a
+  /// thread): each stage adds the busiest thread's time, its wall time while the
+  /// threads run together.
+  void mergeBusiest(const std::vector<Profile>& threads) {
+    for (size_t k = 0; k < size_t(kStageCount); ++k) {
+      double cpu = 0, gpu = 0;
+      for (const Profile& t : threads) {
+        cpu = std::max(cpu, t.cpu_[k]);
+        gpu = std::max(gpu, t.gpu_[k]);
+        ranCpu_[k] = ranCpu_[k] || t.ranCpu_[k];
+        ranGpu_[k] = ranGpu_[k] || t.ranGpu_[k];
+      }
+      cpu_[k] += cpu;
+      gpu_[k] += gpu;
     }
   }
   double ms(Stage s) const { return cpu_[size_t(s)]; }

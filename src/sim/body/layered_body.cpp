@@ -32,6 +32,8 @@ LayeredBody::LayeredBody(BakedBodyPtr model, const BodyDesc& desc)
   resetToDesc();
 }
 
+bool LayeredBody::threadsNodeLoops() const { return model_->nodeCount() > kParallelNodes; }
+
 void LayeredBody::resetToDesc() {
   const BakedBody& m = *model_;
   const int n = m.nodeCount();

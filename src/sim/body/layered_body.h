@@ -536,6 +536,9 @@ class LayeredBody {
   std::shared_ptr<FreeMotionSolver> freeMotionSolverShared() const { return skin_.sharedSolver(); }
   /// Why the free-motion solver was dropped during a step (then cleared); empty if it was not.
   std::string takeBackendFailure() { return skin_.takeFailure(); }
+  /// Its node loops run across the CPU's threads (a skin of more than kParallelNodes,
+  /// node_loops.h): the world steps it alone, not beside other bodies (World::eachBody).
+  bool threadsNodeLoops() const;
 
   // ---- the operators of the current time step, for other backends -------------------------
   /// The implicit operator Mt_e of the current time step (built by startStep).

@@ -205,16 +205,15 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
   auto setCorePoints = [&] {
     for (size_t i = 0; i < nb; ++i) bodies_[i].layered.setCorePointContacts(std::move(corePoints[i]));
   };
-  for (size_t i = 0; i < nb; ++i) {
-    timer.emplace(profile_, nodes);
+  eachBody([&](size_t i, Profile& profile) {
+    std::optional<StageTimer> t(std::in_place, profile, nodes);
     corePoints[i] = findCorePoints(bodies_[i].layered, coreMargin);
-    if (detectOnSolver(bodies_[i].layered, &out[i])) continue;
-    timer.emplace(profile_, proxies);
+    if (detectOnSolver(bodies_[i].layered, &out[i])) return;
+    t.emplace(profile, proxies);
     const double grow = placedBody(i).grow;
-    timer.emplace(profile_, nodes);
+    t.emplace(profile, nodes);
     findContacts(bodies_[i].layered, grow, &out[i]);
-  }
-  timer.reset();
+  });
   std::vector<const Collider*> meshes;
   for (const Collider& c : colliders_)
     if (c.detectedInStages()) meshes.push_back(&c);

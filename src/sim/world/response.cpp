@@ -240,9 +240,20 @@ void World::respondAll(std::vector<std::vector<NodeContact>>& contacts, double d
   const ResponsePolicies& policy = settings().response;
   const int sweeps = pairs ? kRegularSweeps + (g.norm() > 0 && policy.shockPropagation ? 1 : 0) : 1;
   pairImpacts(contacts, dt);
+  // the bodies that touch no other body (nor are touched) respond alone, in one sweep:
+  // their own stage, across the threads; the others in the sweeps, in order
+  std::vector<char> paired(nb, 0);
+  for (size_t i = 0; i < nb; ++i)
+    for (const NodeContact& c : contacts[i])
+      if (c.other >= 0) paired[i] = paired[size_t(c.other)] = 1;
+  std::vector<size_t> alone;
+  for (size_t i : order)
+    if (!paired[i]) alone.push_back(i);
+  eachBody(alone, [&](size_t i, Profile& profile) { bodies_[i].layered.respond(contacts[i], dt, g, profile, true); });
   for (int sweep = 0; sweep < sweeps; ++sweep) {
     const bool shock = sweep == kRegularSweeps;
     for (size_t i : order) {
+      if (!paired[i]) continue;
       std::vector<NodeContact>& list = contacts[i];
       bool mine = false;
       for (const NodeContact& c : list) mine = mine || c.other >= 0;

@@ -9,9 +9,12 @@
 
 #include "sim/world/world.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -221,9 +224,61 @@ void World::beginBodies(double dt) {
   if (settings().response.pairSupportBalance) balancePairSupport();
 }
 
+bool World::bodiesInParallel() const {
+  if (bodies_.size() < 2) return false;
+  for (const Body& b : bodies_)
+    if (b.layered.freeMotionSolver() != nullptr) return false;
+  return true;
+}
+
+void World::runTasks(const std::vector<size_t>& tasks, bool parallel,
+                     const std::function<void(size_t, Profile&)>& task) {
+  const int threads = std::min(omp_get_max_threads(), int(tasks.size()));
+  if (!parallel || threads < 2) {
+    for (size_t k : tasks) task(k, profile_);
+    return;
+  }
+  std::vector<Profile> profiles(size_t(threads), Profile{});
+  std::vector<std::exception_ptr> errors(tasks.size());
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (size_t j = 0; j < tasks.size(); ++j) {
+    try {
+      task(tasks[j], profiles[size_t(omp_get_thread_num())]);
+    } catch (...) {
+      errors[j] = std::current_exception();
+    }
+  }
+  profile_.mergeBusiest(profiles);
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+void World::eachBody(const std::vector<size_t>& which, const std::function<void(size_t, Profile&)>& task) {
+  // a large body's node loops use the threads themselves (LayeredBody::threadsNodeLoops):
+  // those bodies one after another, the others side by side, the largest first. (By
+  // size, not by last step's cost: the choice, and with it every rounding, must not
+  // depend on timing, for replays to repeat bit for bit.)
+  std::vector<size_t> beside;
+  for (size_t i : which)
+    if (bodies_[i].layered.threadsNodeLoops())
+      task(i, profile_);
+    else
+      beside.push_back(i);
+  std::stable_sort(beside.begin(), beside.end(),
+                   [&](size_t a, size_t b) { return bodies_[a].nodes() > bodies_[b].nodes(); });
+  runTasks(beside, bodiesInParallel(), task);
+}
+
+void World::eachBody(const std::function<void(size_t, Profile&)>& task) {
+  std::vector<size_t> all(bodies_.size());
+  std::iota(all.begin(), all.end(), size_t(0));
+  eachBody(all, task);
+}
+
+// Steps 1-5 of every body: each body's own, so across the threads (eachBody).
 void World::integrateFree(double dt) {
+  eachBody([&](size_t i, Profile& profile) { bodies_[i].layered.integrateStep(dt, settings().gravity, profile); });
   for (Body& b : bodies_) {
-    b.layered.integrateStep(dt, settings().gravity, profile_);
     const std::string failure = b.layered.takeBackendFailure();
     if (!failure.empty())
       warnings_.push_back("body '" + b.desc.name + "': the GPU solver failed (" + failure +
@@ -251,30 +306,33 @@ std::vector<std::vector<size_t>> World::contactGroups(const std::vector<std::vec
 }
 
 void World::correctAll(const std::vector<std::vector<NodeContact>>& contacts, double dt) {
-  for (size_t i = 0; i < bodies_.size(); ++i) bodies_[i].layered.correct(contacts[i], dt, profile_);
+  eachBody([&](size_t i, Profile& profile) { bodies_[i].layered.correct(contacts[i], dt, profile); });
 }
 
 // One summary of each body's skin at the end of the step (a pass on the backend that
 // holds it) serves the skin's limits, the checks and the statistics; its lowest point is
 // along world y.
-SkinSummary World::summarize(size_t i) {
+SkinSummary World::summarize(size_t i, Profile& profile) {
   LayeredBody& l = bodies_[i].layered;
-  return l.summarize(l.core().orientation.conjugate() * Vec3::UnitY(), profile_);
+  return l.summarize(l.core().orientation.conjugate() * Vec3::UnitY(), profile);
 }
 
 std::vector<SkinSummary> World::summarizeAll() {
-  StageTimer timer(profile_, Stage::Check);
   std::vector<SkinSummary> skins(bodies_.size());
-  for (size_t i = 0; i < bodies_.size(); ++i) skins[i] = summarize(i);
+  eachBody([&](size_t i, Profile& profile) {
+    StageTimer timer(profile, Stage::Check);
+    skins[i] = summarize(i, profile);
+  });
   return skins;
 }
 
 void World::correctLimitsAll(std::vector<SkinSummary>* skins) {
-  for (size_t i = 0; i < bodies_.size(); ++i)
-    if (bodies_[i].layered.correctLimits((*skins)[i], profile_)) {
-      StageTimer timer(profile_, Stage::Check);
-      (*skins)[i] = summarize(i);
+  eachBody([&](size_t i, Profile& profile) {
+    if (bodies_[i].layered.correctLimits((*skins)[i], profile)) {
+      StageTimer timer(profile, Stage::Check);
+      (*skins)[i] = summarize(i, profile);
     }
+  });
 }
 
 // A non-finite or runaway state, or energy that grew without outside work, is reported
@@ -329,7 +387,7 @@ void World::checkHealth(const std::vector<std::vector<size_t>>& groups, double d
       b.layered.saveGood();
       b.lastResetStep = steps_ + 1;
       ++b.stats.resets;
-      skins[bi] = summarize(bi);
+      skins[bi] = summarize(bi, profile_);
       b.stats.energy = energy(b, skins[bi]).total();
     } else {
       b.layered.saveGood();  // (on the GPU solver where it holds the skin: a texture copy)

@@ -171,6 +171,21 @@ class World {
   const std::vector<std::vector<NodeContact>>& lastContacts() const { return lastContacts_; }
 
  private:
+  /// Runs task(k, profile) for every k of `tasks`: across the CPU's threads, a task at a
+  /// time each, where `parallel` and there are threads to spare, else in order. The
+  /// tasks must touch disjoint state (a body each; no GPU: bodiesInParallel). Each
+  /// thread times its stages in a profile of its own, merged into profile_ by
+  /// Profile::mergeBusiest; an exception in a task is rethrown when all have run (the
+  /// first in task order).
+  void runTasks(const std::vector<size_t>& tasks, bool parallel, const std::function<void(size_t, Profile&)>& task);
+  /// ... task(i, profile) for every body i of `which`: the bodies whose node loops use
+  /// the threads themselves one after another, the others across the threads where
+  /// bodiesInParallel() (the largest first, so that the threads end together).
+  void eachBody(const std::vector<size_t>& which, const std::function<void(size_t, Profile&)>& task);
+  void eachBody(const std::function<void(size_t, Profile&)>& task);  // (every body)
+  /// Bodies may run the stages of their own at once: two or more, all on the CPU (a GPU
+  /// solver's passes share one GL context).
+  bool bodiesInParallel() const;
   /// findContacts for a body whose largest skin displacement is `grow` [m].
   void findContacts(LayeredBody& body, double grow, std::vector<NodeContact>* out) const;
   /// The planes and height fields (the colliders queried per node, not in two stages).
@@ -192,7 +207,7 @@ class World {
   void respondAll(std::vector<std::vector<NodeContact>>& contacts, double dt);
   void correctAll(const std::vector<std::vector<NodeContact>>& contacts, double dt);
   void separateCores();  // (core_pairs.cpp)
-  SkinSummary summarize(size_t body);
+  SkinSummary summarize(size_t body, Profile& profile);
   std::vector<SkinSummary> summarizeAll();
   void correctLimitsAll(std::vector<SkinSummary>* skins);
   void checkHealth(const std::vector<std::vector<size_t>>& groups, double dt, std::vector<SkinSummary>* skins);
