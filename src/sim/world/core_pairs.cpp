@@ -8,8 +8,12 @@
 // inelastic impulse on the two bodies (rigidified; equal and opposite), and what is left
 // of the overlap moves them apart (the body above, under gravity, as shock propagation
 // does; else by inverse mass). docs/decisions/0027-skin-limits-on-the-core.md.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "sim/contact/body_contact.h"
 #include "sim/world/world.h"
@@ -17,6 +21,9 @@
 namespace d2t {
 
 namespace {
+
+// From how many nodes a body's core points are probed across the threads.
+constexpr int kParallelProbes = 1024;
 
 // Body b's core seen from world point x: the ray from the core's anchor a through x (the
 // core is the shape scaled by s toward a, f = a + s (g - a); an explicit core instead)
@@ -83,16 +90,35 @@ void deepestOverlap(const LayeredBody& a, const LayeredBody& b, double sign, Cor
   const auto [reachB, thickestB] = b.coreExtent();
   const double near = reachB + b.desc().material.minLayer * thickestB + keep * a.coreExtent().second;
   const Vec3 cb = b.core().position;
+  // (the nodes across the threads, each thread's deepest kept; the deepest of those, the
+  // lowest node of equal depths: the same seed for any thread count)
+  const int n = m.nodeCount();
+  const int threads = n >= kParallelProbes ? std::max(1, omp_get_max_threads()) : 1;
+  std::vector<std::pair<double, int>> deepest(size_t(threads), {-1e300, -1});
+  bool unanswered = false;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::pair<double, int> mine{-1e300, -1};
+#pragma omp for schedule(static)
+    for (int i = 0; i < n; ++i) {
+      const Vec3 x = s.position + R * m.core[size_t(i)];
+      if ((x - cb).norm() > near) continue;
+      CoreProbe p;
+      if (!probeCore(b, x, &p)) {
+#pragma omp atomic write
+        unanswered = true;
+        continue;
+      }
+      const double depth = keep * m.layer[size_t(i)] + p.crushed - p.distance;
+      if (depth > mine.first) mine = {depth, i};
+    }
+    deepest[size_t(omp_get_thread_num())] = mine;
+  }
+  if (unanswered) return;
   int seed = -1;
   double seedDepth = -1e300;
-  for (int i = 0; i < m.nodeCount(); ++i) {
-    const Vec3 x = s.position + R * m.core[size_t(i)];
-    if ((x - cb).norm() > near) continue;
-    CoreProbe p;
-    if (!probeCore(b, x, &p)) return;
-    const double depth = keep * m.layer[size_t(i)] + p.crushed - p.distance;
-    if (depth > seedDepth) seedDepth = depth, seed = i;
-  }
+  for (const auto& [depth, i] : deepest)
+    if (i >= 0 && (depth > seedDepth || (depth == seedDepth && i < seed))) seedDepth = depth, seed = i;
   if (seed < 0) return;
   Vec3 x = s.position + R * m.core[size_t(seed)];
   CoreOverlap best{seedDepth, x, Vec3::UnitY()};
@@ -121,7 +147,11 @@ void World::separateCores() {
       LayeredBody& b = bodies_[ib].layered;
       const auto [reachA, thickestA] = a.coreExtent();
       const auto [reachB, thickestB] = b.coreExtent();
-      if ((a.core().position - b.core().position).norm() > reachA + reachB + thickestA + thickestB) continue;
+      // (each core grown by its crushed layer lies within reach + minLayer thickest of
+      // its centre)
+      const double grownA = reachA + a.desc().material.minLayer * thickestA;
+      const double grownB = reachB + b.desc().material.minLayer * thickestB;
+      if ((a.core().position - b.core().position).norm() > grownA + grownB) continue;
       // (the normal out of b into a: a's points against b's core, b's against a's, the deeper)
       CoreOverlap o;
       deepestOverlap(a, b, 1.0, &o);
