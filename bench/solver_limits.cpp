@@ -7,7 +7,8 @@
 //             kFloatBlocksMinNodes nodes)
 //   packed    the same in float, packed (the V-cycle's fine-level product)
 //   v-cycle   one application of the multigrid preconditioner
-//   cg_iter   one iteration of the y solve's multigrid CG (20 iterations from zero, /20)
+//   cg_iter   one iteration of the y solve's multigrid CG ((21 iterations - 1) / 20, from zero)
+//   cg_setup  what a solve costs besides its iterations (1 iteration's solve - cg_iter)
 // and for the products the bytes they read and write (blocks, x, y, stencil) over their
 // time: the bandwidth they reach, against the triad's.
 //   build/bench_solver_limits [scene.json] [resolutions...]   (default: head_drop, 64 128 256)
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
   if (resolutions.empty()) resolutions = {64, 128, 256};
   const int maxThreads = omp_get_max_threads();
   std::printf("resolution,nodes,threads,triad_memory_gbs,triad_cache_gbs,product_ms,product_gbs,packed_ms,"
-              "packed_gbs,vcycle_ms,cg_iteration_ms\n");
+              "packed_gbs,vcycle_ms,cg_iteration_ms,cg_setup_ms\n");
   try {
     for (int res : resolutions) {
       Scene s = loadScene(scene);
@@ -109,17 +110,33 @@ int main(int argc, char** argv) {
         const double product = medianMs([&] { op.multiply(x, y); }, repeats);
         const double packed = a.packed.slots > 0 ? medianMs([&] { a.multiply(xf, yf); }, repeats) : 0.0;
         const double vcycle = medianMs([&] { mg.apply(x, z, work); }, repeats / 4 + 1);
-        // 20 iterations from zero to a tolerance no solve reaches
-        const double cg = medianMs(
-                              [&] {
-                                std::fill(z.begin(), z.end(), Vec3::Zero());
-                                op.solve(x, z, 20, 1e-30, nullptr);
-                              },
-                              repeats / 20 + 3) /
-                          20;
-        std::printf("%d,%d,%d,%.1f,%.1f,%.4f,%.1f,%.4f,%.1f,%.4f,%.4f\n", res, n, threads, memory, cache, product,
+        // 1 and 21 iterations from zero to a tolerance no solve reaches: an iteration, and
+        // what a solve costs besides its iterations (its vectors, the first residual)
+        auto solveMs = [&](int iterations) {
+          return medianMs(
+              [&] {
+                std::fill(z.begin(), z.end(), Vec3::Zero());
+                op.solve(x, z, iterations, 1e-30, nullptr);
+              },
+              repeats / 20 + 5);
+        };
+        const double one = solveMs(1), cg = (solveMs(21) - one) / 20, setup = one - cg;
+        std::printf("%d,%d,%d,%.1f,%.1f,%.4f,%.1f,%.4f,%.1f,%.4f,%.4f,%.4f\n", res, n, threads, memory, cache, product,
                     doubleBytes / (product * 1e6), packed, packed > 0 ? packedBytes / (packed * 1e6) : 0.0, vcycle,
-                    cg);
+                    cg, setup);
+        // the cycle's parts per level: A (4 products a cycle), R and P (1 each)
+        for (int l = 0; l + 1 < mg.levelCount(); ++l) {
+          const MultigridPreconditioner::Level& lv = mg.level(l);
+          std::vector<Eigen::Vector3f> u(size_t(lv.a.rows), Eigen::Vector3f(1, -2, 0.5)), v(size_t(lv.a.rows)),
+              coarse(size_t(lv.r.rows), Eigen::Vector3f(1, -2, 0.5)), restricted(size_t(lv.r.rows));
+          const double ta = medianMs([&] { lv.a.multiply(u, v); }, repeats);
+          const double tr = medianMs([&] { lv.r.multiply(u, restricted); }, repeats);
+          const double tp = medianMs([&] { lv.p.multiply(coarse, v, true); }, repeats);
+          std::printf("#   level %d: %d nodes, %zu blocks of A (%s), %zu of P: A %.4f ms, R %.4f ms, P %.4f ms\n", l,
+                      lv.a.rows, lv.a.block.size(), lv.a.packed.slots > 0 ? "packed" : "rows", lv.p.block.size(),
+                      ta, tr, tp);
+        }
+        std::printf("#   coarsest: %d nodes\n", mg.levelNodes(mg.levelCount() - 1));
         std::fflush(stdout);
         if (maxThreads == 1) break;
       }

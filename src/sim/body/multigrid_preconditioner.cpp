@@ -118,7 +118,7 @@ void BlockRows::multiplyGroup(int g, const std::vector<Vec3f>& x, Vec3f* out) co
 
 void BlockRows::multiply(const std::vector<Vec3f>& x, std::vector<Vec3f>& y, bool accumulate) const {
   y.resize(rows);
-#pragma omp parallel for schedule(static) if (rows > kParallelNodes)
+#pragma omp parallel for schedule(static) if (threaded())
   for (int g = 0; g < groups(); ++g) {
     Vec3f s[kGroup];
     multiplyGroup(g, x, s);
@@ -402,7 +402,7 @@ void MultigridPreconditioner::smooth(int l, Workspace& w, bool zeroStart, bool r
   std::vector<Vec3f>& dn = w.dn[l];
   const Chebyshev c = chebyshev(lv.lambdaMax);
   // res = f - A x, d = D^-1 res / theta (by groups of rows: BlockRows' SIMD products)
-#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+#pragma omp parallel for schedule(static) if (a.threaded())
   for (int g = 0; g < groups; ++g) {
     Vec3f ax[G];
     if (!zeroStart) a.multiplyGroup(g, x, ax);
@@ -415,12 +415,12 @@ void MultigridPreconditioner::smooth(int l, Workspace& w, bool zeroStart, bool r
     const bool first = zeroStart && deg == 0;
     const bool last = deg + 1 == kSmootherDegree;
     if (last && !residual) {
-#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+#pragma omp parallel for schedule(static) if (a.threaded())
       for (int i = 0; i < n; ++i) x[i] = first ? d[i] : Vec3f(x[i] + d[i]);
       break;
     }
     const float cd = c.cd[size_t(deg)], cr = c.cr[size_t(deg)];
-#pragma omp parallel for schedule(static) if (n > kParallelNodes)
+#pragma omp parallel for schedule(static) if (a.threaded())
     for (int g = 0; g < groups; ++g) {
       Vec3f ad[G];
       a.multiplyGroup(g, d, ad);

@@ -72,6 +72,11 @@ struct BlockRows {
   /// From a scalar (3 rows x 3 cols) sparse matrix.
   static BlockRows fromScalar(const Eigen::SparseMatrix<double, Eigen::RowMajor>& a);
   int groups() const { return (rows + kGroup - 1) / kGroup; }
+  /// From this many blocks a product runs across the threads (18 flops a block: about
+  /// 0.03 ms of work on one core, against a parallel region's few microseconds); by
+  /// blocks, not rows: a coarse level has few rows of many blocks.
+  static constexpr size_t kParallelBlocks = 16384;
+  bool threaded() const { return block.size() >= kParallelBlocks; }
   /// Rows g kGroup ... of A x (those below `rows`) into out[0 ...].
   void multiplyGroup(int g, const std::vector<Vec3f>& x, Vec3f* out) const;
   /// y = A x, or y += A x where `accumulate`.
