@@ -9,7 +9,8 @@ Sections (all by default; --sections to pick):
   iterations  CG iterations per body and step against the atlas (64^2 .. 512^2), the mark
               of a working multigrid: they should not grow with the resolution
   high        the 256^2 scenes in contact (*_high) with nodes/s
-  threads     per-stage medians with 1 and 2 OpenMP threads (the speed-up of each stage)
+  threads     per-stage medians with 1 and 2 OpenMP threads (the speed-up of each stage), for
+              one body and for four side by side
 
 Writes bench/results/<machine>/realtime_<section>.md and .csv. Figures only: nothing here
 passes or fails. Python standard library only; needs a built build/d2tsim
@@ -186,11 +187,15 @@ def section_high(a, csv, md):
 
 def section_threads(a, csv, md):
     md.append("## One and two threads, stage by stage\n")
-    for scene in ["heterogeneous_cylinder", "heterogeneous_cylinder_high"]:
+    # one body (its node loops across the threads) and four small ones (the bodies side by
+    # side on the threads: World::eachBody)
+    for scene in ["heterogeneous_cylinder", "heterogeneous_cylinder_high", "tires"]:
         runs = {t: Run(a.binary, a.raw, scene, f"thr_{scene}_{t}", a.thread_steps, threads=t) for t in (1, 2)}
         first = a.thread_steps // 2
         stages = [h[:-3] for h in runs[1].header if h.endswith("_ms")]
-        md.append(f"`{scene}` ({runs[1].nodes():,} nodes), {a.thread_steps} steps, medians of the last "
+        bodies = f"{runs[1].bodies()} bod" + ("y" if runs[1].bodies() == 1 else "ies")
+        md.append(f"`{scene}` ({bodies}, {runs[1].nodes():,} nodes), {a.thread_steps} steps, "
+                  f"medians of the last "
                   f"{a.thread_steps - first} [ms]; `OMP_NUM_THREADS=1` and `2`:\n")
         rows = []
         for st in stages:

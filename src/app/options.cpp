@@ -34,6 +34,10 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
                  "else cg), cg (multigrid-preconditioned), direct, cg_dilu (the single-level preconditioner; "
                  "the GPU's CG: block Jacobi, else the multigrid)")
       ->check(CLI::IsMember({"auto", "cg", "direct", "cg_dilu"}));
+  app.add_option("--tolerance", o->tolerance,
+                 "The CG's relative residual at which a solve stops (overrides the scene's solver.tolerance; "
+                 "1e-6 in the shipped scenes: docs/performance.md says what a looser one buys)")
+      ->check(CLI::Range(1e-12, 0.1));
   app.add_option("--resolution", o->resolution,
                  "Atlas resolution of every body (power of two in [16, 1024]), overrides the scene")
       ->check([](const std::string& v) {

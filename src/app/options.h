@@ -13,6 +13,7 @@ struct Options {
   std::optional<double> dt;       ///< overrides the scene's time step [s]
   std::optional<std::string> backend;  ///< cpu | gpu, overrides the scene
   std::optional<std::string> solver;  ///< auto | cg | direct | cg_dilu, overrides the scene
+  std::optional<double> tolerance;    ///< the CG's relative residual, overrides the scene's solver.tolerance
   std::optional<int> resolution;  ///< atlas resolution of every body, overrides the scene
   std::string screenshot;         ///< PNG of the last frame
   std::string metrics;            ///< JSON summary of the run

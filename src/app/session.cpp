@@ -15,6 +15,7 @@ void Session::load(const std::string& path, const Options* o) {
   if (o && o->dt) scene.simulation.dt = *o->dt;
   if (o && o->backend) scene.simulation.backend = *o->backend;
   if (o && o->solver) scene.simulation.solver.method = *o->solver;
+  if (o && o->tolerance) scene.simulation.solver.tolerance = *o->tolerance;
   if (o && o->resolution)
     for (BodyDesc& b : scene.bodies) b.atlasResolution = *o->resolution;
   requestedBackend = scene.simulation.backend;

@@ -41,13 +41,14 @@ TEST(Cli, HelpListsTheOptions) {
   const Result r = run("--help");
   EXPECT_EQ(r.code, 0);
   for (const char* opt : {"--list-scenes", "--headless", "--frames", "--dt", "--backend",
-                          "--screenshot", "--metrics", "--bench", "--bake-report", "--export-obj", "--resolution"})
+                          "--screenshot", "--metrics", "--bench", "--bake-report", "--export-obj", "--resolution", "--solver", "--tolerance"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
 }
 
 TEST(Cli, UnknownOptionsAndBadValuesExitWithUsage) {
   for (const char* args : {"--frobnicate", "--frames -3", "--frames abc", "--dt 5",
-                           "--backend cuda", "a.json b.json", "--resolution 48", "--resolution 2048"}) {
+                           "--backend cuda", "a.json b.json", "--resolution 48", "--resolution 2048",
+                           "--tolerance 0", "--tolerance 2", "--tolerance abc"}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << "\n" << r.out;

@@ -4,11 +4,14 @@
 #include <stb_image.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -278,6 +281,49 @@ TEST(Headless, GpuBackendDropsTheBallLikeTheCpu) {
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(g["com"][k].get<double>(), c["com"][k].get<double>(), 1e-3) << k;
   EXPECT_EQ(g["resets"], 0);
   EXPECT_LT(g["max_penetration"].get<double>(), 0.0025);
+}
+
+// --tolerance reaches the CG: every solve of the run ends at or below it (the --bench
+// column of each step's residual), and a tighter one takes more iterations.
+TEST(Headless, ToleranceOverridesTheScenesSolverTolerance) {
+  struct Solves {
+    double iterations = 0, worst = 0;
+    int steps = 0;
+  };
+  auto runWith = [](const std::string& tolerance) {
+    const std::string csv = (outDir() / ("tolerance_" + tolerance + ".csv")).string();
+    EXPECT_EQ(runQuiet(scene("ball_drop.json") + " --headless --frames 200 --resolution 64 --solver cg --tolerance " +
+                       tolerance + " --bench " + csv),
+              0);
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    std::vector<std::string> header;
+    for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+    const auto column = [&](const char* name) {
+      return size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    const size_t iterations = column("cg_iterations"), residual = column("cg_residual");
+    Solves s;
+    EXPECT_LT(residual, header.size());
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      for (std::istringstream r(line); std::getline(r, line, ',');) cells.push_back(line);
+      if (cells.size() != header.size()) continue;
+      s.iterations += std::stod(cells[iterations]);
+      s.worst = std::max(s.worst, std::stod(cells[residual]));
+      ++s.steps;
+    }
+    return s;
+  };
+  const Solves loose = runWith("1e-3"), tight = runWith("1e-8");
+  ASSERT_EQ(loose.steps, 200);
+  ASSERT_EQ(tight.steps, 200);
+  EXPECT_LE(loose.worst, 1e-3);
+  EXPECT_LE(tight.worst, 1e-8);
+  EXPECT_GT(tight.iterations, 1.5 * loose.iterations) << tight.iterations << " against " << loose.iterations;
+  std::printf("--tolerance: 200 steps of ball_drop 64^2, %.0f CG iterations to 1e-3 (worst residual %.2g), %.0f "
+              "to 1e-8 (%.2g)\n", loose.iterations, loose.worst, tight.iterations, tight.worst);
 }
 
 // A shader that does not compile: the message names the file and line, and the run

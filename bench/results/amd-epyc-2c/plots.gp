@@ -7,9 +7,9 @@ set output "scaling.png"
 set title "ball drop, CPU: time per step against skin nodes (32^2 .. 256^2 atlas)"
 set xlabel "skin nodes"
 set ylabel "ms / step (median over repeats)"
-f(x) = -0.15451656387553214 + 0.00035245000851660547 * x
+f(x) = -0.2950171420190433 + 0.00040747157220993516 * x
 plot "scaling.csv" using 2:3:4:5 with yerrorbars pt 7 lc rgb "#1f77b4" title "median (min-max)", \
-     f(x) with lines lc rgb "#d62728" title sprintf("fit: %.3g + %.3g us x nodes (R^2 = %.3f)", -0.15451656387553214, 0.35245000851660546, 0.9960547003152207)
+     f(x) with lines lc rgb "#d62728" title sprintf("fit: %.3g + %.3g us x nodes (R^2 = %.3f)", -0.2950171420190433, 0.4074715722099352, 0.9952020859615803)
 set output "collision.png"
 set title "ball drop, CPU: collision detection time against contact area (every step)"
 set key outside right
