@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "scene_args.h"
 #include "sim/world/world.h"
 
 using namespace d2t;
@@ -30,22 +31,11 @@ double timedStep(World& w) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string scene = std::string(D2T_SOURCE_DIR) + "/scenes/ball_drop.json";
-  std::vector<int> resolutions;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.size() > 5 && a.compare(a.size() - 5, 5, ".json") == 0) {
-      scene = a;
-    } else {
-      const int r = std::atoi(a.c_str());
-      if (r < 16 || r > 1024 || (r & (r - 1))) {
-        std::fprintf(stderr, "bench_material: %s: expected a scene .json or a power of two in [16, 1024]\n", argv[i]);
-        return 2;
-      }
-      resolutions.push_back(r);
-    }
-  }
-  if (resolutions.empty()) resolutions = {32, 64, 128};
+  const std::string defaultScene = std::string(D2T_SOURCE_DIR) + "/scenes/ball_drop.json";
+  const auto args = bench::parseSceneArgs(argc, argv, "bench_material", defaultScene, {32, 64, 128});
+  if (!args) return 2;
+  const std::string& scene = args->scene;
+  const std::vector<int>& resolutions = args->resolutions;
   std::printf("resolution,nodes,solver,bake_ms,set_material_ms,next_step_ms,median_step_ms\n");
   try {
     for (int res : resolutions) {

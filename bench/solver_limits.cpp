@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "scene_args.h"
 #include "sim/world/world.h"
 
 using namespace d2t;
@@ -59,23 +60,11 @@ double triadGBs(size_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string scene = std::string(D2T_SOURCE_DIR) + "/scenes/head_drop.json";
-  std::vector<int> resolutions;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.size() > 5 && a.compare(a.size() - 5, 5, ".json") == 0) {
-      scene = a;
-    } else {
-      const int r = std::atoi(a.c_str());
-      if (r < 16 || r > 1024 || (r & (r - 1))) {
-        std::fprintf(stderr, "bench_solver_limits: %s: expected a scene .json or a power of two in [16, 1024]\n",
-                     argv[i]);
-        return 2;
-      }
-      resolutions.push_back(r);
-    }
-  }
-  if (resolutions.empty()) resolutions = {64, 128, 256};
+  const std::string defaultScene = std::string(D2T_SOURCE_DIR) + "/scenes/head_drop.json";
+  const auto args = bench::parseSceneArgs(argc, argv, "bench_solver_limits", defaultScene, {64, 128, 256});
+  if (!args) return 2;
+  const std::string& scene = args->scene;
+  const std::vector<int>& resolutions = args->resolutions;
   const int maxThreads = omp_get_max_threads();
   std::printf("resolution,nodes,threads,triad_memory_gbs,triad_cache_gbs,product_ms,product_gbs,packed_ms,"
               "packed_gbs,vcycle_ms,cg_iteration_ms,cg_setup_ms\n");
