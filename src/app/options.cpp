@@ -37,7 +37,12 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
   app.add_option("--tolerance", o->tolerance,
                  "The CG's relative residual at which a solve stops (overrides the scene's solver.tolerance; "
                  "1e-6 in the shipped scenes: docs/performance.md says what a looser one buys)")
-      ->check(CLI::Range(1e-12, 0.1));
+      ->check([](const std::string& v) {
+        double t = 0;
+        try { t = std::stod(v); } catch (...) { return std::string("must be a number"); }
+        if (!(t >= 1e-12 && t <= 0.1)) return std::string("must be in [1e-12, 0.1]");
+        return std::string();
+      });
   app.add_option("--resolution", o->resolution,
                  "Atlas resolution of every body (power of two in [16, 1024]), overrides the scene")
       ->check([](const std::string& v) {
