@@ -254,6 +254,10 @@ void World::runTasks(const std::vector<size_t>& tasks, bool parallel,
 }
 
 void World::eachBody(const std::vector<size_t>& which, const std::function<void(size_t, Profile&)>& task) {
+  if (!bodiesInParallel()) {  // (in order)
+    runTasks(which, false, task);
+    return;
+  }
   // a large body's node loops use the threads themselves (LayeredBody::threadsNodeLoops):
   // those bodies one after another, the others side by side, the largest first. (By
   // size, not by last step's cost: the choice, and with it every rounding, must not
@@ -266,7 +270,7 @@ void World::eachBody(const std::vector<size_t>& which, const std::function<void(
       beside.push_back(i);
   std::stable_sort(beside.begin(), beside.end(),
                    [&](size_t a, size_t b) { return bodies_[a].nodes() > bodies_[b].nodes(); });
-  runTasks(beside, bodiesInParallel(), task);
+  runTasks(beside, true, task);
 }
 
 void World::eachBody(const std::function<void(size_t, Profile&)>& task) {
