@@ -1,6 +1,29 @@
 #include "gpu/gl/texture.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace d2t {
+
+namespace {
+std::vector<TextureDeletionWatch*>& watches() {
+  static std::vector<TextureDeletionWatch*> w;  // (GL calls come from one thread)
+  return w;
+}
+}  // namespace
+
+TextureDeletionWatch::TextureDeletionWatch(std::function<void(GLuint)> onDelete) : onDelete_(std::move(onDelete)) {
+  watches().push_back(this);
+}
+
+TextureDeletionWatch::~TextureDeletionWatch() {
+  auto& w = watches();
+  w.erase(std::remove(w.begin(), w.end(), this), w.end());
+}
+
+void TextureDeletionWatch::deleting(GLuint id) {
+  for (TextureDeletionWatch* w : watches()) w->onDelete_(id);
+}
 
 GlTexture::GlTexture(int width, int height, int layers, GLenum internalFormat)
     : width_(width), height_(height), layers_(layers) {
@@ -19,12 +42,18 @@ GlTexture::GlTexture(int width, int height, int layers, GLenum internalFormat)
 }
 
 GlTexture::~GlTexture() {
-  if (id_) glDeleteTextures(1, &id_);
+  if (id_) {
+    TextureDeletionWatch::deleting(id_);
+    glDeleteTextures(1, &id_);
+  }
 }
 
 GlTexture& GlTexture::operator=(GlTexture&& o) noexcept {
   if (this != &o) {
-    if (id_) glDeleteTextures(1, &id_);
+    if (id_) {
+      TextureDeletionWatch::deleting(id_);
+      glDeleteTextures(1, &id_);
+    }
     id_ = o.id_;
     width_ = o.width_;
     height_ = o.height_;

@@ -1,5 +1,7 @@
 #pragma once
 // A GL texture the program owns (the D2T fields, the contact camera's images).
+#include <functional>
+
 #include "gpu/gl/gl.h"
 
 namespace d2t {
@@ -22,6 +24,27 @@ class GlTexture {
  private:
   GLuint id_ = 0;
   int width_ = 0, height_ = 0, layers_ = 0;
+};
+
+/// Hears of every GlTexture's deletion, just before it happens, for as long as it lives.
+/// GL hands a deleted texture's name out again (NVIDIA's driver at once), so a cache keyed
+/// by texture names (AtlasPasses's framebuffers) must forget the name: a new texture with
+/// it would find a framebuffer whose attachment was taken away with the old texture (an
+/// incomplete framebuffer) or still holds the old texture's storage (a silent write into
+/// it). Declare it as its owner's last member: it then stops listening before the owner's
+/// other members are destroyed. (The program makes one GL context at a time, whose names
+/// these are.)
+class TextureDeletionWatch {
+ public:
+  explicit TextureDeletionWatch(std::function<void(GLuint)> onDelete);
+  ~TextureDeletionWatch();
+  TextureDeletionWatch(const TextureDeletionWatch&) = delete;
+  TextureDeletionWatch& operator=(const TextureDeletionWatch&) = delete;
+
+ private:
+  friend class GlTexture;
+  static void deleting(GLuint id);
+  std::function<void(GLuint)> onDelete_;
 };
 
 }  // namespace d2t

@@ -169,6 +169,21 @@ void AtlasPasses::bindTargets(const std::vector<Target>& targets, int w, int h) 
   glDisable(GL_SCISSOR_TEST);
 }
 
+void AtlasPasses::forgetTexture(GLuint id) {
+  for (size_t i = 0; i < fbos_.size();) {
+    const std::vector<GLuint>& key = fbos_[i].first;  // (texture, layer + 1) pairs
+    bool attached = false;
+    for (size_t k = 0; k < key.size(); k += 2) attached = attached || key[k] == id;
+    if (attached) {
+      glDeleteFramebuffers(1, &fbos_[i].second);
+      fbos_[i] = std::move(fbos_.back());
+      fbos_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
 void AtlasPasses::draw(const ShaderProgram&, const std::vector<Target>& targets, int w, int h) {
   bindTargets(targets, w, h);
   glBindVertexArray(vao_);

@@ -58,6 +58,8 @@ class AtlasPasses {
   void resetUnits() { unit_ = 0; }
   /// Binds `targets` as the framebuffer with a w x h viewport (0: the atlas).
   void bindTargets(const std::vector<Target>& targets, int w = 0, int h = 0);
+  /// The framebuffers kept (one per set of attachments; none outlives its textures).
+  size_t framebufferCount() const { return fbos_.size(); }
   /// Runs `program` (used, its inputs bound) into `targets` over the atlas (or a w x h viewport).
   void draw(const ShaderProgram& program, const std::vector<Target>& targets, int w = 0, int h = 0);
   /// The empty vertex array the passes draw with (a point per vertex id, or a triangle).
@@ -125,6 +127,8 @@ class AtlasPasses {
   GlTexture sums_[kMaxTerms];                 // 1 x 1: sums_[L] the sum of terms_[L]
   GLuint vao_ = 0;
   std::vector<std::pair<std::vector<GLuint>, GLuint>> fbos_;  // attachments -> framebuffer
+  /// Deletes the framebuffers that a texture about to be deleted is attached to.
+  void forgetTexture(GLuint id);
   int unit_ = 0;
   // GPU timer queries not yet read (oldest first), from a ring of queries (the next is
   // queryPool_[nextQuery_]), and the times they measured (takeTimes)
@@ -132,6 +136,7 @@ class AtlasPasses {
   std::vector<GLuint> queryPool_;
   size_t nextQuery_ = 0;
   Profile times_;
+  TextureDeletionWatch watch_{[this](GLuint id) { forgetTexture(id); }};  // (the last member)
 };
 
 }  // namespace d2t
