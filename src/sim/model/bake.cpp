@@ -8,6 +8,7 @@
 #include "sim/base/hash.h"
 
 #include <Eigen/Eigenvalues>
+#include "sim/model/layer_elements.h"
 #include "sim/model/tet_fem.h"
 
 namespace d2t {
@@ -23,17 +24,6 @@ std::string fmtVec(const Vec3& v) {
   s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
   return s.str();
 }
-
-// records the first (lowest-index) failing item of a parallel loop
-struct FirstFailure {
-  std::atomic<long> index{-1};
-  void report(long i) {
-    long cur = index.load();
-    while ((cur < 0 || i < cur) && !index.compare_exchange_weak(cur, i)) {
-    }
-  }
-  bool any() const { return index.load() >= 0; }
-};
 
 void progressAt(const BakeProgress& progress, float fraction, const char* stage) {
   if (progress) progress(fraction, stage);
@@ -87,81 +77,6 @@ void placeNodes(const BodyDesc& desc, const Atlas& atlas, std::vector<Vec3>& g, 
                      ") is not strictly inside the skin; make the core smaller or the skin thicker");
     }
   }
-}
-
-// ---- prisms -> tetrahedra ----------------------------------------------------------
-
-// Each skin triangle and the core triangle under it form a prism, split into 3
-// tets. With the skin vertices sorted by index, v0 < v1 < v2 (core copies v'):
-//   (v0 v1 v2 v2'), (v0 v1 v1' v2'), (v0 v0' v1' v2')
-// Every quad side (va vb vb' va'), va < vb, is cut along va-vb', a rule that
-// depends only on the two node indices, so neighbouring prisms conform.
-// If (v0 v1 v2) runs counter-clockwise seen from outside (core below), the
-// signed volumes of these three are (-, +, -); vertices 1 and 2 are swapped
-// where needed so that every stored tet is positively oriented.
-void buildTets(const BodyDesc& desc, const std::vector<Vec3i>& tris, const std::vector<Vec3>& g,
-               const std::vector<Vec3>& f, std::vector<Tet>& tets, std::vector<double>& volume) {
-  const int n = static_cast<int>(g.size());
-  const int ntri = static_cast<int>(tris.size());
-  tets.resize(3 * static_cast<size_t>(ntri));
-  volume.resize(tets.size());
-  auto pos = [&](int id) -> const Vec3& { return id < n ? g[id] : f[id - n]; };
-  FirstFailure bad;
-#pragma omp parallel for schedule(static)
-  for (int t = 0; t < ntri; ++t) {
-    const Vec3i& tri = tris[t];
-    int v[3] = {tri[0], tri[1], tri[2]};
-    std::sort(v, v + 3);
-    // sorted order is a rotation of the CCW triangle (+1) or a reflection (-1)
-    const bool rotation = (v[0] == tri[0] && v[1] == tri[1]) || (v[0] == tri[1] && v[1] == tri[2]) ||
-                          (v[0] == tri[2] && v[1] == tri[0]);
-    const int orient = rotation ? 1 : -1;
-    const Tet local[3] = {{v[0], v[1], v[2], v[2] + n},
-                          {v[0], v[1], v[1] + n, v[2] + n},
-                          {v[0], v[0] + n, v[1] + n, v[2] + n}};
-    const int expected[3] = {-orient, orient, -orient};
-    for (int k = 0; k < 3; ++k) {
-      Tet tet = local[k];
-      if (expected[k] < 0) std::swap(tet[1], tet[2]);
-      const Vec3 &x0 = pos(tet[0]), &x1 = pos(tet[1]), &x2 = pos(tet[2]), &x3 = pos(tet[3]);
-      const double vol = tetSignedVolume(x0, x1, x2, x3);
-      // degenerate or inverted: volume tiny against the cube of the longest edge
-      double edge = 0;
-      const Vec3* xs[4] = {&x0, &x1, &x2, &x3};
-      for (int a = 0; a < 4; ++a)
-        for (int b = a + 1; b < 4; ++b) edge = std::max(edge, (*xs[a] - *xs[b]).squaredNorm());
-      edge = std::sqrt(edge);
-      if (!(vol > 1e-8 * edge * edge * edge)) bad.report(3L * t + k);
-      tets[3 * static_cast<size_t>(t) + k] = tet;
-      volume[3 * static_cast<size_t>(t) + k] = vol;
-    }
-  }
-  if (bad.any()) {
-    const long k = bad.index;
-    const Tet& tet = tets[k];
-    fail(desc, "tetrahedron " + std::to_string(k) + " between the skin and the core is degenerate or inverted "
-               "(volume " + std::to_string(volume[k]) + " m^3 near " + fmtVec(pos(tet[0])) +
-               "); the core pokes through or touches the skin there, or the skin folds over");
-  }
-}
-
-// vertex id -> incident tets (compressed rows)
-struct Incidence {
-  std::vector<int> start;  // (nvert + 1)
-  std::vector<int> tet;    // (4 ntet)
-};
-
-Incidence buildIncidence(const std::vector<Tet>& tets, int nvert) {
-  Incidence inc;
-  inc.start.assign(nvert + 1, 0);
-  for (const Tet& t : tets)
-    for (int id : t) ++inc.start[id + 1];
-  for (int i = 0; i < nvert; ++i) inc.start[i + 1] += inc.start[i];
-  inc.tet.resize(inc.start[nvert]);
-  std::vector<int> fill(inc.start.begin(), inc.start.end() - 1);
-  for (int k = 0; k < static_cast<int>(tets.size()); ++k)
-    for (int id : tets[k]) inc.tet[fill[id]++] = k;
-  return inc;
 }
 
 }  // namespace
@@ -242,11 +157,10 @@ static void bakeMaterialsAndMasses(BakedBody& body, const BodyDesc& desc, const 
 
 // The stiffness: each node's block row gathered from its incident tets,
 // K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I)  (tet_fem.h); only
-// skin-skin blocks are kept (core vertices are fixed in the body frame).
+// skin-skin blocks are kept (core vertices are fixed in the body frame; gatherStiffnessRow).
 static void assembleStiffness(BakedBody& body, const std::vector<Vec3>& g, const std::vector<Vec3>& f,
                               const Incidence& inc) {
   const int n = body.atlas.nodeCount();
-  auto pos = [&](int id) -> const Vec3& { return id < n ? g[id] : f[id - n]; };
   body.stiffness.resize(n);
   std::vector<char> incomplete(n, 0);
 #pragma omp parallel for schedule(static)
@@ -254,25 +168,14 @@ static void assembleStiffness(BakedBody& body, const std::vector<Vec3>& g, const
     std::array<Mat3, kStencilSlots>& row = body.stiffness[i];
     for (Mat3& b : row) b.setZero();
     const Stencil& st = body.atlas.stencil[i];
-    for (int e = inc.start[i]; e < inc.start[i + 1]; ++e) {
-      const int k = inc.tet[e];
-      const Tet& tet = body.tets[k];
-      const TetGeometry geom = tetGeometry({pos(tet[0]), pos(tet[1]), pos(tet[2]), pos(tet[3])});
-      const Lame lame = lameFromYoung(body.tetYoung[k], body.tetPoisson[k]);
-      const int a = static_cast<int>(std::find(tet.begin(), tet.end(), i) - tet.begin());
-      for (int b = 0; b < 4; ++b) {
-        const int j = tet[b];
-        if (j >= n) continue;  // core vertex: fixed
-        int slot = -1;
-        for (int s = 0; s < kStencilSlots && slot < 0; ++s)
-          if (st[s] == j) slot = s;
-        if (slot < 0) {
-          incomplete[i] = 1;
-          continue;
+    gatherStiffnessRow(i, n, body.tets, inc, g, f, body.tetYoung, body.tetPoisson, [&](int j, const Mat3& k) {
+      for (int s = 0; s < kStencilSlots; ++s)
+        if (st[s] == j) {
+          row[s] += k;
+          return;
         }
-        row[slot] += tetStiffnessBlock(geom, lame, a, b);
-      }
-    }
+      incomplete[i] = 1;
+    });
   }
   body.incompleteNeighbourhoods = static_cast<int>(std::count(incomplete.begin(), incomplete.end(), 1));
 }
@@ -355,7 +258,7 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   placeNodes(desc, body->atlas, g, f);
 
   progressAt(progress, 0.3f, "tetrahedra");
-  buildTets(desc, body->atlas.triangles, g, f, body->tets, body->tetVolume);
+  buildLayerTets("body '" + desc.name + "'", body->atlas.triangles, g, f, body->tets, body->tetVolume);
   const Incidence inc = buildIncidence(body->tets, 2 * n);
   progressAt(progress, 0.45f, "masses");
   bakeMaterialsAndMasses(*body, desc, g, f, inc);
