@@ -1,0 +1,518 @@
+// A soft articulated character's step (articulated_body.h).
+#include "sim/character/articulated_body.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace d2t {
+
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat63 = Eigen::Matrix<double, 6, 3>;
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// the two unit vectors perpendicular to a hinge's axis
+void perpendiculars(const Vec3& e, Vec3& p1, Vec3& p2) {
+  const Vec3 a = std::abs(e.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+  p1 = e.cross(a).normalized();
+  p2 = e.cross(p1).normalized();
+}
+
+}  // namespace
+
+// A node's pose: u_p (pose space), per influence u_pi (bone frame), P_p, x_p.
+struct ArticulatedBody::NodeFrame {
+  std::array<Vec3, 4> u;
+  Mat3 P = Mat3::Zero();
+  Vec3 x = Vec3::Zero();
+};
+
+ArticulatedBody::ArticulatedBody(CharacterModelPtr model, const CharacterPlacement& placement)
+    : model_(std::move(model)), placement_(placement) {
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount(), n = m.nodeCount();
+  state_.bones.resize(size_t(k));
+  state_.q.assign(size_t(n), Vec3::Zero());
+  state_.qdot.assign(size_t(n), Vec3::Zero());
+  targets_.resize(m.skeleton.joints.size());
+  for (size_t j = 0; j < targets_.size(); ++j) targets_[j] = m.skeleton.joints[j].target;
+  pose(std::vector<Quat>(m.skeleton.joints.size(), Quat::Identity()));
+  worldAnchor_.resize(m.skeleton.joints.size());
+  for (size_t j = 0; j < m.skeleton.joints.size(); ++j) {
+    worldAnchor_[j] = placement_.position + placement_.orientation * m.skeleton.joints[j].anchor;
+    pinned_ = pinned_ || m.skeleton.joints[j].parent < 0;
+  }
+  prepareBones();
+  mu_ = Eigen::VectorXd::Zero(m.skeleton.rowCount());
+}
+
+void ArticulatedBody::pose(const std::vector<Quat>& relative) {
+  const CharacterModel& m = *model_;
+  const Skeleton& sk = m.skeleton;
+  if (relative.size() != sk.joints.size())
+    throw std::invalid_argument("ArticulatedBody::pose: " + std::to_string(relative.size()) + " rotations for " +
+                                std::to_string(sk.joints.size()) + " joints");
+  const Quat& W = placement_.orientation;
+  for (int b = 0; b < sk.boneCount(); ++b) {  // every bone rigidly placed first (the roots stay so)
+    CoreState& s = state_.bones[size_t(b)];
+    s.orientation = W * sk.bones[size_t(b)].bindOrientation;
+    s.position = placement_.position + W * sk.bones[size_t(b)].bindPosition;
+  }
+  for (int jn : sk.treeOrder(m.name)) {
+    const Joint& j = sk.joints[size_t(jn)];
+    const Bone& cb = sk.bones[size_t(j.child)];
+    const Quat Pi = j.parent < 0 ? W : state_.bones[size_t(j.parent)].orientation * sk.bones[size_t(j.parent)].bindOrientation.conjugate();
+    const Vec3 anchor = j.parent < 0 ? Vec3(placement_.position + W * j.anchor) : parentAnchor(jn);
+    CoreState& s = state_.bones[size_t(j.child)];
+    s.orientation = (Pi * relative[size_t(jn)] * cb.bindOrientation).normalized();
+    s.position = anchor - s.orientation * (cb.bindOrientation.conjugate() * (j.anchor - cb.bindPosition));
+  }
+  for (CoreState& s : state_.bones) {
+    s.velocity = placement_.velocity + placement_.angularVelocity.cross(s.position - placement_.position);
+    s.angularVelocity = s.orientation.conjugate() * placement_.angularVelocity;
+  }
+  std::fill(state_.q.begin(), state_.q.end(), Vec3::Zero());
+  std::fill(state_.qdot.begin(), state_.qdot.end(), Vec3::Zero());
+}
+
+// ---- queries ----------------------------------------------------------------------------------
+
+Vec3 ArticulatedBody::childAnchor(int jn) const {
+  const Joint& j = model_->skeleton.joints[size_t(jn)];
+  const Bone& b = model_->skeleton.bones[size_t(j.child)];
+  const CoreState& s = state_.bones[size_t(j.child)];
+  return s.position + s.orientation * (b.bindOrientation.conjugate() * (j.anchor - b.bindPosition));
+}
+
+Vec3 ArticulatedBody::parentAnchor(int jn) const {
+  const Joint& j = model_->skeleton.joints[size_t(jn)];
+  if (j.parent < 0) return worldAnchor_[size_t(jn)];
+  const Bone& b = model_->skeleton.bones[size_t(j.parent)];
+  const CoreState& s = state_.bones[size_t(j.parent)];
+  return s.position + s.orientation * (b.bindOrientation.conjugate() * (j.anchor - b.bindPosition));
+}
+
+double ArticulatedBody::jointAngle(int j) const {
+  return d2t::jointAngle(model_->skeleton, model_->skeleton.joints[size_t(j)], state_.bones, placement_.orientation);
+}
+
+Vec3 ArticulatedBody::nodePosition(int p) const {
+  const CharacterModel& m = *model_;
+  const Influences& in = m.influence[size_t(p)];
+  const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+  Vec3 x = Vec3::Zero();
+  for (int a = 0; a < in.count; ++a) {
+    const Bone& b = m.skeleton.bones[size_t(in.bone[size_t(a)])];
+    const CoreState& s = state_.bones[size_t(in.bone[size_t(a)])];
+    x += in.weight[size_t(a)] * (s.position + s.orientation * (b.bindOrientation.conjugate() * (u - b.bindPosition)));
+  }
+  return x;
+}
+
+Vec3 ArticulatedBody::nodeVelocity(int p) const {
+  const CharacterModel& m = *model_;
+  const Influences& in = m.influence[size_t(p)];
+  const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+  Vec3 v = Vec3::Zero();
+  for (int a = 0; a < in.count; ++a) {
+    const Bone& b = m.skeleton.bones[size_t(in.bone[size_t(a)])];
+    const CoreState& s = state_.bones[size_t(in.bone[size_t(a)])];
+    const Quat Ro = b.bindOrientation.conjugate();
+    const Vec3 upi = Ro * (u - b.bindPosition);
+    v += in.weight[size_t(a)] *
+         (s.velocity + s.orientation * (s.angularVelocity.cross(upi) + Ro * state_.qdot[size_t(p)]));
+  }
+  return v;
+}
+
+std::vector<Vec3> ArticulatedBody::skinPositions() const {
+  std::vector<Vec3> x(size_t(model_->nodeCount()));
+  for (int p = 0; p < model_->nodeCount(); ++p) x[size_t(p)] = nodePosition(p);
+  return x;
+}
+
+Vec3 ArticulatedBody::linearMomentum() const {
+  const CharacterModel& m = *model_;
+  Vec3 P = Vec3::Zero();
+  for (int b = 0; b < m.boneCount(); ++b) P += m.linkMass[size_t(b)] * state_.bones[size_t(b)].velocity;
+  for (int p = 0; p < m.nodeCount(); ++p) P += m.nodeMass[size_t(p)] * nodeVelocity(p);
+  return P;
+}
+
+Vec3 ArticulatedBody::angularMomentum() const {
+  const CharacterModel& m = *model_;
+  Vec3 L = Vec3::Zero();
+  for (int b = 0; b < m.boneCount(); ++b) {
+    const CoreState& s = state_.bones[size_t(b)];
+    L += m.linkMass[size_t(b)] * s.position.cross(s.velocity) +
+         s.orientation * (m.linkInertia[size_t(b)] * s.angularVelocity);
+  }
+  for (int p = 0; p < m.nodeCount(); ++p) L += m.nodeMass[size_t(p)] * nodePosition(p).cross(nodeVelocity(p));
+  return L;
+}
+
+Vec3 ArticulatedBody::centreOfMass() const {
+  const CharacterModel& m = *model_;
+  Vec3 s = Vec3::Zero();
+  for (int b = 0; b < m.boneCount(); ++b) s += m.linkMass[size_t(b)] * state_.bones[size_t(b)].position;
+  for (int p = 0; p < m.nodeCount(); ++p) s += m.nodeMass[size_t(p)] * nodePosition(p);
+  return s / m.totalMass;
+}
+
+double ArticulatedBody::kineticEnergy() const {
+  const CharacterModel& m = *model_;
+  double e = 0;
+  for (int b = 0; b < m.boneCount(); ++b) {
+    const CoreState& s = state_.bones[size_t(b)];
+    e += 0.5 * (m.linkMass[size_t(b)] * s.velocity.squaredNorm() +
+                s.angularVelocity.dot(m.linkInertia[size_t(b)] * s.angularVelocity));
+  }
+  for (int p = 0; p < m.nodeCount(); ++p) e += 0.5 * m.nodeMass[size_t(p)] * nodeVelocity(p).squaredNorm();
+  return e;
+}
+
+double ArticulatedBody::potentialEnergy(const Vec3& gravity) const {
+  const CharacterModel& m = *model_;
+  double e = -m.totalMass * gravity.dot(centreOfMass());
+  std::vector<Vec3> kq;
+  m.multiplyK(state_.q, kq);
+  for (int p = 0; p < m.nodeCount(); ++p) e += 0.5 * state_.q[size_t(p)].dot(kq[size_t(p)]);
+  for (size_t j = 0; j < m.skeleton.joints.size(); ++j) {
+    Joint jt = m.skeleton.joints[j];
+    jt.target = targets_[j];
+    e += 0.5 * jt.stiffness * jointError(m.skeleton, jt, state_.bones, placement_.orientation).squaredNorm();
+  }
+  return e;
+}
+
+// ---- preparation ------------------------------------------------------------------------------
+
+void ArticulatedBody::prepareSkin(double dt) {
+  if (dt == preparedDt_) return;
+  const CharacterModel& m = *model_;
+  const int n = m.nodeCount();
+  const double a = 1 + dt * m.material.alpha, b = dt * m.material.beta + dt * dt;
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(m.stencil.column.size() * 9);
+  skinDiagInverse_.resize(size_t(n));
+  for (int i = 0; i < n; ++i)
+    for (int e = m.stencil.start[size_t(i)]; e < m.stencil.start[size_t(i) + 1]; ++e) {
+      const int j = m.stencil.column[size_t(e)];
+      Mat3 blk = b * m.stiffness[size_t(e)];
+      if (j == i) {
+        blk += a * m.nodeMass[size_t(i)] * Mat3::Identity();
+        skinDiagInverse_[size_t(i)] = blk.inverse();
+      }
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + r, 3 * j + c, blk(r, c));
+    }
+  Eigen::SparseMatrix<double> A(3 * n, 3 * n);
+  A.setFromTriplets(t.begin(), t.end());
+  skinSolver_ = std::make_unique<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>>();
+  skinSolver_->compute(A);
+  if (skinSolver_->info() != Eigen::Success)
+    throw std::runtime_error("character '" + m.name + "': the skin's implicit matrix could not be factored");
+  preparedDt_ = dt;
+}
+
+void ArticulatedBody::prepareBones() {
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount();
+  pairIndex_.assign(size_t(k) * size_t(k), -1);
+  const auto add = [&](int i, int j) {
+    if (pairIndex_[size_t(i) * size_t(k) + size_t(j)] >= 0) return;
+    pairIndex_[size_t(i) * size_t(k) + size_t(j)] = int(pairs_.size());
+    pairs_.push_back({i, j});
+  };
+  for (int i = 0; i < k; ++i) add(i, i);
+  for (const Influences& in : m.influence)
+    for (int a = 0; a < in.count; ++a)
+      for (int b = 0; b < in.count; ++b) add(in.bone[size_t(a)], in.bone[size_t(b)]);
+  for (const Joint& j : m.skeleton.joints)
+    if (j.parent >= 0) {
+      add(j.parent, j.child);
+      add(j.child, j.parent);
+    }
+}
+
+Mat6 ArticulatedBody::massBlock(int i) const {
+  Mat6 M = Mat6::Zero();
+  M.topLeftCorner<3, 3>() = model_->linkMass[size_t(i)] * Mat3::Identity();
+  M.bottomRightCorner<3, 3>() = model_->linkInertia[size_t(i)];
+  return M;
+}
+
+// ---- joint rows -----------------------------------------------------------------------------------
+
+std::vector<ArticulatedBody::JointRow> ArticulatedBody::jointRows() const {
+  const Skeleton& sk = model_->skeleton;
+  std::vector<JointRow> out;
+  out.reserve(size_t(sk.rowCount()));
+  const auto Rof = [&](int b) { return state_.bones[size_t(b)].orientation.toRotationMatrix(); };
+  const auto Roof = [&](int b) { return sk.bones[size_t(b)].bindOrientation.conjugate().toRotationMatrix(); };
+  for (size_t jn = 0; jn < sk.joints.size(); ++jn) {
+    const Joint& j = sk.joints[jn];
+    const int pi = j.parent, ci = j.child;
+    const Mat3 Rc = Rof(ci), Roc = Roof(ci);
+    const Mat3 Rp = pi >= 0 ? Rof(pi) : Mat3::Identity(), Rop = pi >= 0 ? Roof(pi) : Mat3::Identity();
+    const Vec3 g = parentAnchor(int(jn)) - childAnchor(int(jn));
+    const Mat3 Jc = Rc * skew(Roc * (j.anchor - sk.bones[size_t(ci)].bindPosition));
+    const Mat3 Jp = pi >= 0 ? Mat3(-Rp * skew(Rop * (j.anchor - sk.bones[size_t(pi)].bindPosition))) : Mat3::Zero();
+    for (int r = 0; r < 3; ++r) {
+      JointRow x{pi, ci, {}, {}, g(r)};
+      x.jp << Vec3::Unit(r).transpose(), Jp.row(r);
+      x.jc << -Vec3::Unit(r).transpose(), Jc.row(r);
+      out.push_back(x);
+    }
+    const Mat3 Pp = pi < 0 ? placement_.orientation.toRotationMatrix() : Mat3(Rp * Rop), Pc = Rc * Roc;
+    if (j.type == JointType::Hinge) {
+      Vec3 p1, p2;
+      const Vec3 e = j.axis.normalized();
+      perpendiculars(e, p1, p2);
+      const Vec3 E = Pc * e;
+      for (const Vec3& pk : {p1, p2}) {
+        const Vec3 Pk = Pp * pk, a = Pk.cross(E);
+        JointRow x{pi, ci, {}, {}, Pk.dot(E)};
+        x.jp << 0, 0, 0, (Rp.transpose() * a).transpose();
+        x.jc << 0, 0, 0, -(Rc.transpose() * a).transpose();
+        out.push_back(x);
+      }
+    } else if (j.type == JointType::Fixed) {
+      Joint fixed = j;
+      fixed.target = Quat::Identity();
+      const Vec3 phi = jointError(sk, fixed, state_.bones, placement_.orientation);
+      for (int r = 0; r < 3; ++r) {
+        JointRow x{pi, ci, {}, {}, phi(r)};
+        x.jp << 0, 0, 0, -Rp.row(r);
+        x.jc << 0, 0, 0, Rc.row(r);
+        out.push_back(x);
+      }
+    }
+  }
+  return out;
+}
+
+// The joints' drift after the positions' update, taken out by one projection through the
+// step's factored system: (dx, nu) with -J dx = g (post-stabilisation; the Baumgarte term of
+// the velocity rows alone leaves a drift of order dt^2 |omega|^2 r per step).
+void ArticulatedBody::projectJoints(int nv, int size) {
+  const std::vector<JointRow> jr = jointRows();
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
+  for (size_t r = 0; r < jr.size(); ++r) rhs(nv + int(r)) = jr[r].g;
+  const Eigen::VectorXd d = kkt_.solve(rhs);
+  for (int b = 0; b < model_->boneCount(); ++b) {
+    CoreState& s = state_.bones[size_t(b)];
+    s.position += d.segment<3>(6 * b);
+    s.orientation = integrateBodyRotation(s.orientation, d.segment<3>(6 * b + 3), 1.0);
+  }
+}
+
+// ---- the step -------------------------------------------------------------------------------------
+
+void ArticulatedBody::step(double dt, const Vec3& gravity) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CharacterModel& m = *model_;
+  const Skeleton& sk = m.skeleton;
+  const int k = m.boneCount(), n = m.nodeCount(), rows = sk.rowCount();
+  prepareSkin(dt);
+  const Vec3 P0 = pinned_ ? Vec3::Zero() : linearMomentum();
+  std::vector<Mat3> R(static_cast<size_t>(k)), Ro(static_cast<size_t>(k));
+  for (int b = 0; b < k; ++b) {
+    R[size_t(b)] = state_.bones[size_t(b)].orientation.toRotationMatrix();
+    Ro[size_t(b)] = sk.bones[size_t(b)].bindOrientation.conjugate().toRotationMatrix();
+  }
+
+  // ---- stage 1-2: the pose, the forces (Ft_c, Ft_s) ---------------------------------------------
+  std::vector<Vec6> Fc(static_cast<size_t>(k), Vec6::Zero());
+  std::vector<double> sm(static_cast<size_t>(k), 0.0);
+  std::vector<Vec3> su(static_cast<size_t>(k), Vec3::Zero());
+  std::vector<Mat3> suu(static_cast<size_t>(k), Mat3::Zero());
+  for (int b = 0; b < k; ++b) {
+    const CoreState& s = state_.bones[size_t(b)];
+    Fc[size_t(b)].head<3>() = m.linkMass[size_t(b)] * gravity;
+    Fc[size_t(b)].tail<3>() = -s.angularVelocity.cross(m.linkInertia[size_t(b)] * s.angularVelocity);
+  }
+  std::vector<NodeFrame> frame(static_cast<size_t>(n));
+  std::vector<Vec3> Fs(static_cast<size_t>(n)), tmp(static_cast<size_t>(n));
+  for (int p = 0; p < n; ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    NodeFrame& f = frame[size_t(p)];
+    const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+    const Vec3& qd = state_.qdot[size_t(p)];
+    const double mp = m.nodeMass[size_t(p)];
+    Vec3 accel = Vec3::Zero();  // a_p: the quadratic velocity acceleration
+    for (int a = 0; a < in.count; ++a) {
+      const int b = in.bone[size_t(a)];
+      const double w = in.weight[size_t(a)];
+      const CoreState& s = state_.bones[size_t(b)];
+      f.u[size_t(a)] = Ro[size_t(b)] * (u - sk.bones[size_t(b)].bindPosition);
+      f.P += w * R[size_t(b)] * Ro[size_t(b)];
+      f.x += w * (s.position + R[size_t(b)] * f.u[size_t(a)]);
+      const Vec3& om = s.angularVelocity;
+      accel += w * (R[size_t(b)] * (om.cross(om.cross(f.u[size_t(a)])) + 2.0 * om.cross(Ro[size_t(b)] * qd)));
+    }
+    const Vec3 fp = gravity - accel;
+    for (int a = 0; a < in.count; ++a) {
+      const int b = in.bone[size_t(a)];
+      const double mw = mp * in.weight[size_t(a)];
+      const Vec3& ub = f.u[size_t(a)];
+      Fc[size_t(b)].head<3>() += mw * fp;
+      Fc[size_t(b)].tail<3>() += mw * ub.cross(R[size_t(b)].transpose() * fp);
+      sm[size_t(b)] += mw;
+      su[size_t(b)] += mw * ub;
+      suu[size_t(b)] += mw * skew(ub).transpose() * skew(ub);
+    }
+    Fs[size_t(p)] = mp * (f.P.transpose() * fp) - mp * m.material.alpha * qd;
+    tmp[size_t(p)] = state_.q[size_t(p)] + (m.material.beta + dt) * qd;
+  }
+  std::vector<Vec3> kq;
+  m.multiplyK(tmp, kq);
+  for (int p = 0; p < n; ++p) Fs[size_t(p)] -= kq[size_t(p)];
+  // M_c (lumped, D2) and the condensed blocks, pair by pair
+  std::vector<Mat6> blocks(pairs_.size(), Mat6::Zero());
+  const auto blockOf = [&](int i, int j) -> Mat6& { return blocks[size_t(pairIndex_[size_t(i) * size_t(k) + size_t(j)])]; };
+  for (int b = 0; b < k; ++b) {
+    Mat6 M = massBlock(b);
+    M.topLeftCorner<3, 3>() += sm[size_t(b)] * Mat3::Identity();
+    M.topRightCorner<3, 3>() += -R[size_t(b)] * skew(su[size_t(b)]);
+    M.bottomLeftCorner<3, 3>() += skew(su[size_t(b)]) * R[size_t(b)].transpose();
+    M.bottomRightCorner<3, 3>() += suu[size_t(b)];
+    blockOf(b, b) += M;
+  }
+  // joint springs, implicit (G = [0, -R_i | 0, R_j])
+  for (size_t jn = 0; jn < sk.joints.size(); ++jn) {
+    const Joint& j = sk.joints[jn];
+    if (j.stiffness <= 0 && j.damping <= 0) continue;
+    Joint jt = j;
+    jt.target = targets_[jn];
+    const Vec3 phi = jointError(sk, jt, state_.bones, placement_.orientation);
+    const CoreState& sc = state_.bones[size_t(j.child)];
+    Vec3 rel = R[size_t(j.child)] * sc.angularVelocity;
+    if (j.parent >= 0) rel -= R[size_t(j.parent)] * state_.bones[size_t(j.parent)].angularVelocity;
+    const Vec3 torque = -j.stiffness * phi - (j.damping + dt * j.stiffness) * rel;  // on the child, world
+    const double h = dt * j.damping + dt * dt * j.stiffness;
+    Fc[size_t(j.child)].tail<3>() += R[size_t(j.child)].transpose() * torque;
+    blockOf(j.child, j.child).bottomRightCorner<3, 3>() += h * Mat3::Identity();  // R^T R
+    if (j.parent >= 0) {
+      Fc[size_t(j.parent)].tail<3>() -= R[size_t(j.parent)].transpose() * torque;
+      blockOf(j.parent, j.parent).bottomRightCorner<3, 3>() += h * Mat3::Identity();
+      const Mat3 x = -h * R[size_t(j.parent)].transpose() * R[size_t(j.child)];
+      blockOf(j.parent, j.child).bottomRightCorner<3, 3>() += x;
+      blockOf(j.child, j.parent).bottomRightCorner<3, 3>() += x.transpose();
+    }
+  }
+
+  // ---- stage 3 (setup): condense the skin onto the bones ----------------------------------------
+  std::vector<Vec6> bc(static_cast<size_t>(k));
+  for (int b = 0; b < k; ++b) bc[size_t(b)] = Fc[size_t(b)];
+  for (int p = 0; p < n; ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    const NodeFrame& f = frame[size_t(p)];
+    const double mp = m.nodeMass[size_t(p)];
+    const Mat3& H = skinDiagInverse_[size_t(p)];
+    std::array<Mat63, 4> B, Y;
+    for (int a = 0; a < in.count; ++a) {
+      const int b = in.bone[size_t(a)];
+      B[size_t(a)].topRows<3>() = f.P;
+      B[size_t(a)].bottomRows<3>() = skew(f.u[size_t(a)]) * R[size_t(b)].transpose() * f.P;
+      Y[size_t(a)] = (mp * in.weight[size_t(a)]) * B[size_t(a)] * H;
+      bc[size_t(b)] -= Y[size_t(a)] * Fs[size_t(p)];
+    }
+    for (int a = 0; a < in.count; ++a)
+      for (int c = 0; c < in.count; ++c)
+        blockOf(in.bone[size_t(a)], in.bone[size_t(c)]) -=
+            Y[size_t(a)] * ((mp * in.weight[size_t(c)]) * B[size_t(c)]).transpose();
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  times_.setup += std::chrono::duration<double, std::milli>(t1 - t0).count();
+
+  // ---- stage 4 (bones): the KKT system of the condensed bones and the joints ----------------------
+  const int nv = 6 * k, size = nv + rows;
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(blocks.size() * 36 + size_t(rows) * 24 + size_t(size));
+  double trace = 0;
+  for (size_t e = 0; e < pairs_.size(); ++e) {
+    const auto [i, j] = pairs_[e];
+    if (i < j) continue;  // (the lower triangle)
+    for (int r = 0; r < 6; ++r)
+      for (int c = 0; c < 6; ++c)
+        if (i != j || r >= c) t.emplace_back(6 * i + r, 6 * j + c, blocks[e](r, c));
+    if (i == j) trace += blocks[e].trace();
+  }
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
+  for (int b = 0; b < k; ++b) rhs.segment<6>(6 * b) = dt * bc[size_t(b)];
+  const double eps = 1e-10 * trace / nv, baumgarte = 0.2 / dt;  // (4.17)
+  const std::vector<JointRow> jr = jointRows();
+  for (int r = 0; r < rows; ++r) {
+    const JointRow& x = jr[size_t(r)];
+    for (int side = 0; side < 2; ++side) {
+      const int bone = side == 0 ? x.parent : x.child;
+      if (bone < 0) continue;
+      const Eigen::Matrix<double, 1, 6>& J = side == 0 ? x.jp : x.jc;
+      const CoreState& b = state_.bones[size_t(bone)];
+      for (int c = 0; c < 6; ++c) t.emplace_back(nv + r, 6 * bone + c, -J(c));
+      rhs(nv + r) += J.head<3>().dot(b.velocity) + J.tail<3>().dot(b.angularVelocity);
+    }
+    rhs(nv + r) += baumgarte * x.g;
+  }
+  for (int r = nv; r < size; ++r) t.emplace_back(r, r, -eps);
+  Eigen::SparseMatrix<double> K(size, size);
+  K.setFromTriplets(t.begin(), t.end());
+  if (!kktAnalysed_) {
+    kkt_.analyzePattern(K);
+    kktAnalysed_ = true;
+  }
+  kkt_.factorize(K);
+  if (kkt_.info() != Eigen::Success)
+    throw std::runtime_error("character '" + m.name + "': the bones' system could not be factored");
+  const Eigen::VectorXd sol = kkt_.solve(rhs);
+  mu_ = sol.tail(rows);
+  const auto t2 = std::chrono::steady_clock::now();
+  times_.bones += std::chrono::duration<double, std::milli>(t2 - t1).count();
+
+  // ---- stage 5 (skin): Mt_s dv_s = dt Ft_s - M_bs^T dv_c ------------------------------------------------
+  Eigen::VectorXd srhs(3 * n);
+  for (int p = 0; p < n; ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    const NodeFrame& f = frame[size_t(p)];
+    const double mp = m.nodeMass[size_t(p)];
+    Vec3 r = dt * Fs[size_t(p)];
+    for (int a = 0; a < in.count; ++a) {
+      const int b = in.bone[size_t(a)];
+      const Vec6 dv = sol.segment<6>(6 * b);
+      // B_pi^T dv = P^T (dcdot - R [u]x domega)
+      r -= mp * in.weight[size_t(a)] * (f.P.transpose() * (dv.head<3>() - R[size_t(b)] * f.u[size_t(a)].cross(dv.tail<3>())));
+    }
+    srhs.segment<3>(3 * p) = r;
+  }
+  const Eigen::VectorXd dvs = skinSolver_->solve(srhs);
+  times_.skin += msSince(t2);
+
+  // ---- stage 6: velocities and positions ---------------------------------------------------------
+  for (int b = 0; b < k; ++b) {
+    CoreState& s = state_.bones[size_t(b)];
+    s.velocity += sol.segment<3>(6 * b);
+    s.angularVelocity += sol.segment<3>(6 * b + 3);
+    s.position += dt * s.velocity;
+    s.orientation = integrateBodyRotation(s.orientation, s.angularVelocity, dt);
+  }
+  for (int p = 0; p < n; ++p) {
+    state_.qdot[size_t(p)] += dvs.segment<3>(3 * p);
+    state_.q[size_t(p)] += dt * state_.qdot[size_t(p)];
+  }
+  projectJoints(nv, size);
+  if (!pinned_) {  // the linear momentum that the forces give, on every bone alike
+    const Vec3 fix = (P0 + dt * m.totalMass * gravity - linearMomentum()) / m.totalMass;
+    for (CoreState& s : state_.bones) s.velocity += fix;
+  }
+  ++times_.steps;
+}
+
+}  // namespace d2t

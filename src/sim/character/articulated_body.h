@@ -1,0 +1,134 @@
+#pragma once
+// A soft articulated character's step (dissertation 4.2, Fig. 4.4's collision-free update):
+// the bones (skeleton.h, maximal coordinates) and the skin's displacement q in pose space
+// (character_model.h) solved implicitly together, the skin condensed onto the bones:
+//
+//   [Mt_c   M_bs] [dv_c]   [dt Ft_c]  + joint rows J^T mu
+//   [M_bs^T Mt_s] [dv_s] = [dt Ft_s]
+//
+//   setup  Mh_cond = Mt_c - sum_p m_p^2 sum_{i,j in I(p)} w_pi w_pj B_pi Mh_p^-1 B_pj^T  (4.24)
+//          b_c     = dt (Ft_c - sum_p m_p w_pi B_pi Mh_p^-1 Ft_s,p)                       (4.25)
+//   bones  [Mh_cond, -J^T; -J, -eps I] (dv_c, mu) = (b_c, J v_c + (0.2/dt) g)            (4.25, 4.17)
+//   skin   Mt_s dv_s = dt Ft_s - M_bs^T dv_c                                               (4.26)
+//
+// with B_pi = A_pi^T P_p, A_pi = [I, -R_i [u_pi]x], P_p = sum_i w_pi P_i, Mh_p the diagonal
+// block of Mt_s = (1 + dt alpha) m_p I + (dt beta + dt^2) K_s, factored once (it does not
+// change with the pose: pose-space strain). The same Mh_p^-1 on both sides of the
+// condensation (not the printed (4.25)'s Mt_s^-1) keeps free fall exact: a falling character
+// whose joints rest in its pose does not bend (docs/decisions/0030, D4). Joint springs enter
+// implicitly through G = [0, -R_i | 0, R_j], the relative world angular velocity: K_b = k G^T
+// G, D_b = c G^T G (the exact Jacobian of appendix C at theta -> 0, positive semi-definite at
+// every angle). The linear momentum is projected back after the step (the condensation is
+// approximate) unless a joint pins the character to the world.
+#include <Eigen/CholmodSupport>
+#include <Eigen/SparseCholesky>
+
+#include <memory>
+#include <vector>
+
+#include "sim/character/character_model.h"
+
+namespace d2t {
+
+struct CharacterState {
+  std::vector<CoreState> bones;  ///< (k) c_i, R_i, cdot_i (world), omega_i (bone frame)
+  std::vector<Vec3> q, qdot;     ///< (n) the skin's displacement in pose space [m], [m/s]
+};
+
+/// Where a character starts: its bind pose moved rigidly.
+struct CharacterPlacement {
+  Vec3 position = Vec3::Zero();          ///< world position of the bind frame's origin [m]
+  Quat orientation = Quat::Identity();
+  Vec3 velocity = Vec3::Zero();          ///< world velocity of the origin [m/s]
+  Vec3 angularVelocity = Vec3::Zero();   ///< world [rad/s]
+};
+
+/// The free update's stages as Table 4.1 names them [ms], summed over the steps taken.
+struct CharacterTimes {
+  double setup = 0, bones = 0, skin = 0;
+  int steps = 0;
+};
+
+class ArticulatedBody {
+ public:
+  explicit ArticulatedBody(CharacterModelPtr model, const CharacterPlacement& placement = {});
+
+  const CharacterModel& model() const { return *model_; }
+  const CharacterModelPtr& modelPtr() const { return model_; }
+  CharacterState& state() { return state_; }
+  const CharacterState& state() const { return state_; }
+  const CharacterPlacement& placement() const { return placement_; }
+
+  /// Poses the bones by forward kinematics from each joint's relative rotation rho (world
+  /// bind frame; identity: bind), the roots where the placement puts them, every bone at
+  /// the placement's rigid velocity, q = qdot = 0.
+  void pose(const std::vector<Quat>& relative);
+  /// A joint spring's target relative rotation (keyframed control: held over a step).
+  void setJointTarget(int joint, const Quat& target) { targets_[size_t(joint)] = target; }
+  const Quat& jointTarget(int joint) const { return targets_[size_t(joint)]; }
+
+  /// One step of the collision-free update (stages 1-6 of Fig. 4.4).
+  void step(double dt, const Vec3& gravity);
+
+  // ---- what a step leaves ------------------------------------------------------------
+  /// The joint impulses mu of the last step (N s), joint by joint, row by row.
+  const Eigen::VectorXd& jointImpulses() const { return mu_; }
+  const CharacterTimes& times() const { return times_; }
+
+  // ---- queries -------------------------------------------------------------------------
+  Vec3 nodePosition(int p) const;
+  Vec3 nodeVelocity(int p) const;
+  std::vector<Vec3> skinPositions() const;
+  /// The world position of joint j's anchor on its child bone (on its parent: parentAnchor).
+  Vec3 childAnchor(int j) const;
+  Vec3 parentAnchor(int j) const;
+  /// |parentAnchor - childAnchor| [m].
+  double jointPositionError(int j) const { return (parentAnchor(j) - childAnchor(j)).norm(); }
+  double jointAngle(int j) const;
+  Vec3 linearMomentum() const;
+  /// About the world origin.
+  Vec3 angularMomentum() const;
+  Vec3 centreOfMass() const;
+  /// 1/2 v^T M v with the skin nodes as point masses and the links as rigid bodies.
+  double kineticEnergy() const;
+  /// Gravity's, the skin's elastic (1/2 q^T K_s q) and the joint springs' (1/2 k |phi|^2).
+  double potentialEnergy(const Vec3& gravity) const;
+
+ private:
+  struct NodeFrame;  // a node's pose quantities
+  /// One constraint row: J on the parent's and the child's 6 dofs (cdot world, omega bone
+  /// frame), and its value g (J v = dg/dt).
+  struct JointRow {
+    int parent, child;
+    Eigen::Matrix<double, 1, 6> jp, jc;
+    double g;
+  };
+  std::vector<JointRow> jointRows() const;
+  void projectJoints(int nv, int size);
+  void prepareSkin(double dt);
+  void prepareBones();
+  Eigen::Matrix<double, 6, 6> massBlock(int i) const;
+
+  CharacterModelPtr model_;
+  CharacterPlacement placement_;
+  CharacterState state_;
+  std::vector<Quat> targets_;       // (joints) the springs' targets
+  std::vector<Vec3> worldAnchor_;   // (joints) where a joint to the world holds its child
+  bool pinned_ = false;             // a joint to the world
+
+  // the skin system, factored once per dt
+  double preparedDt_ = -1;
+  std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> skinSolver_;
+  std::vector<Mat3> skinDiagInverse_;  // (n) Mh_p^-1
+  // the bones' KKT: the bone pairs that share a node or a joint, the pattern analysed once
+  std::vector<int> pairIndex_;  // (k x k) block index or -1
+  std::vector<std::pair<int, int>> pairs_;
+  // (the bones' dofs eliminated first, then the rows: the quasi-definite matrix's pivots are then
+  // those of Mh_cond and of -(eps I + J Mh_cond^-1 J^T), both well away from zero)
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> kkt_;
+  bool kktAnalysed_ = false;
+  Eigen::VectorXd mu_;
+  CharacterTimes times_;
+};
+
+}  // namespace d2t

@@ -1,0 +1,306 @@
+// The soft articulated character (dissertation ch. 4, appendices B-C) against physics: the
+// kinematics against the rest shape, rigid motions and finite differences; the lumped
+// kinetic energy against 1/2 v^T M v of the exact mass matrix; free fall of a posed tube
+// against the closed form; free flight's momenta and energy; a hanging chain's equilibrium
+// and the weight its top joint carries; a joint spring's backward-Euler oscillation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "sim/character/articulated_body.h"
+#include "sim/character/tube.h"
+
+namespace d2t {
+namespace {
+
+Material softMaterial(double young = 5e4) {
+  Material m;
+  m.young = young;
+  m.poisson = 0.4;
+  m.density = 1000;
+  m.alpha = 0.1;
+  m.beta = 0.01;
+  return m;
+}
+
+CharacterModelPtr tube(int bones, double stiffness, double damping, int nodes = 292, double young = 5e4,
+                       JointType joint = JointType::Ball, int influences = 4) {
+  TubeSpec t;
+  t.bones = bones;
+  t.stiffness = stiffness;
+  t.damping = damping;
+  t.nodes = nodes;
+  t.joint = joint;
+  CharacterDesc d = tubeCharacter("tube", t, softMaterial(young));
+  d.maxInfluences = influences;
+  return bakeCharacter(d);
+}
+
+Quat rotation(double angle, const Vec3& axis) { return Quat(Eigen::AngleAxisd(angle, axis.normalized())); }
+
+TEST(CharacterModel, TubeHasTheAskedNodesAMassThatAddsUpAndWeightsThatSumToOne) {
+  const CharacterModelPtr m = tube(5, 0, 0);
+  EXPECT_EQ(m->nodeCount(), 292);  // 10 x 29 + 2, as Table 4.1's tube
+  double mass = 0;
+  for (double v : m->tetVolume) mass += 1000 * v;
+  // the solid inside the inner surface, the layer's tets: the capsule's volume, short of the
+  // polygonal rings' area (10 sides: sin(2 pi / 10) 10 / (2 pi) = 0.935 of the circle's)
+  const double r = 0.1, L = 1.7, capsule = kPi * r * r * (L - 2 * r) + 4.0 / 3.0 * kPi * r * r * r;
+  std::printf("tube: %d nodes, %zu tets, mass %.3f kg (the round capsule's %.3f kg), links", m->nodeCount(),
+              m->tets.size(), m->totalMass, 1000 * capsule);
+  for (double ml : m->linkMass) std::printf(" %.3f", ml);
+  std::printf("\n");
+  EXPECT_GT(m->totalMass, 0.9 * 1000 * capsule);
+  EXPECT_LT(m->totalMass, 1000 * capsule);
+  for (const Influences& in : m->influence) {
+    double s = 0;
+    for (int a = 0; a < in.count; ++a) s += in.weight[size_t(a)];
+    EXPECT_NEAR(s, 1.0, 1e-14);
+  }
+  // the links and nodes hold the layer's tets and the inner solid, no more, no less
+  TubeSpec spec;
+  const CharacterDesc d = tubeCharacter("tube", spec, softMaterial());
+  double solid = 0;
+  for (const InteriorPiece& p : d.mesh.interior) solid += 1000 * p.volume;
+  EXPECT_NEAR(m->totalMass, mass + solid, 1e-12 * m->totalMass);
+  // the symmetric tube's links mirror each other, but for the prisms' split, which lumps
+  // more of a prism's mass on its lower-indexed (here: left) skin vertices and less on
+  // their inner points (layer_elements.h; 3.5 % of the end link's mass here)
+  EXPECT_NEAR(m->linkMass[0], m->linkMass[4], 0.05 * m->linkMass[0]);
+  EXPECT_NEAR(m->linkMass[1], m->linkMass[3], 0.05 * m->linkMass[1]);
+}
+
+TEST(CharacterModel, BadSkeletonsAreRefusedNamingTheField) {
+  TubeSpec t;
+  CharacterDesc d = tubeCharacter("worm", t, softMaterial());
+  CharacterDesc bad = d;
+  bad.skeleton.bones.clear();
+  try {
+    bakeCharacter(bad);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("character 'worm': skeleton.bones"), std::string::npos) << e.what();
+  }
+  bad = d;
+  bad.skeleton.joints[1].child = 9;
+  try {
+    bakeCharacter(bad);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("skeleton.joints[1].child: bone 9 does not exist"), std::string::npos)
+        << e.what();
+  }
+  t.bones = 0;
+  EXPECT_THROW(tubeCharacter("worm", t, softMaterial()), InputError);
+}
+
+TEST(ArticulatedBody, BindPoseIsTheRestShapeAndARigidMotionMovesTheSkinRigidly) {
+  const CharacterModelPtr m = tube(5, 0, 0);
+  ArticulatedBody bind(m);
+  double err = 0;
+  for (int p = 0; p < m->nodeCount(); ++p) err = std::max(err, (bind.nodePosition(p) - m->restSkin[size_t(p)]).norm());
+  EXPECT_LT(err, 1e-12);
+  CharacterPlacement pl;
+  pl.position = Vec3(0.3, 1.2, -0.7);
+  pl.orientation = rotation(1.1, Vec3(1, 2, 3));
+  ArticulatedBody moved(m, pl);
+  err = 0;
+  for (int p = 0; p < m->nodeCount(); ++p)
+    err = std::max(err, (moved.nodePosition(p) - (pl.position + pl.orientation * m->restSkin[size_t(p)])).norm());
+  EXPECT_LT(err, 1e-12);
+}
+
+// x(t) of every node along the state's velocities, by central differences, against L_p v.
+TEST(ArticulatedBody, NodeVelocityIsTheDerivativeOfThePosition) {
+  const CharacterModelPtr m = tube(5, 0, 0);
+  ArticulatedBody body(m);
+  body.pose({rotation(0.3, Vec3(0, 0, 1)), rotation(-0.5, Vec3(0, 1, 1)), rotation(0.2, Vec3(1, 0, 0)),
+             rotation(0.7, Vec3(0, 1, 0))});
+  CharacterState& s = body.state();
+  unsigned seed = 7;
+  const auto rnd = [&]() {
+    seed = seed * 1103515245u + 12345u;
+    return double((seed >> 8) % 2001) / 1000.0 - 1.0;
+  };
+  for (CoreState& b : s.bones) {
+    b.velocity = Vec3(rnd(), rnd(), rnd());
+    b.angularVelocity = Vec3(rnd(), rnd(), rnd());
+  }
+  for (int p = 0; p < m->nodeCount(); ++p) {
+    s.q[size_t(p)] = 0.01 * Vec3(rnd(), rnd(), rnd());
+    s.qdot[size_t(p)] = Vec3(rnd(), rnd(), rnd());
+  }
+  const CharacterState s0 = s;
+  const auto at = [&](double h) {
+    for (size_t b = 0; b < s.bones.size(); ++b) {
+      s.bones[b].position = s0.bones[b].position + h * s0.bones[b].velocity;
+      s.bones[b].orientation = integrateBodyRotation(s0.bones[b].orientation, h < 0 ? Vec3(-s0.bones[b].angularVelocity) : s0.bones[b].angularVelocity, std::abs(h));
+    }
+    for (size_t p = 0; p < s.q.size(); ++p) s.q[p] = s0.q[p] + h * s0.qdot[p];
+    return body.skinPositions();
+  };
+  const double h = 1e-5;
+  const std::vector<Vec3> xp = at(h), xm = at(-h);
+  s = s0;
+  double err = 0, scale = 0;
+  for (int p = 0; p < m->nodeCount(); ++p) {
+    const Vec3 fd = (xp[size_t(p)] - xm[size_t(p)]) / (2 * h);
+    err = std::max(err, (fd - body.nodeVelocity(p)).norm());
+    scale = std::max(scale, fd.norm());
+  }
+  std::printf("L_p v against central differences: %.2e of %.2e m/s\n", err, scale);
+  EXPECT_LT(err, 1e-7 * scale);
+}
+
+// 1/2 v^T M v with M = sum_p m_p L_p^T L_p + the links (appendix B), assembled from L_p
+// column by column (unit velocities), against the kinetic energy of the lumped masses.
+TEST(ArticulatedBody, KineticEnergyIsHalfVTransposeMV) {
+  const CharacterModelPtr m = tube(3, 0, 0, 120);
+  ArticulatedBody body(m);
+  body.pose({rotation(0.4, Vec3(0, 0, 1)), rotation(-0.6, Vec3(0, 1, 0))});
+  CharacterState& s = body.state();
+  const int k = m->boneCount(), n = m->nodeCount(), dofs = 6 * k + 3 * n;
+  for (int p = 0; p < n; ++p) s.q[size_t(p)] = 0.005 * Vec3(std::sin(p), std::cos(2.0 * p), std::sin(3.0 * p));
+  const auto setVelocity = [&](const Eigen::VectorXd& v) {
+    for (int b = 0; b < k; ++b) {
+      s.bones[size_t(b)].velocity = v.segment<3>(6 * b);
+      s.bones[size_t(b)].angularVelocity = v.segment<3>(6 * b + 3);
+    }
+    for (int p = 0; p < n; ++p) s.qdot[size_t(p)] = v.segment<3>(6 * k + 3 * p);
+  };
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(dofs, dofs);
+  std::vector<Eigen::MatrixXd> L(size_t(n), Eigen::MatrixXd::Zero(3, dofs));
+  for (int d = 0; d < dofs; ++d) {
+    setVelocity(Eigen::VectorXd::Unit(dofs, d));
+    for (int p = 0; p < n; ++p) L[size_t(p)].col(d) = body.nodeVelocity(p);
+  }
+  for (int p = 0; p < n; ++p) M += m->nodeMass[size_t(p)] * L[size_t(p)].transpose() * L[size_t(p)];
+  for (int b = 0; b < k; ++b) {
+    M.block<3, 3>(6 * b, 6 * b) += m->linkMass[size_t(b)] * Mat3::Identity();
+    M.block<3, 3>(6 * b + 3, 6 * b + 3) += m->linkInertia[size_t(b)];
+  }
+  Eigen::VectorXd v(dofs);
+  for (int d = 0; d < dofs; ++d) v(d) = std::sin(1.3 * d + 0.2);
+  setVelocity(v);
+  const double ke = body.kineticEnergy(), quad = 0.5 * v.dot(M * v);
+  std::printf("kinetic energy %.12e J, 1/2 v^T M v %.12e J\n", ke, quad);
+  EXPECT_NEAR(ke, quad, 1e-12 * quad);
+}
+
+// A posed tube whose joint springs rest in that pose falls as one rigid body: every bone
+// at v0 + g t, positions along the discrete (symplectic Euler) closed form, no joint
+// bends, no skin displacement (1e-12, decision D4).
+TEST(ArticulatedBody, PosedTubeFallsAsTheClosedFormWithoutBending) {
+  const CharacterModelPtr m = tube(5, 50, 1);
+  CharacterPlacement pl;
+  pl.position = Vec3(0, 2, 0);
+  pl.velocity = Vec3(0.5, 1.0, -0.2);
+  ArticulatedBody body(m, pl);
+  const std::vector<Quat> rho = {rotation(0.3, Vec3(0, 0, 1)), rotation(-0.4, Vec3(0, 1, 0)),
+                                 rotation(0.5, Vec3(1, 1, 0)), rotation(0.2, Vec3(0, 0, 1))};
+  body.pose(rho);
+  for (int j = 0; j < 4; ++j) body.setJointTarget(j, rho[size_t(j)]);
+  const CharacterState s0 = body.state();
+  const std::vector<Vec3> x0 = body.skinPositions();
+  const Vec3 g(0, -9.81, 0);
+  const double dt = 1.0 / 60;
+  const int steps = 60;
+  for (int i = 0; i < steps; ++i) body.step(dt, g);
+  // symplectic Euler: v_n = v0 + n g dt, x_n = x0 + n dt v0 + n (n + 1) / 2 g dt^2
+  const Vec3 vn = pl.velocity + steps * dt * g;
+  const Vec3 shift = steps * dt * pl.velocity + 0.5 * steps * (steps + 1) * dt * dt * g;
+  double ev = 0, ew = 0, eq = 0, ex = 0, angle = 0;
+  for (size_t b = 0; b < s0.bones.size(); ++b) {
+    ev = std::max(ev, (body.state().bones[b].velocity - vn).norm());
+    ew = std::max(ew, body.state().bones[b].angularVelocity.norm());
+  }
+  for (int p = 0; p < m->nodeCount(); ++p) {
+    eq = std::max({eq, body.state().q[size_t(p)].norm(), body.state().qdot[size_t(p)].norm()});
+    ex = std::max(ex, (body.nodePosition(p) - (x0[size_t(p)] + shift)).norm());
+  }
+  for (int j = 0; j < 4; ++j)
+    angle = std::max(angle, std::abs(body.jointAngle(j) - rotationVector(rho[size_t(j)]).norm()));
+  std::printf("posed tube, 1 s of free fall: |v - closed form| %.1e m/s, |omega| %.1e, |q|,|qdot| %.1e, "
+              "nodes %.1e m, joint angles %.1e rad\n", ev, ew, eq, ex, angle);
+  EXPECT_LT(ev, 1e-12);
+  EXPECT_LT(ew, 1e-12);
+  EXPECT_LT(eq, 1e-12);
+  EXPECT_LT(ex, 1e-12);
+  EXPECT_LT(angle, 1e-12);
+}
+
+// No gravity, a bent, spinning, moving tube with soft skin and joint springs: the linear
+// momentum kept to 1e-9, the angular momentum drifting less than 1 % a second, the energy
+// never growing, the joints held.
+TEST(ArticulatedBody, FreeFlightKeepsMomentaAndNeverGainsEnergy) {
+  const CharacterModelPtr m = tube(5, 20, 0.2, 292, 2e4);
+  CharacterPlacement pl;
+  pl.velocity = Vec3(0.4, -0.3, 0.2);
+  pl.angularVelocity = Vec3(0.5, 2.0, -1.0);
+  ArticulatedBody body(m, pl);
+  std::vector<Quat> rho = {rotation(0.4, Vec3(0, 0, 1)), rotation(-0.3, Vec3(0, 1, 0)),
+                           rotation(0.3, Vec3(1, 1, 0)), rotation(0.5, Vec3(0, 0, 1))};
+  body.pose(rho);  // (the springs pull it back to straight)
+  const Vec3 P0 = body.linearMomentum(), L0 = body.angularMomentum();
+  double e0 = body.kineticEnergy() + body.potentialEnergy(Vec3::Zero()), e = e0, dP = 0, grows = 0, gap = 0;
+  const double dt = 1.0 / 60;
+  const int steps = 120;
+  for (int i = 0; i < steps; ++i) {
+    body.step(dt, Vec3::Zero());
+    dP = std::max(dP, (body.linearMomentum() - P0).norm());
+    const double en = body.kineticEnergy() + body.potentialEnergy(Vec3::Zero());
+    grows = std::max(grows, en - e);
+    e = en;
+    for (int j = 0; j < 4; ++j) gap = std::max(gap, body.jointPositionError(j));
+  }
+  const double dL = (body.angularMomentum() - L0).norm() / L0.norm() / (steps * dt);
+  std::printf("free flight, 2 s at dt 1/60: |dP| %.1e of %.2e kg m/s, |dL|/|L| %.2f %%/s, energy %.4f -> %.4f J "
+              "(largest rise %.1e J), joint gap %.1e m\n", dP, P0.norm(), 100 * dL, e0, e, grows, gap);
+  EXPECT_LT(dP, 1e-9 * P0.norm());
+  EXPECT_LT(dL, 0.01);
+  EXPECT_LE(grows, 1e-9 * e0);
+  EXPECT_LT(gap, 1e-3 * 0.1);
+}
+
+// A chain of 5 bones hung from a ball joint to the world, joint stiffness 0, released 20
+// degrees off the vertical: it comes to hang vertical, and the joint to the world carries
+// the weight of everything below it.
+TEST(ArticulatedBody, HangingChainHangsVerticalAndItsTopJointCarriesTheWeight) {
+  TubeSpec t;
+  t.bones = 5;
+  t.stiffness = 0;
+  t.damping = 20;
+  CharacterDesc d = tubeCharacter("chain", t, softMaterial(2e5));
+  Joint top;
+  top.parent = -1;
+  top.child = 0;
+  top.anchor = Vec3::Zero();
+  top.damping = 150;
+  d.skeleton.joints.push_back(top);
+  const CharacterModelPtr m = bakeCharacter(d);
+  CharacterPlacement pl;
+  pl.position = Vec3(0, 3, 0);
+  pl.orientation = rotation(-kPi / 2 + 20 * kPi / 180, Vec3(0, 0, 1));  // x down, 20 degrees off
+  ArticulatedBody body(m, pl);
+  const Vec3 g(0, -9.81, 0);
+  const double dt = 1.0 / 60;
+  for (int i = 0; i < 900; ++i) body.step(dt, g);
+  double tilt = 0;
+  for (int b = 0; b < m->boneCount(); ++b) {
+    const Vec3 axis = body.state().bones[size_t(b)].orientation * Vec3::UnitX();
+    tilt = std::max(tilt, std::acos(std::min(1.0, -axis.y())));
+  }
+  const int topRows = m->skeleton.rowCount() - 3;  // the world joint's rows come last
+  const Vec3 impulse = body.jointImpulses().segment<3>(topRows);
+  const double weight = m->totalMass * 9.81;
+  std::printf("hanging chain after 15 s: largest tilt %.3f deg, speed %.1e m/s; the top joint's mu / dt (%.3f, %.3f, "
+              "%.3f) N for a weight of %.3f N\n", tilt * 180 / kPi, body.linearMomentum().norm() / m->totalMass,
+              impulse.x() / dt, impulse.y() / dt, impulse.z() / dt, weight);
+  EXPECT_LT(tilt, 0.5 * kPi / 180);
+  // the joint's rows hold g = parent - child: mu pulls the child towards the world anchor
+  EXPECT_NEAR(std::abs(impulse.y()) / dt, weight, 0.01 * weight);
+}
+
+}  // namespace
+}  // namespace d2t
