@@ -302,5 +302,106 @@ TEST(ArticulatedBody, HangingChainHangsVerticalAndItsTopJointCarriesTheWeight) {
   EXPECT_NEAR(std::abs(impulse.y()) / dt, weight, 0.01 * weight);
 }
 
+// The signed angle of joint j about z (the planar tests below).
+double angleAboutZ(const ArticulatedBody& b, int j) {
+  const Skeleton& sk = b.model().skeleton;
+  return rotationVector(relativeRotation(sk, sk.joints[size_t(j)], b.state().bones, b.placement().orientation)).z();
+}
+
+// One bone held fixed to the world, a second on a hinge with a spring, stiff skin, no
+// gravity, each node on one bone: the hinge angle follows backward Euler's discrete
+// oscillator theta'' = -Omega^2 theta, Omega^2 = k / I_h, with I_h the child's inertia about
+// the hinge from the model (twice its kinetic energy at unit hinge rate): amplitude (1 +
+// Omega^2 dt^2)^(-1/2) and phase atan(Omega dt) a step (1 % of the amplitude).
+TEST(ArticulatedBody, JointSpringOscillatesAsBackwardEuler) {
+  TubeSpec t;
+  t.bones = 2;
+  t.joint = JointType::Hinge;
+  t.stiffness = 500;
+  t.damping = 0;
+  CharacterDesc d = tubeCharacter("arm", t, softMaterial(1e7));
+  d.maxInfluences = 1;
+  Joint root;
+  root.type = JointType::Fixed;
+  root.parent = -1;
+  root.child = 0;
+  root.anchor = Vec3::Zero();
+  d.skeleton.joints.push_back(root);
+  const CharacterModelPtr m = bakeCharacter(d);
+  ArticulatedBody body(m);
+  const double theta0 = 0.05;
+  body.pose({rotation(theta0, Vec3::UnitZ()), Quat::Identity()});
+  // I_h: the child turning at unit rate about the hinge (the anchor, world z)
+  {
+    CharacterState& s = body.state();
+    const Vec3 a = body.childAnchor(0);
+    CoreState& c = s.bones[1];
+    c.velocity = Vec3::UnitZ().cross(c.position - a);
+    c.angularVelocity = c.orientation.conjugate() * Vec3::UnitZ();
+  }
+  const double Ih = 2 * body.kineticEnergy();
+  body.state().bones[1].velocity.setZero();
+  body.state().bones[1].angularVelocity.setZero();
+  const double dt = 1.0 / 60, omega = std::sqrt(t.stiffness / Ih);
+  double x = angleAboutZ(body, 0), v = 0, err = 0;
+  for (int i = 0; i < 90; ++i) {
+    body.step(dt, Vec3::Zero());
+    v = (v - dt * omega * omega * x) / (1 + dt * dt * omega * omega);  // backward Euler
+    x += dt * v;
+    err = std::max(err, std::abs(angleAboutZ(body, 0) - x));
+  }
+  std::printf("joint spring: I_h %.4f kg m^2, Omega %.3f rad/s (Omega dt %.3f); 90 steps: angle %.5f rad, "
+              "backward Euler's %.5f, largest difference %.2e rad (%.2f %% of theta0)\n", Ih, omega, omega * dt,
+              angleAboutZ(body, 0), x, err, 100 * err / theta0);
+  EXPECT_LT(err, 0.01 * theta0);
+}
+
+// A cantilever of 4 bones held level at its root (a fixed joint to the world), the other
+// joints hinges with springs, under gravity, stiff skin, come to rest: each joint bends by
+// the moment of everything outboard of it (the bones' shares of the nodes by their weights
+// and the links) over its stiffness, theta_j = tau_j / k_j (2 %, theta < 0.1).
+TEST(ArticulatedBody, CantileverSagsByTheClosedFormAngles) {
+  TubeSpec t;
+  t.bones = 4;
+  t.joint = JointType::Hinge;
+  t.stiffness = 0;
+  CharacterDesc d = tubeCharacter("branch", t, softMaterial(1e7));
+  Joint root;
+  root.type = JointType::Fixed;
+  root.parent = -1;
+  root.child = 0;
+  d.skeleton.joints.push_back(root);
+  const double g = 9.81;
+  // the moments at joints 1..3 at bind (lever arms along x), from the model's masses
+  const CharacterModelPtr probe = bakeCharacter(d);
+  std::vector<double> tau(3, 0.0);
+  for (int j = 1; j <= 3; ++j) {
+    const double xj = d.skeleton.joints[size_t(j - 1)].anchor.x();
+    for (int b = j; b < 4; ++b) tau[size_t(j - 1)] += probe->linkMass[size_t(b)] * g * (probe->skeleton.bones[size_t(b)].bindPosition.x() - xj);
+    for (int p = 0; p < probe->nodeCount(); ++p) {
+      const Influences& in = probe->influence[size_t(p)];
+      for (int a = 0; a < in.count; ++a)
+        if (in.bone[size_t(a)] >= j)
+          tau[size_t(j - 1)] += probe->nodeMass[size_t(p)] * in.weight[size_t(a)] * g * (probe->restSkin[size_t(p)].x() - xj);
+    }
+  }
+  for (int j = 0; j < 3; ++j) {
+    d.skeleton.joints[size_t(j)].stiffness = tau[size_t(j)] / 0.05;  // (a 0.05 rad bend each)
+    d.skeleton.joints[size_t(j)].damping = 0.3 * d.skeleton.joints[size_t(j)].stiffness;
+  }
+  const CharacterModelPtr m = bakeCharacter(d);
+  ArticulatedBody body(m);
+  for (int i = 0; i < 600; ++i) body.step(1.0 / 60, Vec3(0, -g, 0));
+  double worst = 0;
+  for (int j = 0; j < 3; ++j) {
+    const double expected = -tau[size_t(j)] / d.skeleton.joints[size_t(j)].stiffness;
+    const double got = angleAboutZ(body, j);
+    std::printf("cantilever joint %d: moment %.2f N m, angle %.5f rad, closed form %.5f rad\n", j + 1, tau[size_t(j)],
+                got, expected);
+    worst = std::max(worst, std::abs(got / expected - 1));
+  }
+  EXPECT_LT(worst, 0.02);
+}
+
 }  // namespace
 }  // namespace d2t
