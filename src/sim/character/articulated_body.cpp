@@ -314,15 +314,201 @@ void ArticulatedBody::projectJoints(int nv, int size) {
   }
 }
 
+// ---- contact with planes and height fields (4.27)-(4.32) ---------------------------------------
+
+Vec3 ArticulatedBody::nodePositionIn(const CharacterState& st, int p) const {
+  const CharacterModel& m = *model_;
+  const Influences& in = m.influence[size_t(p)];
+  const Vec3 u = m.restSkin[size_t(p)] + st.q[size_t(p)];
+  Vec3 x = Vec3::Zero();
+  for (int a = 0; a < in.count; ++a) {
+    const Bone& b = m.skeleton.bones[size_t(in.bone[size_t(a)])];
+    const CoreState& s = st.bones[size_t(in.bone[size_t(a)])];
+    x += in.weight[size_t(a)] * (s.position + s.orientation * (b.bindOrientation.conjugate() * (u - b.bindPosition)));
+  }
+  return x;
+}
+
+Mat3 ArticulatedBody::nodePose(int p) const {
+  const CharacterModel& m = *model_;
+  const Influences& in = m.influence[size_t(p)];
+  Mat3 P = Mat3::Zero();
+  for (int a = 0; a < in.count; ++a)
+    P += in.weight[size_t(a)] * poseRotation(m.skeleton.bones[size_t(in.bone[size_t(a)])], state_.bones[size_t(in.bone[size_t(a)])]);
+  return P;
+}
+
+namespace {
+// P^-1, or P^T where the blend of rotations is near singular (a joint twisted by ~180 degrees)
+Mat3 poseInverse(const Mat3& P) { return std::abs(P.determinant()) > 1e-3 ? Mat3(P.inverse()) : Mat3(P.transpose()); }
+}  // namespace
+
+void ArticulatedBody::respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders) {
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount(), n = m.nodeCount(), nv = 6 * k, size = nv + m.skeleton.rowCount();
+  struct Row {
+    int node;
+    Vec3 normal, vo;
+    double target, depth, mlambda, b, friction;
+    int count;
+    std::array<int, 4> bone;
+    std::array<Eigen::Matrix<double, 1, 6>, 4> j;
+    bool active = true;
+    double lambda = 0;
+  };
+  std::vector<Row> rows;
+  // detection at the predicted state: the deepest collider under each node
+  for (int p = 0; p < n; ++p) {
+    const Vec3 x = nodePosition(p);
+    const Collider* best = nullptr;
+    SurfaceHit hit;
+    for (const Collider* c : colliders) {
+      if (c->detectedInStages()) continue;  // (mesh colliders: part 2 of the characters)
+      const SurfaceHit h = c->query(x);
+      if (h.distance < 0 && (!best || h.distance < hit.distance)) {
+        best = c;
+        hit = h;
+      }
+    }
+    if (!best) continue;
+    Row r;
+    r.node = p;
+    r.normal = hit.normal;
+    r.vo = hit.velocity;
+    r.depth = -hit.distance;
+    r.friction = std::sqrt(m.material.friction * best->desc().friction);
+    const double d0 = best->query(nodePositionIn(start, p)).distance;
+    r.target = -std::max(d0, 0.0) / dt;  // (a node above the surface at the start may land on it)
+    // the row at the predicted state: j_s = n^T P_p, M_lambda = j_s Mh_p^-1 j_s^T, J_cond(k, i)
+    // = w_pi (n - m_p P Mh_p^-1 P^T n)^T A_pi (4.28)-(4.29)
+    const Influences& in = m.influence[size_t(p)];
+    const Mat3 P = nodePose(p);
+    const Vec3 h = P * (skinDiagInverse_[size_t(p)] * (P.transpose() * r.normal));
+    r.mlambda = r.normal.dot(h);
+    const Vec3 nt = r.normal - m.nodeMass[size_t(p)] * h;
+    const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+    r.count = in.count;
+    for (int a = 0; a < in.count; ++a) {
+      const int b = in.bone[size_t(a)];
+      const Bone& bone = m.skeleton.bones[size_t(b)];
+      const CoreState& s = state_.bones[size_t(b)];
+      const Vec3 ub = bone.bindOrientation.conjugate() * (u - bone.bindPosition);
+      r.bone[size_t(a)] = b;
+      r.j[size_t(a)] << in.weight[size_t(a)] * nt.transpose(),
+          in.weight[size_t(a)] * ub.cross(s.orientation.conjugate() * nt).transpose();
+    }
+    r.b = r.normal.dot(nodeVelocity(p) - r.vo) - r.target;
+    rows.push_back(r);
+  }
+  if (rows.empty()) return;
+
+  // the active set: M_c* = Mh_cond + sum_k J_cond,k^T J_cond,k / M_lambda,k, b_c* = -sum J^T b / M_lambda
+  // (4.31), the joints' rows keeping J dv_c = 0; lambda_k = -(J_cond,k dv_c + b_k) / M_lambda,k (4.30);
+  // rows pulling (lambda < 0) leave, at most 4 rounds
+  Eigen::VectorXd sol;
+  for (int round = 0; round < 4; ++round) {
+    std::vector<Mat6> blocks = blocks_;
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
+    for (const Row& r : rows) {
+      if (!r.active) continue;
+      for (int a = 0; a < r.count; ++a) {
+        rhs.segment<6>(6 * r.bone[size_t(a)]) -= r.j[size_t(a)].transpose() * (r.b / r.mlambda);
+        for (int c = 0; c < r.count; ++c)
+          blocks[size_t(pairIndex_[size_t(r.bone[size_t(a)]) * size_t(k) + size_t(r.bone[size_t(c)])])] +=
+              r.j[size_t(a)].transpose() * r.j[size_t(c)] / r.mlambda;
+      }
+    }
+    factorKkt(blocks);
+    sol = kkt_.solve(rhs);
+    bool dropped = false;
+    for (Row& r : rows) {
+      if (!r.active) continue;
+      double jv = 0;
+      for (int a = 0; a < r.count; ++a) jv += r.j[size_t(a)].dot(sol.segment<6>(6 * r.bone[size_t(a)]));
+      r.lambda = -(jv + r.b) / r.mlambda;
+      if (r.lambda < 0) {
+        r.active = false;
+        r.lambda = 0;
+        dropped = true;
+      }
+    }
+    if (!dropped) break;
+  }
+  // the bones' change, then every node's skin (4.32): dv_s = Mh^-1 (P^T n lambda - m sum w B^T dv_c)
+  std::vector<Vec3> impulse(static_cast<size_t>(n), Vec3::Zero());
+  for (const Row& r : rows) impulse[size_t(r.node)] = r.lambda * r.normal;
+  std::vector<Vec3> before(static_cast<size_t>(n));
+  for (const Row& r : rows) before[size_t(r.node)] = nodeVelocity(r.node);
+  for (int p = 0; p < n; ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    const Mat3 P = nodePose(p);
+    const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+    Vec3 a = Vec3::Zero();  // sum_i w_pi A_pi dv_c,i (world)
+    for (int c = 0; c < in.count; ++c) {
+      const int b = in.bone[size_t(c)];
+      const Bone& bone = m.skeleton.bones[size_t(b)];
+      const CoreState& s = state_.bones[size_t(b)];
+      const Vec3 ub = bone.bindOrientation.conjugate() * (u - bone.bindPosition);
+      a += in.weight[size_t(c)] * (sol.segment<3>(6 * b) + s.orientation * sol.segment<3>(6 * b + 3).cross(ub));
+    }
+    state_.qdot[size_t(p)] +=
+        skinDiagInverse_[size_t(p)] * (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a));
+  }
+  for (int b = 0; b < k; ++b) {
+    state_.bones[size_t(b)].velocity += sol.segment<3>(6 * b);
+    state_.bones[size_t(b)].angularVelocity += sol.segment<3>(6 * b + 3);
+  }
+  mu_ += sol.tail(size - nv);
+  // friction on the node (14): mu_hat = min(1, mu |L_p dv| / |xt|), -mu_hat xt on its skin
+  for (Row& r : rows) {
+    if (!r.active) continue;
+    const Vec3 v = nodeVelocity(r.node), rel = v - r.vo;
+    const Vec3 xt = rel - r.normal * r.normal.dot(rel);
+    const double change = (v - before[size_t(r.node)]).norm(), slide = xt.norm();
+    if (r.friction > 0 && slide > 1e-12) {
+      const double muHat = std::min(1.0, r.friction * change / slide);
+      state_.qdot[size_t(r.node)] += poseInverse(nodePose(r.node)) * (-muHat * xt);
+    }
+  }
+  for (const Row& r : rows) {
+    CharacterContact c;
+    c.node = r.node;
+    c.normal = r.normal;
+    c.depth = r.depth;
+    c.lambda = r.lambda;
+    c.residual = r.active ? r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target : 0.0;
+    if (r.active) contacts_.push_back(c);
+  }
+  integratePositions(start, dt);
+}
+
+// Stage 18 (3.21): a node still under a surface after the step is moved onto it through its
+// skin, dq = P_p^-1 dx.
+void ArticulatedBody::correct(const std::vector<const Collider*>& colliders) {
+  for (int p = 0; p < model_->nodeCount(); ++p) {
+    const Vec3 x = nodePosition(p);
+    double deepest = 0;
+    Vec3 normal = Vec3::Zero();
+    for (const Collider* c : colliders) {
+      if (c->detectedInStages()) continue;
+      const SurfaceHit h = c->query(x);
+      if (h.distance < deepest) {
+        deepest = h.distance;
+        normal = h.normal;
+      }
+    }
+    if (deepest < 0) state_.q[size_t(p)] += poseInverse(nodePose(p)) * (-deepest * normal);
+  }
+}
+
 // ---- the step -------------------------------------------------------------------------------------
 
-void ArticulatedBody::step(double dt, const Vec3& gravity) {
+void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   const auto t0 = std::chrono::steady_clock::now();
   const CharacterModel& m = *model_;
   const Skeleton& sk = m.skeleton;
   const int k = m.boneCount(), n = m.nodeCount(), rows = sk.rowCount();
   prepareSkin(dt);
-  const Vec3 P0 = pinned_ ? Vec3::Zero() : linearMomentum();
   std::vector<Mat3> R(static_cast<size_t>(k)), Ro(static_cast<size_t>(k));
   for (int b = 0; b < k; ++b) {
     R[size_t(b)] = state_.bones[size_t(b)].orientation.toRotationMatrix();
@@ -435,21 +621,13 @@ void ArticulatedBody::step(double dt, const Vec3& gravity) {
 
   // ---- stage 4 (bones): the KKT system of the condensed bones and the joints ----------------------
   const int nv = 6 * k, size = nv + rows;
-  std::vector<Eigen::Triplet<double>> t;
-  t.reserve(blocks.size() * 36 + size_t(rows) * 24 + size_t(size));
   double trace = 0;
-  for (size_t e = 0; e < pairs_.size(); ++e) {
-    const auto [i, j] = pairs_[e];
-    if (i < j) continue;  // (the lower triangle)
-    for (int r = 0; r < 6; ++r)
-      for (int c = 0; c < 6; ++c)
-        if (i != j || r >= c) t.emplace_back(6 * i + r, 6 * j + c, blocks[e](r, c));
-    if (i == j) trace += blocks[e].trace();
-  }
+  for (int b = 0; b < k; ++b) trace += blockOf(b, b).trace();
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
   for (int b = 0; b < k; ++b) rhs.segment<6>(6 * b) = dt * bc[size_t(b)];
   const double eps = 1e-10 * trace / nv, baumgarte = 0.2 / dt;  // (4.17)
   const std::vector<JointRow> jr = jointRows();
+  rowTriplets_.clear();
   for (int r = 0; r < rows; ++r) {
     const JointRow& x = jr[size_t(r)];
     for (int side = 0; side < 2; ++side) {
@@ -457,21 +635,14 @@ void ArticulatedBody::step(double dt, const Vec3& gravity) {
       if (bone < 0) continue;
       const Eigen::Matrix<double, 1, 6>& J = side == 0 ? x.jp : x.jc;
       const CoreState& b = state_.bones[size_t(bone)];
-      for (int c = 0; c < 6; ++c) t.emplace_back(nv + r, 6 * bone + c, -J(c));
+      for (int c = 0; c < 6; ++c) rowTriplets_.emplace_back(nv + r, 6 * bone + c, -J(c));
       rhs(nv + r) += J.head<3>().dot(b.velocity) + J.tail<3>().dot(b.angularVelocity);
     }
     rhs(nv + r) += baumgarte * x.g;
   }
-  for (int r = nv; r < size; ++r) t.emplace_back(r, r, -eps);
-  Eigen::SparseMatrix<double> K(size, size);
-  K.setFromTriplets(t.begin(), t.end());
-  if (!kktAnalysed_) {
-    kkt_.analyzePattern(K);
-    kktAnalysed_ = true;
-  }
-  kkt_.factorize(K);
-  if (kkt_.info() != Eigen::Success)
-    throw std::runtime_error("character '" + m.name + "': the bones' system could not be factored");
+  for (int r = nv; r < size; ++r) rowTriplets_.emplace_back(r, r, -eps);
+  blocks_ = std::move(blocks);
+  factorKkt(blocks_);
   const Eigen::VectorXd sol = kkt_.solve(rhs);
   mu_ = sol.tail(rows);
   const auto t2 = std::chrono::steady_clock::now();
@@ -495,20 +666,63 @@ void ArticulatedBody::step(double dt, const Vec3& gravity) {
   const Eigen::VectorXd dvs = skinSolver_->solve(srhs);
   times_.skin += msSince(t2);
 
-  // ---- stage 6: velocities and positions ---------------------------------------------------------
+  // ---- stage 6: the velocities (the positions follow in step()) -----------------------------------
   for (int b = 0; b < k; ++b) {
     CoreState& s = state_.bones[size_t(b)];
     s.velocity += sol.segment<3>(6 * b);
     s.angularVelocity += sol.segment<3>(6 * b + 3);
-    s.position += dt * s.velocity;
-    s.orientation = integrateBodyRotation(s.orientation, s.angularVelocity, dt);
   }
-  for (int p = 0; p < n; ++p) {
-    state_.qdot[size_t(p)] += dvs.segment<3>(3 * p);
-    state_.q[size_t(p)] += dt * state_.qdot[size_t(p)];
+  for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs.segment<3>(3 * p);
+}
+
+void ArticulatedBody::integratePositions(const CharacterState& start, double dt) {
+  for (size_t b = 0; b < state_.bones.size(); ++b) {
+    CoreState& s = state_.bones[b];
+    s.position = start.bones[b].position + dt * s.velocity;
+    s.orientation = integrateBodyRotation(start.bones[b].orientation, s.angularVelocity, dt);
   }
-  projectJoints(nv, size);
-  if (!pinned_) {  // the linear momentum that the forces give, on every bone alike
+  for (size_t p = 0; p < state_.q.size(); ++p) state_.q[p] = start.q[p] + dt * state_.qdot[p];
+}
+
+void ArticulatedBody::factorKkt(const std::vector<Mat6>& blocks) {
+  const int size = 6 * model_->boneCount() + model_->skeleton.rowCount();
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(blocks.size() * 21 + rowTriplets_.size());
+  for (size_t e = 0; e < pairs_.size(); ++e) {
+    const auto [i, j] = pairs_[e];
+    if (i < j) continue;  // (the lower triangle)
+    for (int r = 0; r < 6; ++r)
+      for (int c = 0; c < 6; ++c)
+        if (i != j || r >= c) t.emplace_back(6 * i + r, 6 * j + c, blocks[e](r, c));
+  }
+  t.insert(t.end(), rowTriplets_.begin(), rowTriplets_.end());
+  Eigen::SparseMatrix<double> K(size, size);
+  K.setFromTriplets(t.begin(), t.end());
+  if (!kktAnalysed_) {
+    kkt_.analyzePattern(K);
+    kktAnalysed_ = true;
+  }
+  kkt_.factorize(K);
+  if (kkt_.info() != Eigen::Success)
+    throw std::runtime_error("character '" + model_->name + "': the bones' system could not be factored");
+}
+
+void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders) {
+  const CharacterModel& m = *model_;
+  const CharacterState start = state_;
+  const Vec3 P0 = pinned_ ? Vec3::Zero() : linearMomentum();
+  freeVelocities(dt, gravity);
+  integratePositions(start, dt);
+  contacts_.clear();
+  if (!colliders.empty()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    respond(dt, start, colliders);
+    times_.response += msSince(t0);
+  }
+  const int nv = 6 * m.boneCount();
+  projectJoints(nv, nv + m.skeleton.rowCount());
+  if (!contacts_.empty()) correct(colliders);
+  if (!pinned_ && contacts_.empty()) {  // the linear momentum that the forces give, on every bone alike
     const Vec3 fix = (P0 + dt * m.totalMass * gravity - linearMomentum()) / m.totalMass;
     for (CoreState& s : state_.bones) s.velocity += fix;
   }

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "sim/character/character_model.h"
+#include "sim/contact/collider.h"
 
 namespace d2t {
 
@@ -43,9 +44,20 @@ struct CharacterPlacement {
   Vec3 angularVelocity = Vec3::Zero();   ///< world [rad/s]
 };
 
+/// A node in contact (the last step's response, at the predicted state).
+struct CharacterContact {
+  int node = -1;
+  Vec3 normal = Vec3::UnitY();  ///< the collider's outward normal
+  double depth = 0;             ///< below the surface at the predicted state [m] (> 0)
+  double lambda = 0;            ///< the normal impulse [N s], >= 0
+  /// n . (xdot+ - xdot_o) - target after the response, the target being -gap/dt for a node
+  /// that started above the surface (it may land on it), 0 otherwise [m/s]
+  double residual = 0;
+};
+
 /// The free update's stages as Table 4.1 names them [ms], summed over the steps taken.
 struct CharacterTimes {
-  double setup = 0, bones = 0, skin = 0;
+  double setup = 0, bones = 0, skin = 0, response = 0;
   int steps = 0;
 };
 
@@ -67,8 +79,13 @@ class ArticulatedBody {
   void setJointTarget(int joint, const Quat& target) { targets_[size_t(joint)] = target; }
   const Quat& jointTarget(int joint) const { return targets_[size_t(joint)]; }
 
-  /// One step of the collision-free update (stages 1-6 of Fig. 4.4).
-  void step(double dt, const Vec3& gravity);
+  /// One step: the collision-free update (stages 1-6 of Fig. 4.4), then, against planes and
+  /// height fields, the contact response with the skeleton's response anticipated
+  /// ((4.27)-(4.32): one row per node in contact, one-sided, friction on the node) and the
+  /// position correction; the joints' drift projected out.
+  void step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders = {});
+  /// The nodes in contact in the last step, as the response left them.
+  const std::vector<CharacterContact>& contacts() const { return contacts_; }
 
   // ---- what a step leaves ------------------------------------------------------------
   /// The joint impulses mu of the last step (N s), joint by joint, row by row.
@@ -105,6 +122,13 @@ class ArticulatedBody {
   };
   std::vector<JointRow> jointRows() const;
   void projectJoints(int nv, int size);
+  void freeVelocities(double dt, const Vec3& gravity);
+  void integratePositions(const CharacterState& start, double dt);
+  void factorKkt(const std::vector<Eigen::Matrix<double, 6, 6>>& blocks);
+  void respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders);
+  void correct(const std::vector<const Collider*>& colliders);
+  Vec3 nodePositionIn(const CharacterState& st, int p) const;
+  Mat3 nodePose(int p) const;  ///< P_p
   void prepareSkin(double dt);
   void prepareBones();
   Eigen::Matrix<double, 6, 6> massBlock(int i) const;
@@ -127,6 +151,9 @@ class ArticulatedBody {
   // those of Mh_cond and of -(eps I + J Mh_cond^-1 J^T), both well away from zero)
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> kkt_;
   bool kktAnalysed_ = false;
+  std::vector<Eigen::Matrix<double, 6, 6>> blocks_;      // the free step's Mh_cond, pair by pair
+  std::vector<Eigen::Triplet<double>> rowTriplets_;      // the KKT's joint rows and -eps I
+  std::vector<CharacterContact> contacts_;
   Eigen::VectorXd mu_;
   CharacterTimes times_;
 };
