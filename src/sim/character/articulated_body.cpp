@@ -29,9 +29,8 @@ void perpendiculars(const Vec3& e, Vec3& p1, Vec3& p2) {
 
 // A node's pose: u_p (pose space), per influence u_pi (bone frame), P_p, x_p.
 struct ArticulatedBody::NodeFrame {
-  std::array<Vec3, 4> u;
+  std::array<Vec3, 4> v;  // per influence: the node from the bone's origin, world (R_i u_pi)
   Mat3 P = Mat3::Zero();
-  Vec3 x = Vec3::Zero();
 };
 
 ArticulatedBody::ArticulatedBody(CharacterModelPtr model, const CharacterPlacement& placement)
@@ -516,14 +515,17 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   }
 
   // ---- stage 1-2: the pose, the forces (Ft_c, Ft_s) ---------------------------------------------
-  std::vector<Vec6> Fc(static_cast<size_t>(k), Vec6::Zero());
-  std::vector<double> sm(static_cast<size_t>(k), 0.0);
-  std::vector<Vec3> su(static_cast<size_t>(k), Vec3::Zero());
-  std::vector<Mat3> suu(static_cast<size_t>(k), Mat3::Zero());
+  // (the bones' sums in the world frame: force, torque about the origin, the lumped mass's
+  // sum m w, first sum m w v and second sum m w [v]x^T [v]x, v = R_i u_pi)
+  std::vector<Mat3> Pb(static_cast<size_t>(k));
+  std::vector<Vec3> Om(static_cast<size_t>(k)), Ft(static_cast<size_t>(k)), Tq(static_cast<size_t>(k), Vec3::Zero()),
+      Sv(static_cast<size_t>(k), Vec3::Zero());
+  std::vector<double> Sm(static_cast<size_t>(k), 0.0);
+  std::vector<Mat3> Svv(static_cast<size_t>(k), Mat3::Zero());
   for (int b = 0; b < k; ++b) {
-    const CoreState& s = state_.bones[size_t(b)];
-    Fc[size_t(b)].head<3>() = m.linkMass[size_t(b)] * gravity;
-    Fc[size_t(b)].tail<3>() = -s.angularVelocity.cross(m.linkInertia[size_t(b)] * s.angularVelocity);
+    Pb[size_t(b)] = R[size_t(b)] * Ro[size_t(b)];
+    Om[size_t(b)] = R[size_t(b)] * state_.bones[size_t(b)].angularVelocity;
+    Ft[size_t(b)] = m.linkMass[size_t(b)] * gravity;
   }
   std::vector<NodeFrame> frame(static_cast<size_t>(n));
   std::vector<Vec3> Fs(static_cast<size_t>(n)), tmp(static_cast<size_t>(n));
@@ -533,43 +535,48 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
     const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
     const Vec3& qd = state_.qdot[size_t(p)];
     const double mp = m.nodeMass[size_t(p)];
-    Vec3 accel = Vec3::Zero();  // a_p: the quadratic velocity acceleration
+    Vec3 accel = Vec3::Zero();  // a_p = sum w R_i [w x (w x u_pi) + 2 w x Ro_i qdot_p]: the quadratic velocity terms
     for (int a = 0; a < in.count; ++a) {
-      const int b = in.bone[size_t(a)];
+      const size_t b = size_t(in.bone[size_t(a)]);
       const double w = in.weight[size_t(a)];
-      const CoreState& s = state_.bones[size_t(b)];
-      f.u[size_t(a)] = Ro[size_t(b)] * (u - sk.bones[size_t(b)].bindPosition);
-      f.P += w * R[size_t(b)] * Ro[size_t(b)];
-      f.x += w * (s.position + R[size_t(b)] * f.u[size_t(a)]);
-      const Vec3& om = s.angularVelocity;
-      accel += w * (R[size_t(b)] * (om.cross(om.cross(f.u[size_t(a)])) + 2.0 * om.cross(Ro[size_t(b)] * qd)));
+      const Vec3 v = Pb[b] * (u - sk.bones[b].bindPosition);
+      f.v[size_t(a)] = v;
+      f.P += w * Pb[b];
+      accel += w * (Om[b].cross(Om[b].cross(v)) + 2.0 * Om[b].cross(Pb[b] * qd));
     }
     const Vec3 fp = gravity - accel;
     for (int a = 0; a < in.count; ++a) {
-      const int b = in.bone[size_t(a)];
+      const size_t b = size_t(in.bone[size_t(a)]);
       const double mw = mp * in.weight[size_t(a)];
-      const Vec3& ub = f.u[size_t(a)];
-      Fc[size_t(b)].head<3>() += mw * fp;
-      Fc[size_t(b)].tail<3>() += mw * ub.cross(R[size_t(b)].transpose() * fp);
-      sm[size_t(b)] += mw;
-      su[size_t(b)] += mw * ub;
-      suu[size_t(b)] += mw * skew(ub).transpose() * skew(ub);
+      const Vec3& v = f.v[size_t(a)];
+      Ft[b] += mw * fp;
+      Tq[b] += mw * v.cross(fp);
+      Sm[b] += mw;
+      Sv[b] += mw * v;
+      Svv[b] += mw * (v.squaredNorm() * Mat3::Identity() - v * v.transpose());  // [v]x^T [v]x
     }
     Fs[size_t(p)] = mp * (f.P.transpose() * fp) - mp * m.material.alpha * qd;
     tmp[size_t(p)] = state_.q[size_t(p)] + (m.material.beta + dt) * qd;
   }
-  std::vector<Vec3> kq;
+  std::vector<Vec3> kq;  // the skin's elastic force -K_s (q + (beta + dt) qdot) (4.16)
   m.multiplyK(tmp, kq);
   for (int p = 0; p < n; ++p) Fs[size_t(p)] -= kq[size_t(p)];
+  std::vector<Vec6> Fc(static_cast<size_t>(k));
+  for (int b = 0; b < k; ++b) {
+    const CoreState& s = state_.bones[size_t(b)];
+    Fc[size_t(b)] << Ft[size_t(b)], R[size_t(b)].transpose() * Tq[size_t(b)] -
+                                        s.angularVelocity.cross(m.linkInertia[size_t(b)] * s.angularVelocity);
+  }
   // M_c (lumped, D2) and the condensed blocks, pair by pair
   std::vector<Mat6> blocks(pairs_.size(), Mat6::Zero());
   const auto blockOf = [&](int i, int j) -> Mat6& { return blocks[size_t(pairIndex_[size_t(i) * size_t(k) + size_t(j)])]; };
-  for (int b = 0; b < k; ++b) {
+  for (int b = 0; b < k; ++b) {  // [m I, -[S_v]x R ; R^T [S_v]x, I_L + R^T S_vv R] (the local frame)
     Mat6 M = massBlock(b);
-    M.topLeftCorner<3, 3>() += sm[size_t(b)] * Mat3::Identity();
-    M.topRightCorner<3, 3>() += -R[size_t(b)] * skew(su[size_t(b)]);
-    M.bottomLeftCorner<3, 3>() += skew(su[size_t(b)]) * R[size_t(b)].transpose();
-    M.bottomRightCorner<3, 3>() += suu[size_t(b)];
+    const Mat3& Rb = R[size_t(b)];
+    M.topLeftCorner<3, 3>() += Sm[size_t(b)] * Mat3::Identity();
+    M.topRightCorner<3, 3>() += -skew(Sv[size_t(b)]) * Rb;
+    M.bottomLeftCorner<3, 3>() += Rb.transpose() * skew(Sv[size_t(b)]);
+    M.bottomRightCorner<3, 3>() += Rb.transpose() * Svv[size_t(b)] * Rb;
     blockOf(b, b) += M;
   }
   // joint springs, implicit (G = [0, -R_i | 0, R_j])
@@ -596,25 +603,59 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   }
 
   // ---- stage 3 (setup): condense the skin onto the bones ----------------------------------------
-  std::vector<Vec6> bc(static_cast<size_t>(k));
-  for (int b = 0; b < k; ++b) bc[size_t(b)] = Fc[size_t(b)];
+  // In the world frame (rotational dofs Omega = R omega), B_pi = [P ; [v]x P] and with G = P
+  // Mh_p^-1 P^T the pair (a, c) of node p's influences gets m^2 w_a w_c [G, -G [v_c]x ;
+  // [v_a]x G, -[v_a]x G [v_c]x]; summed over the nodes for the bone pairs i <= j, taken to the
+  // bones' frames (diag(I, R_i)^T W diag(I, R_j)) once per pair.
+  std::vector<Mat6> W(pairs_.size(), Mat6::Zero());
+  std::vector<Vec6> bw(static_cast<size_t>(k), Vec6::Zero());  // sum m w B H Ft_s (world)
   for (int p = 0; p < n; ++p) {
     const Influences& in = m.influence[size_t(p)];
     const NodeFrame& f = frame[size_t(p)];
     const double mp = m.nodeMass[size_t(p)];
-    const Mat3& H = skinDiagInverse_[size_t(p)];
-    std::array<Mat63, 4> B, Y;
+    const Mat3 G = f.P * skinDiagInverse_[size_t(p)] * f.P.transpose();
+    const Vec3 y = f.P * (skinDiagInverse_[size_t(p)] * Fs[size_t(p)]);
+    std::array<Mat3, 4> E;  // G [v_c]x
     for (int a = 0; a < in.count; ++a) {
-      const int b = in.bone[size_t(a)];
-      B[size_t(a)].topRows<3>() = f.P;
-      B[size_t(a)].bottomRows<3>() = skew(f.u[size_t(a)]) * R[size_t(b)].transpose() * f.P;
-      Y[size_t(a)] = (mp * in.weight[size_t(a)]) * B[size_t(a)] * H;
-      bc[size_t(b)] -= Y[size_t(a)] * Fs[size_t(p)];
+      const Vec3& v = f.v[size_t(a)];
+      E[size_t(a)] = G * skew(v);
+      const double mw = mp * in.weight[size_t(a)];
+      bw[size_t(in.bone[size_t(a)])].head<3>() += mw * y;
+      bw[size_t(in.bone[size_t(a)])].tail<3>() += mw * v.cross(y);
     }
     for (int a = 0; a < in.count; ++a)
-      for (int c = 0; c < in.count; ++c)
-        blockOf(in.bone[size_t(a)], in.bone[size_t(c)]) -=
-            Y[size_t(a)] * ((mp * in.weight[size_t(c)]) * B[size_t(c)]).transpose();
+      for (int c = a; c < in.count; ++c) {
+        const int ba = in.bone[size_t(a)], bc = in.bone[size_t(c)];
+        const double s2 = mp * mp * in.weight[size_t(a)] * in.weight[size_t(c)];
+        Mat6 x;
+        x.topLeftCorner<3, 3>() = s2 * G;
+        x.topRightCorner<3, 3>() = -s2 * E[size_t(c)];
+        x.bottomLeftCorner<3, 3>() = -s2 * E[size_t(a)].transpose();  // [v_a]x G = -(G [v_a]x)^T
+        x.bottomRightCorner<3, 3>() = -s2 * skew(f.v[size_t(a)]) * E[size_t(c)];
+        if (ba <= bc)
+          W[size_t(pairIndex_[size_t(ba) * size_t(k) + size_t(bc)])] += x;
+        else
+          W[size_t(pairIndex_[size_t(bc) * size_t(k) + size_t(ba)])] += x.transpose();
+      }
+  }
+  for (size_t e = 0; e < pairs_.size(); ++e) {
+    const auto [i, j] = pairs_[e];
+    if (i > j) continue;
+    const Mat3 &Ri = R[size_t(i)], &Rj = R[size_t(j)];
+    Mat6 x;
+    x.topLeftCorner<3, 3>() = W[e].topLeftCorner<3, 3>();
+    x.topRightCorner<3, 3>() = W[e].topRightCorner<3, 3>() * Rj;
+    x.bottomLeftCorner<3, 3>() = Ri.transpose() * W[e].bottomLeftCorner<3, 3>();
+    x.bottomRightCorner<3, 3>() = Ri.transpose() * W[e].bottomRightCorner<3, 3>() * Rj;
+    if (i == j) x = 0.5 * (x + x.transpose());  // (symmetric to rounding)
+    blocks[e] -= x;
+    if (i != j) blockOf(j, i) -= x.transpose();
+  }
+  std::vector<Vec6> bc(static_cast<size_t>(k));
+  for (int b = 0; b < k; ++b) {
+    bc[size_t(b)] = Fc[size_t(b)];
+    bc[size_t(b)].head<3>() -= bw[size_t(b)].head<3>();
+    bc[size_t(b)].tail<3>() -= R[size_t(b)].transpose() * bw[size_t(b)].tail<3>();
   }
   const auto t1 = std::chrono::steady_clock::now();
   times_.setup += std::chrono::duration<double, std::milli>(t1 - t0).count();
@@ -650,18 +691,17 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
 
   // ---- stage 5 (skin): Mt_s dv_s = dt Ft_s - M_bs^T dv_c ------------------------------------------------
   Eigen::VectorXd srhs(3 * n);
+  std::vector<Vec3> dOm(static_cast<size_t>(k));  // the bones' world angular velocity changes
+  for (int b = 0; b < k; ++b) dOm[size_t(b)] = R[size_t(b)] * sol.segment<3>(6 * b + 3);
   for (int p = 0; p < n; ++p) {
     const Influences& in = m.influence[size_t(p)];
     const NodeFrame& f = frame[size_t(p)];
-    const double mp = m.nodeMass[size_t(p)];
-    Vec3 r = dt * Fs[size_t(p)];
-    for (int a = 0; a < in.count; ++a) {
-      const int b = in.bone[size_t(a)];
-      const Vec6 dv = sol.segment<6>(6 * b);
-      // B_pi^T dv = P^T (dcdot - R [u]x domega)
-      r -= mp * in.weight[size_t(a)] * (f.P.transpose() * (dv.head<3>() - R[size_t(b)] * f.u[size_t(a)].cross(dv.tail<3>())));
+    Vec3 a = Vec3::Zero();  // sum w A_pi dv_c,i = sum w (dcdot_i + dOmega_i x v_i)
+    for (int c = 0; c < in.count; ++c) {
+      const size_t b = size_t(in.bone[size_t(c)]);
+      a += in.weight[size_t(c)] * (sol.segment<3>(6 * int(b)) + dOm[b].cross(f.v[size_t(c)]));
     }
-    srhs.segment<3>(3 * p) = r;
+    srhs.segment<3>(3 * p) = dt * Fs[size_t(p)] - m.nodeMass[size_t(p)] * (f.P.transpose() * a);
   }
   const Eigen::VectorXd dvs = skinSolver_->solve(srhs);
   times_.skin += msSince(t2);

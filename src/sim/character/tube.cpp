@@ -28,20 +28,29 @@ CharacterDesc tubeCharacter(const std::string& name, const TubeSpec& spec, const
     fail("core.scale: must be in (0, 1), got " + std::to_string(spec.coreScale));
   if (spec.nodes < 20) fail("mesh.nodes: must be at least 20, got " + std::to_string(spec.nodes));
 
-  // ---- rings: the best (N_a, caps' rings N_c, cylinder's N_cyl) for the node count ----------
+  // ---- rings: N_a around, N_c on each cap (spacing h = 2 pi r_max / N_a), and as many on the
+  // cylinder as bring n = N_a (2 N_c + N_cyl - 1) + 2 nearest the target, with its rings'
+  // spacing within [0.6, 1.6] h; of those, the one whose spacing is nearest h
   const double spine = spec.length - r0 - r1;
   int na = 6, nc = 1, ncyl = 1;
-  long best = -1;
+  long bestError = -1;
+  double bestAspect = 0;
   for (int a = 6; a <= 512; ++a) {
     const double h = 2 * kPi * rmax / a;
     const int c = std::max(1, int(std::lround(0.5 * kPi * rmax / h)));
-    const int cyl = std::max(1, int(std::lround(spine / h)));
-    const long n = long(a) * (2 * c + cyl - 1) + 2;
-    if (best < 0 || std::abs(n - spec.nodes) < std::abs(best - spec.nodes)) {
-      best = n;
+    const int cyl = std::max(1, int(std::lround(double(spec.nodes - 2) / a - 2 * c + 1)));
+    const double aspect = spine / cyl / h;
+    if (aspect < 0.6 || aspect > 1.6) continue;
+    const long error = std::abs(long(a) * (2 * c + cyl - 1) + 2 - spec.nodes);
+    if (bestError < 0 || error < bestError || (error == bestError && std::abs(std::log(aspect)) < std::abs(std::log(bestAspect)))) {
+      bestError = error;
+      bestAspect = aspect;
       na = a, nc = c, ncyl = cyl;
     }
   }
+  if (bestError < 0)
+    fail("mesh.nodes: " + std::to_string(spec.nodes) + " nodes cannot mesh a tube of radius " + std::to_string(rmax) +
+         " m and length " + std::to_string(spec.length) + " m with rings about as far apart as their nodes");
   // ring positions (x, radius) from the left pole to the right
   std::vector<std::pair<double, double>> rings;
   for (int c = 1; c <= nc; ++c) {
@@ -153,6 +162,19 @@ CharacterDesc tubeCharacter(const std::string& name, const TubeSpec& spec, const
     sk.joints.push_back(j);
   }
   return d;
+}
+
+CharacterDesc snakeCharacter(const std::string& name, int nodes, double stiffness, double damping,
+                             const Material& material) {
+  TubeSpec t;
+  t.length = 16 * 0.15;
+  t.bones = 16;
+  t.joint = JointType::Ball;
+  t.stiffness = stiffness;
+  t.damping = damping;
+  t.nodes = nodes;
+  t.profile = [](double x) { return 0.015 + 0.045 * std::min(1.0, x / 0.35); };
+  return tubeCharacter(name, t, material);
 }
 
 }  // namespace d2t

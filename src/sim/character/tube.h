@@ -30,4 +30,10 @@ struct TubeSpec {
 /// the two caps, fewer than 1 bone, or a core scale outside (0, 1).
 CharacterDesc tubeCharacter(const std::string& name, const TubeSpec& spec, const Material& material);
 
+/// The snake of Fig. 4.6 / Table 4.1 (docs/decisions/0030): 16 bones of 0.15 m along +x,
+/// the tail at x = 0, ball joints, radius 0.015 + 0.045 min(1, x / 0.35) m (the head a
+/// hemisphere of the full 0.06 m), 3,102 nodes by default.
+CharacterDesc snakeCharacter(const std::string& name, int nodes, double stiffness, double damping,
+                             const Material& material);
+
 }  // namespace d2t
