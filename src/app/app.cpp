@@ -121,6 +121,14 @@ void printSummary(const Session& s) {
               << b.state.velocity.norm() << " m/s, max penetration "
               << b.stats.maxPenetration * 1e3 << " mm, resets " << b.stats.resets << "\n";
   }
+  for (const Character& c : w.characters()) {
+    const Vec3 x = c.body->centreOfMass();
+    std::cout << "  " << c.spec.name << " (" << c.spec.model << ", " << c.model->boneCount() << " bones, "
+              << c.model->nodeCount() << " nodes): com (" << x.x() << ", " << x.y() << ", " << x.z() << ") speed "
+              << c.body->linearMomentum().norm() / c.model->totalMass << " m/s, largest joint angle "
+              << c.stats.maxJointAngle * 180 / kPi << " deg, joint error " << c.stats.maxJointError * 1e3
+              << " mm, max |q| " << c.stats.maxDisplacement * 1e3 << " mm, resets " << c.stats.resets << "\n";
+  }
 }
 
 // --bench and --metrics, for windowed and headless runs alike

@@ -53,6 +53,9 @@ void Session::setBackend(const std::string& backend) {
       world->settings().backend = "gpu";
       contactCamera = camera;
       gpuSkins = std::move(skins);
+      if (!world->characters().empty())
+        std::cerr << "d2tsim: note: the characters (" << world->characters().size()
+                  << ") solve their skins on the CPU; the GPU backend runs the other bodies\n";
       return;
     } catch (const GlError& e) {
       backendNote = std::string("the GPU solver cannot run (") + e.what() + "): running the CPU backend";
@@ -75,6 +78,7 @@ void Session::step() {
     sum.contacts += float(b.stats.contacts);
     sum.energy += float(b.stats.energy);  // (the step's blow-up check computed it)
   }
+  for (const Character& c : world->characters()) sum.contacts += float(c.stats.contacts);
   log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count(), sum);
   bool allOnGpu = true;
   for (const Body& b : world->bodies()) allOnGpu = allOnGpu && b.layered.freeMotionSolver();

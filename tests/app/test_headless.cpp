@@ -151,7 +151,17 @@ void expectSoundRun(const nlohmann::json& m, const std::filesystem::path& scene,
                     const char* backend) {
   EXPECT_EQ(m["backend"], backend) << what;
   const Scene sc = loadScene(scene.string());
-  ASSERT_EQ(m["bodies"].size(), sc.bodies.size()) << what;
+  ASSERT_EQ(m["bodies"].size(), sc.bodies.size() + sc.characters.size()) << what;
+  for (size_t i = 0; i < sc.characters.size(); ++i) {  // (listed after the bodies)
+    const auto& c = m["bodies"][sc.bodies.size() + i];
+    const std::string name = what + " " + c["name"].get<std::string>();
+    EXPECT_EQ(c["resets"], 0) << name;
+    for (const char* k : {"com", "velocity", "angular_velocity"})
+      for (int j = 0; j < 3; ++j) EXPECT_TRUE(c[k][j].is_number() && std::isfinite(c[k][j].get<double>())) << name << " " << k;
+    EXPECT_TRUE(c["energy"]["total"].is_number() && std::isfinite(c["energy"]["total"].get<double>())) << name;
+    EXPECT_GT(c["min_height"].get<double>(), -1e-3) << name << ": a node under the ground";
+    EXPECT_LT(c["max_joint_error"].get<double>(), 1e-3 * sc.characters[i].radius) << name;
+  }
   for (size_t i = 0; i < sc.bodies.size(); ++i) {
     const auto& b = m["bodies"][i];
     const std::string name = what + " " + b["name"].get<std::string>();
@@ -211,6 +221,8 @@ TEST(Headless, ShippedScenesRunWithoutResets) {
     World start(sc);
     double before = 0, after = 0;
     for (Body& b : start.bodies()) before += start.energy(b).total();
+    for (const Character& c : start.characters())
+      before += c.body->kineticEnergy() + c.body->potentialEnergy(sc.simulation.gravity);
     for (const auto& b : m["bodies"]) after += b["energy"]["total"].get<double>();
     std::printf("%s: energy %.3f J at the start, %.3f J after 200 steps (%.1f%% of it lost)\n", stem.c_str(), before,
                 after, 100 * (before - after) / std::abs(before));

@@ -49,6 +49,30 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
     o["trajectory"] = b.stats.trajectory;
     bodies.push_back(o);
   }
+  for (Character& c : world.characters()) {  // (soft articulated characters, ch. 4)
+    const ArticulatedBody& a = *c.body;
+    nlohmann::json o;
+    o["name"] = c.spec.name;
+    o["model"] = c.spec.model;
+    o["nodes"] = c.model->nodeCount();
+    o["tets"] = int(c.model->tets.size());
+    o["mass"] = c.model->totalMass;
+    o["bones"] = c.model->boneCount();
+    o["com"] = vec(a.centreOfMass());
+    o["velocity"] = vec(a.linearMomentum() / c.model->totalMass);
+    const CoreState& root = a.state().bones.front();
+    o["angular_velocity"] = vec(root.orientation * root.angularVelocity);
+    o["min_height"] = c.stats.minHeight;
+    o["contacts"] = c.stats.contacts;
+    o["max_joint_error"] = c.stats.maxJointError;
+    o["max_joint_angle"] = c.stats.maxJointAngle;
+    o["max_displacement"] = c.stats.maxDisplacement;
+    const double kinetic = a.kineticEnergy(), potential = a.potentialEnergy(world.settings().gravity);
+    o["energy"] = {{"kinetic", kinetic}, {"potential", potential}, {"total", kinetic + potential}};
+    o["resets"] = c.stats.resets;
+    o["trajectory"] = c.stats.trajectory;
+    bodies.push_back(o);
+  }
   j["bodies"] = bodies;
   return j;
 }

@@ -158,6 +158,14 @@ static TriMesh skinMesh(const Body& b) {
   return m;
 }
 
+// a character's skin in world coordinates, from its solved positions
+static TriMesh characterMesh(const Character& c) {
+  TriMesh m;
+  m.positions = c.body->skinPositions();
+  m.triangles = c.model->triangles;
+  return m;
+}
+
 // the rigid core surface in the body frame: the core points f under the skin nodes
 static TriMesh coreMesh(const BakedBody& m) {
   TriMesh t;
@@ -193,6 +201,8 @@ void Renderer::setWorld(World& world) {
     coreModels_.push_back(b.model.get());
     skinIndices_.push_back(std::make_unique<SkinIndexBuffer>(b.model->atlas.triangles));
   }
+  characterMeshes_.clear();
+  for (const Character& c : world.characters()) characterMeshes_.push_back(std::make_unique<GpuMesh>(characterMesh(c)));
   for (const Collider& c : world.colliders()) {
     const bool plane = c.type() == ColliderType::Plane;
     colliderMeshes_.push_back(std::make_unique<GpuMesh>(plane ? c.worldMesh(400) : c.localMesh()));
@@ -271,6 +281,19 @@ std::vector<Renderer::Draw> Renderer::collectDraws(World& world, const ViewOptio
     const double r = b.desc.shape->boundingRadius();
     bounds.grow(b.state.position - Vec3::Constant(r));
     bounds.grow(b.state.position + Vec3::Constant(r));
+  }
+  for (size_t i = 0; i < world.characters().size() && i < characterMeshes_.size(); ++i) {
+    const Character& c = world.characters()[i];
+    if (!options.skin) continue;
+    const size_t colour = world.bodies().size() + i;
+    characterMeshes_[i]->update(characterMesh(c));
+    draws.push_back({characterMeshes_[i].get(), Eigen::Matrix4f::Identity(), kBodyColors[colour % 6], false, nullptr,
+                     nullptr, true});
+    for (const Vec3& x : {c.body->centreOfMass()}) {
+      const double r = 0.5 * c.spec.length + c.spec.radius + 1.0;
+      bounds.grow(x - Vec3::Constant(r));
+      bounds.grow(x + Vec3::Constant(r));
+    }
   }
   for (size_t i = 0; i < world.colliders().size() && i < colliderMeshes_.size(); ++i) {
     const Collider& c = world.colliders()[i];

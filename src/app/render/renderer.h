@@ -107,6 +107,7 @@ class Renderer {
   ShaderProgram lineProgram_;
   ShadowMap shadowMap_;
   std::vector<std::unique_ptr<GpuMesh>> bodyMeshes_, colliderMeshes_;
+  std::vector<std::unique_ptr<GpuMesh>> characterMeshes_;  // (the characters' skins, updated every frame)
   std::vector<std::unique_ptr<GpuMesh>> coreMeshes_;  // body frame (rigid): drawn with the body's pose
   std::vector<const BakedBody*> coreModels_;          // the model each core mesh was made from
   std::unique_ptr<LineBatch> lines_;

@@ -51,6 +51,9 @@ class JsonReader {
   /// Unit quaternion given as [w, x, y, z] (normalised; zero length is an error).
   Quat quat(const std::string& key, const Quat& def);
 
+  /// A required value of any type, read as it is (the caller checks it).
+  const nlohmann::json& value(const std::string& key) { return *get(key, true); }
+
   // nested nodes
   JsonReader object(const std::string& key);          ///< required object
   bool optionalObject(const std::string& key, JsonReader* out);

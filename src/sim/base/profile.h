@@ -36,6 +36,7 @@ enum class Stage : int {
   Apply,        ///< 13 skin positions from the post-impact velocities
   Redetect,     ///< 14 detection again (6-8) at the responded state
   Correct,      ///< 15 position correction of the nodes still penetrating
+  Characters,   ///< the soft articulated characters' steps (ch. 4: free update, ground contact)
   Check,        ///< the blow-up check: the skin's summary, the energy bound, the rollback
   Stats,        ///< the statistics of --metrics and the panels
   Count
@@ -48,7 +49,7 @@ constexpr const char* stageName(Stage s) {
   constexpr const char* kNames[kStageCount] = {
       "colliders", "prepare",  "support", "transfer", "forces",   "solve",      "core",    "velocities",
       "positions", "drag",     "proxies", "pairs",    "nodes",    "impact",     "rows",    "multipliers",
-      "impulse",   "friction", "apply",   "redetect", "correct",  "check",      "stats"};
+      "impulse",   "friction", "apply",   "redetect", "correct",  "characters", "check",    "stats"};
   return kNames[int(s)];
 }
 

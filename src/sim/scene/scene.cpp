@@ -1,6 +1,7 @@
 #include "sim/scene/scene.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace d2t {
@@ -123,6 +124,93 @@ BodyDesc readBody(JsonReader r, int index) {
   return b;
 }
 
+// A character: { "name", "shape": { "type": "tube" | "snake", "radius", "length" },
+// "skeleton": { "bones", "joint", "axis", "stiffness", "damping", "limits", "pose", "rest" },
+// "mesh": { "nodes" }, "weights": { "blend", "max_influences" }, "core": { "scale" },
+// "material", "position", "orientation", "velocity", "angular_velocity" }.
+CharacterSpec readCharacter(JsonReader r, int index) {
+  CharacterSpec c;
+  c.name = r.string("name", "body" + std::to_string(index));
+  JsonReader shape = r.object("shape");
+  c.model = shape.requiredString("type", {"tube", "snake"});
+  if (c.model == "snake") {
+    c.bones = 16;
+    c.nodes = 3102;
+  } else {
+    c.radius = shape.number("radius", c.radius, 0, 10, true);
+    c.length = shape.number("length", c.length, 0, 100, true);
+    if (!(c.length > 2 * c.radius))
+      shape.fail("length", "must be longer than the two end caps (2 x radius = " + std::to_string(2 * c.radius) +
+                               " m), got " + std::to_string(c.length));
+  }
+  shape.finish();
+  JsonReader sk(r.node(), r.file());
+  if (r.optionalObject("skeleton", &sk)) {
+    if (c.model == "tube") c.bones = sk.integer("bones", c.bones, 1, 64);
+    c.joint = sk.string("joint", c.joint, {"ball", "hinge", "fixed"});
+    c.hingeAxis = sk.vec3("axis", c.hingeAxis);
+    if (c.hingeAxis.norm() < 1e-9) sk.fail("axis", "must be a nonzero vector");
+    c.stiffness = sk.number("stiffness", c.stiffness, 0, 1e9);
+    c.damping = sk.number("damping", c.damping, 0, 1e9);
+    if (sk.has("limits"))
+      sk.fail("limits", "joint limits are not built yet (issue 27 lists them); remove the key");
+    JsonReader pose(r.node(), r.file());
+    if (sk.optionalObject("pose", &pose)) {
+      c.poseAxis = pose.vec3("axis", c.poseAxis);
+      if (c.poseAxis.norm() < 1e-9) pose.fail("axis", "must be a nonzero vector");
+      const nlohmann::json& a = pose.value("angles");
+      if (!a.is_array() || int(a.size()) != c.bones - 1)
+        pose.fail("angles", "expected an array of " + std::to_string(c.bones - 1) + " angles [rad] (one per joint), got " +
+                                describeJson(a));
+      for (const auto& x : a) {
+        if (!x.is_number() || !std::isfinite(x.get<double>()) || std::abs(x.get<double>()) > kPi)
+          pose.fail("angles", "each angle must be a number in [-pi, pi], got " + describeJson(x));
+        c.poseAngles.push_back(x.get<double>());
+      }
+      pose.finish();
+    }
+    c.restAtStart = sk.string("rest", "bind", {"bind", "start"}) == "start";
+    sk.finish();
+  }
+  JsonReader mesh(r.node(), r.file());
+  if (r.optionalObject("mesh", &mesh)) {
+    c.nodes = mesh.integer("nodes", c.nodes, 20, 200000);
+    mesh.finish();
+  }
+  JsonReader weights(r.node(), r.file());
+  if (r.optionalObject("weights", &weights)) {
+    c.blend = weights.number("blend", c.blend, 0, 10, true);
+    c.maxInfluences = weights.integer("max_influences", c.maxInfluences, 1, 4);
+    weights.finish();
+  }
+  JsonReader core(r.node(), r.file());
+  if (r.optionalObject("core", &core)) {
+    c.coreScale = core.number("scale", c.coreScale, 0.05, 0.95);
+    core.finish();
+  }
+  JsonReader mat(r.node(), r.file());
+  if (r.optionalObject("material", &mat)) {
+    c.material = readMaterial(mat);
+    mat.finish();
+  }
+  c.position = r.vec3("position", c.position);
+  c.orientation = r.quat("orientation", c.orientation);
+  c.velocity = r.vec3("velocity", c.velocity);
+  c.angularVelocity = r.vec3("angular_velocity", c.angularVelocity);
+  r.finish();
+  return c;
+}
+
+bool isCharacter(const JsonReader& r) {
+  if (!r.node().is_object() || !r.node().contains("shape") || !r.node()["shape"].is_object()) return false;
+  const nlohmann::json& shape = r.node()["shape"];
+  if (!shape.contains("type") || !shape["type"].is_string()) return false;
+  const std::string t = shape["type"].get<std::string>();
+  if (t == "deer")
+    r.fail("shape", "the deer is not built yet (issue 27); the characters are \"tube\" and \"snake\"");
+  return t == "tube" || t == "snake";
+}
+
 ColliderDesc readCollider(JsonReader r, int index) {
   ColliderDesc c;
   c.name = r.string("name", "collider" + std::to_string(index));
@@ -212,7 +300,12 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
     sim.finish();
   }
   std::vector<JsonReader> bodies = r.objectArray("bodies", false);
-  for (size_t i = 0; i < bodies.size(); ++i) s.bodies.push_back(readBody(bodies[i], int(i)));
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    if (isCharacter(bodies[i]))
+      s.characters.push_back(readCharacter(bodies[i], int(i)));
+    else
+      s.bodies.push_back(readBody(bodies[i], int(i)));
+  }
   std::vector<JsonReader> colliders = r.objectArray("colliders", false);
   for (size_t i = 0; i < colliders.size(); ++i)
     s.colliders.push_back(readCollider(colliders[i], int(i)));
@@ -229,6 +322,7 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
   // names are how panels, metrics and tests refer to things: keep them unique
   std::vector<std::string> names;
   for (const auto& b : s.bodies) names.push_back(b.name);
+  for (const auto& c : s.characters) names.push_back(c.name);
   for (const auto& c : s.colliders) names.push_back(c.name);
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)

@@ -129,11 +129,42 @@ struct CameraDesc {
   double fovY = 45;  ///< vertical field of view [deg]
 };
 
+/// A soft articulated character (dissertation ch. 4) as a scene gives it: a procedural
+/// model (tube, snake), its skeleton's joints, its skin's node count, material and
+/// placement (sim/character builds it: characterDesc()). In "bodies", with a shape of one of
+/// these types.
+struct CharacterSpec {
+  std::string name;
+  std::string model = "tube";  ///< tube | snake
+  double radius = 0.1;         ///< tube [m]
+  double length = 1.7;         ///< tube, along the body's x axis [m]
+  int bones = 5;               ///< tube: k equal bones
+  std::string joint = "ball";  ///< ball | hinge | fixed
+  Vec3 hingeAxis = Vec3::UnitZ();  ///< (hinge) in the body's frame
+  double stiffness = 50;       ///< joint springs to the rest pose [N m/rad]
+  double damping = 1;          ///< [N m s/rad]
+  int nodes = 292;             ///< the skin's target node count
+  double coreScale = 0.6;
+  double blend = 1.0;          ///< the skinning weights' falloff (sigma = blend r / 2)
+  int maxInfluences = 4;
+  Material material;
+  /// The starting pose: each joint's angle about `poseAxis` (body frame) [rad]; empty: straight.
+  std::vector<double> poseAngles;
+  Vec3 poseAxis = Vec3::UnitY();
+  /// The springs' rest pose: "bind" (straight) or "start" (the starting pose).
+  bool restAtStart = false;
+  Vec3 position = Vec3::Zero();
+  Quat orientation = Quat::Identity();
+  Vec3 velocity = Vec3::Zero();
+  Vec3 angularVelocity = Vec3::Zero();
+};
+
 struct Scene {
   std::string file;          ///< path it was loaded from ("" when built in code)
   std::string description;
   SimulationSettings simulation;
   std::vector<BodyDesc> bodies;
+  std::vector<CharacterSpec> characters;  ///< ("bodies" whose shape is a tube or a snake)
   std::vector<ColliderDesc> colliders;
   CameraDesc camera;
 };

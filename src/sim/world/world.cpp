@@ -54,6 +54,8 @@ World::World(const Scene& scene) : scene_(scene) {
   for (const ColliderDesc& c : scene_.colliders) colliders_.emplace_back(c);
   bodies_.reserve(scene_.bodies.size());
   for (const BodyDesc& d : scene_.bodies) bodies_.emplace_back(d, bake(d));
+  characters_.reserve(scene_.characters.size());
+  for (const CharacterSpec& c : scene_.characters) characters_.emplace_back(c, bakeCharacter(characterDesc(c)));
 }
 
 double World::setMaterial(size_t index, const Material& material) {
@@ -93,6 +95,10 @@ void World::reset() {
     b.lastResetStep = -1;
     b.stats = BodyStats{};
     b.refreshState();
+  }
+  for (Character& c : characters_) {
+    c.stats = CharacterStats{};
+    c.start();
   }
   rebaseEnergy();
 }
@@ -197,9 +203,25 @@ void World::step(double dt) {
   std::vector<SkinSummary> skins = summarizeAll();  // (one pass a body: the limits, checks, statistics)
   correctLimitsAll(&skins);              // 15   ... the nodes past a limit on the core
   checkHealth(groups, dt, &skins);       // blow-up: rollback
+  stepCharacters(dt);                    // the characters (ch. 4), on planes and height fields
   time_ += dt;
   ++steps_;
   updateStats(skins);
+}
+
+void World::stepCharacters(double dt) {
+  if (characters_.empty()) return;
+  StageTimer t(profile_, Stage::Characters);
+  std::vector<const Collider*> ground;
+  for (const Collider& c : colliders_)
+    if (!c.detectedInStages()) ground.push_back(&c);
+  for (Character& c : characters_) {
+    c.step(dt, settings().gravity, ground, time_ + dt);
+    if (recordTrajectory_) {
+      const Vec3 x = c.body->centreOfMass();
+      c.stats.trajectory.push_back({time_ + dt, x.x(), x.y(), x.z()});
+    }
+  }
 }
 
 void World::moveColliders(double dt) {

@@ -15,6 +15,7 @@
 #include "sim/contact/body_contact.h"
 #include "sim/contact/collider.h"
 #include "sim/body/layered_body.h"
+#include "sim/character/character_scene.h"
 #include "sim/base/profile.h"
 #include "sim/scene/scene.h"
 #include "sim/world/body_stats.h"
@@ -78,6 +79,10 @@ class World {
   long steps() const { return steps_; }
   std::vector<Body>& bodies() { return bodies_; }
   const std::vector<Body>& bodies() const { return bodies_; }
+  /// The soft articulated characters (ch. 4), stepped after the bodies, against the planes
+  /// and height fields (part 1: not yet against bodies or mesh colliders).
+  std::vector<Character>& characters() { return characters_; }
+  const std::vector<Character>& characters() const { return characters_; }
   std::vector<Collider>& colliders() { return colliders_; }
   const std::vector<Collider>& colliders() const { return colliders_; }
   /// Stage timings of the last step.
@@ -212,6 +217,8 @@ class World {
   void correctLimitsAll(std::vector<SkinSummary>* skins);
   void checkHealth(const std::vector<std::vector<size_t>>& groups, double dt, std::vector<SkinSummary>* skins);
   void updateStats(const std::vector<SkinSummary>& skins);
+  /// The characters' steps (Stage::Characters) and their trajectories.
+  void stepCharacters(double dt);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts, double dt);
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
   void balancePairSupport();
@@ -226,6 +233,7 @@ class World {
 
   Scene scene_;
   std::vector<Body> bodies_;
+  std::vector<Character> characters_;
   std::vector<Collider> colliders_;
   Profile profile_;
   std::map<std::vector<size_t>, double> groupFloors_;  // energy floors of groups of bodies in contact [J]

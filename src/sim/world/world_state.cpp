@@ -18,6 +18,11 @@ WorldState World::capture() {
     e.stats.trajectory.clear();  // (restore cuts the body's own back instead)
     s.bodies.push_back(std::move(e));
   }
+  for (const Character& c : characters_) {
+    s.characters.push_back(c.body->state());
+    s.characterStats.push_back(c.stats);
+    s.characterStats.back().trajectory.clear();
+  }
   s.groupFloors = groupFloors_;
   s.pairsInContact = pairsInContact_;
   s.lastContacts = lastContacts_;
@@ -26,6 +31,12 @@ WorldState World::capture() {
 }
 
 void World::restore(const WorldState& s) {
+  if (s.characters.size() != characters_.size())
+    throw std::invalid_argument("World::restore: the state has " + std::to_string(s.characters.size()) +
+                                " characters, this world " + std::to_string(characters_.size()));
+  for (size_t i = 0; i < characters_.size(); ++i)
+    if (s.characters[i].q.size() != size_t(characters_[i].model->nodeCount()))
+      throw std::invalid_argument("World::restore: character '" + characters_[i].spec.name + "' has another model");
   if (s.bodies.size() != bodies_.size() || s.colliders.size() != colliders_.size())
     throw std::invalid_argument("World::restore: the state has " + std::to_string(s.bodies.size()) + " bodies and " +
                                 std::to_string(s.colliders.size()) + " colliders, this world " +
@@ -49,6 +60,14 @@ void World::restore(const WorldState& s) {
     b.lastResetStep = e.lastResetStep;
     b.energyFloor = e.energyFloor;
     b.refreshState();
+  }
+  for (size_t i = 0; i < characters_.size(); ++i) {
+    Character& c = characters_[i];
+    c.body->state() = s.characters[i];
+    std::vector<std::array<double, 4>> trajectory = std::move(c.stats.trajectory);
+    std::erase_if(trajectory, [&](const std::array<double, 4>& row) { return row[0] > s.time; });
+    c.stats = s.characterStats[i];
+    c.stats.trajectory = std::move(trajectory);
   }
   groupFloors_ = s.groupFloors;
   pairsInContact_ = s.pairsInContact;
@@ -81,6 +100,16 @@ uint64_t stateHash(const WorldState& s) {
     add(h, l.angularVelocity);
     for (const Vec3& q : l.q) add(h, q);
     for (const Vec3& v : l.qdot) add(h, v);
+  }
+  for (const CharacterState& c : s.characters) {
+    for (const CoreState& b : c.bones) {
+      add(h, b.position);
+      add(h, b.orientation);
+      add(h, b.velocity);
+      add(h, b.angularVelocity);
+    }
+    for (const Vec3& q : c.q) add(h, q);
+    for (const Vec3& v : c.qdot) add(h, v);
   }
   return h.value();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/body/layered_body.h"
+#include "sim/character/character_scene.h"
 #include "sim/contact/collider.h"
 #include "sim/world/body_stats.h"
 
@@ -30,6 +31,8 @@ struct WorldState {
   long steps = 0;
   std::vector<Collider::Motion> colliders;  ///< (ncollider)
   std::vector<BodySnapshot> bodies;         ///< (nbody)
+  std::vector<CharacterState> characters;   ///< (ncharacter)
+  std::vector<CharacterStats> characterStats;  ///< (ncharacter, without their trajectories)
   std::map<std::vector<size_t>, double> groupFloors;  ///< energy floors of groups in contact [J]
   std::set<std::pair<int, int>> pairsInContact;       ///< body pairs touching in the last step
   std::vector<std::vector<NodeContact>> lastContacts;  ///< (nbody) what the last response used

@@ -230,7 +230,7 @@ TEST(Scene, ShippedScenesAllLoad) {
     ++n;
     Scene sc;
     ASSERT_NO_THROW(sc = loadScene(e.path().string())) << e.path();
-    EXPECT_GE(sc.bodies.size(), 1u) << e.path();
+    EXPECT_GE(sc.bodies.size() + sc.characters.size(), 1u) << e.path();
     const std::string stem = e.path().stem().string();
     if (stem.size() < 5 || stem.substr(stem.size() - 5) != "_high") continue;
     ++high;
@@ -251,6 +251,6 @@ TEST(Scene, ShippedScenesAllLoad) {
     EXPECT_EQ(strip(nlohmann::json::parse(a, nullptr, true, true)), strip(nlohmann::json::parse(b, nullptr, true, true)))
         << stem << " differs from its base in more than the atlas resolution";
   }
-  EXPECT_EQ(n, 19);
+  EXPECT_EQ(n, 21);
   EXPECT_EQ(high, 6);
 }

@@ -1,0 +1,41 @@
+#pragma once
+// A scene's character (scene.h's CharacterSpec) made into a model and a starting state,
+// and what the World keeps of one as it runs.
+#include <memory>
+#include <vector>
+
+#include "sim/character/articulated_body.h"
+#include "sim/scene/scene.h"
+
+namespace d2t {
+
+/// The description of the character a scene asks for (its procedural model, skeleton,
+/// weights, material). Throws InputError naming the character and the field.
+CharacterDesc characterDesc(const CharacterSpec& spec);
+
+/// What the run has seen of one character (--metrics, the panels).
+struct CharacterStats {
+  double maxJointError = 0;    ///< largest joint position error over the run [m]
+  double maxJointAngle = 0;    ///< largest angle of any joint away from its bind pose [rad]
+  double maxDisplacement = 0;  ///< largest skin displacement |q| over the run [m]
+  double minHeight = 1e300;    ///< lowest world y of any skin node over the run [m]
+  int resets = 0;              ///< numerical blow-ups caught (the character restarted)
+  int contacts = 0;            ///< nodes in contact in the last step
+  std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
+};
+
+/// A soft articulated character in the World (dissertation ch. 4; part 1: on planes and
+/// height fields, not yet against bodies or mesh colliders).
+struct Character {
+  Character(const CharacterSpec& s, CharacterModelPtr m);
+  CharacterSpec spec;
+  CharacterModelPtr model;
+  std::unique_ptr<ArticulatedBody> body;
+  CharacterStats stats;
+  /// The body at the spec's placement and starting pose, its springs' targets set.
+  void start();
+  /// A step; a non-finite state (a blow-up) restarts it and counts a reset. Updates stats.
+  void step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders, double time);
+};
+
+}  // namespace d2t
