@@ -337,80 +337,66 @@ Mat3 ArticulatedBody::nodePose(int p) const {
   return P;
 }
 
-namespace {
-// P^-1, or P^T where the blend of rotations is near singular (a joint twisted by ~180 degrees)
-Mat3 poseInverse(const Mat3& P) { return std::abs(P.determinant()) > 1e-3 ? Mat3(P.inverse()) : Mat3(P.transpose()); }
-}  // namespace
 
-void ArticulatedBody::respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders) {
+// A contact row at node p (4.27)-(4.29), at the current configuration: j_s = n^T P_p,
+// M_lambda = j_s Mh_p^-1 j_s^T, J_cond(k, i) = w_pi (n - m_p P Mh_p^-1 P^T n)^T A_pi, and its
+// right-hand side b (the row asks J_cond dv_c + M_lambda lambda = -b).
+struct ArticulatedBody::ContactRow {
+  int node;
+  Vec3 normal, vo;
+  double target = 0, depth = 0, mlambda = 0, b = 0, friction = 0;
+  int count = 0;
+  std::array<int, 4> bone{};
+  std::array<Eigen::Matrix<double, 1, 6>, 4> j;
+  bool active = true;
+  double lambda = 0;
+  double upper = 1e300;  // (friction rows: mu times the node's normal impulse)
+  bool fixed = false;    // at its bound: a given impulse
+};
+
+ArticulatedBody::ContactRow ArticulatedBody::contactRow(int p, const Vec3& normal) const {
+  const CharacterModel& m = *model_;
+  ContactRow r;
+  r.node = p;
+  r.normal = normal;
+  const Influences& in = m.influence[size_t(p)];
+  const Mat3 P = nodePose(p);
+  const Vec3 h = P * (skinDiagInverse_[size_t(p)] * (P.transpose() * normal));
+  r.mlambda = normal.dot(h);
+  const Vec3 nt = normal - m.nodeMass[size_t(p)] * h;
+  const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+  r.count = in.count;
+  for (int a = 0; a < in.count; ++a) {
+    const int b = in.bone[size_t(a)];
+    const Bone& bone = m.skeleton.bones[size_t(b)];
+    const CoreState& s = state_.bones[size_t(b)];
+    const Vec3 ub = bone.bindOrientation.conjugate() * (u - bone.bindPosition);
+    r.bone[size_t(a)] = b;
+    r.j[size_t(a)] << in.weight[size_t(a)] * nt.transpose(),
+        in.weight[size_t(a)] * ub.cross(s.orientation.conjugate() * nt).transpose();
+  }
+  return r;
+}
+
+// The rows with the skeleton's response anticipated: M_c* = Mh_cond + sum_k J_cond,k^T
+// J_cond,k / M_lambda,k, b_c* = -sum J^T b / M_lambda (4.31), the joints' rows keeping J dv_c =
+// 0; lambda_k = -(J_cond,k dv_c + b_k) / M_lambda,k (4.30); rows pulling (lambda < 0) leave, at
+// most 4 rounds. Returns dv_c (6k) and the rows' lambdas; then the skin's change of every node
+// (4.32): Mh_p^-1 (P^T n lambda - m_p sum_i w_pi B_pi^T dv_c,i), in `skin`.
+Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin) {
   const CharacterModel& m = *model_;
   const int k = m.boneCount(), n = m.nodeCount(), nv = 6 * k, size = nv + m.skeleton.rowCount();
-  struct Row {
-    int node;
-    Vec3 normal, vo;
-    double target, depth, mlambda, b, friction;
-    int count;
-    std::array<int, 4> bone;
-    std::array<Eigen::Matrix<double, 1, 6>, 4> j;
-    bool active = true;
-    double lambda = 0;
-  };
-  std::vector<Row> rows;
-  // detection at the predicted state: the deepest collider under each node
-  for (int p = 0; p < n; ++p) {
-    const Vec3 x = nodePosition(p);
-    const Collider* best = nullptr;
-    SurfaceHit hit;
-    for (const Collider* c : colliders) {
-      if (c->detectedInStages()) continue;  // (mesh colliders: part 2 of the characters)
-      const SurfaceHit h = c->query(x);
-      if (h.distance < 0 && (!best || h.distance < hit.distance)) {
-        best = c;
-        hit = h;
-      }
-    }
-    if (!best) continue;
-    Row r;
-    r.node = p;
-    r.normal = hit.normal;
-    r.vo = hit.velocity;
-    r.depth = -hit.distance;
-    r.friction = std::sqrt(m.material.friction * best->desc().friction);
-    const double d0 = best->query(nodePositionIn(start, p)).distance;
-    r.target = -std::max(d0, 0.0) / dt;  // (a node above the surface at the start may land on it)
-    // the row at the predicted state: j_s = n^T P_p, M_lambda = j_s Mh_p^-1 j_s^T, J_cond(k, i)
-    // = w_pi (n - m_p P Mh_p^-1 P^T n)^T A_pi (4.28)-(4.29)
-    const Influences& in = m.influence[size_t(p)];
-    const Mat3 P = nodePose(p);
-    const Vec3 h = P * (skinDiagInverse_[size_t(p)] * (P.transpose() * r.normal));
-    r.mlambda = r.normal.dot(h);
-    const Vec3 nt = r.normal - m.nodeMass[size_t(p)] * h;
-    const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
-    r.count = in.count;
-    for (int a = 0; a < in.count; ++a) {
-      const int b = in.bone[size_t(a)];
-      const Bone& bone = m.skeleton.bones[size_t(b)];
-      const CoreState& s = state_.bones[size_t(b)];
-      const Vec3 ub = bone.bindOrientation.conjugate() * (u - bone.bindPosition);
-      r.bone[size_t(a)] = b;
-      r.j[size_t(a)] << in.weight[size_t(a)] * nt.transpose(),
-          in.weight[size_t(a)] * ub.cross(s.orientation.conjugate() * nt).transpose();
-    }
-    r.b = r.normal.dot(nodeVelocity(p) - r.vo) - r.target;
-    rows.push_back(r);
-  }
-  if (rows.empty()) return;
-
-  // the active set: M_c* = Mh_cond + sum_k J_cond,k^T J_cond,k / M_lambda,k, b_c* = -sum J^T b / M_lambda
-  // (4.31), the joints' rows keeping J dv_c = 0; lambda_k = -(J_cond,k dv_c + b_k) / M_lambda,k (4.30);
-  // rows pulling (lambda < 0) leave, at most 4 rounds
   Eigen::VectorXd sol;
-  for (int round = 0; round < 4; ++round) {
+  for (int round = 0; round < 6; ++round) {
     std::vector<Mat6> blocks = blocks_;
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
-    for (const Row& r : rows) {
+    for (const ContactRow& r : rows) {
       if (!r.active) continue;
       for (int a = 0; a < r.count; ++a) {
+        if (r.fixed) {  // a given impulse: J_cond^T lambda on the bones
+          rhs.segment<6>(6 * r.bone[size_t(a)]) += r.j[size_t(a)].transpose() * r.lambda;
+          continue;
+        }
         rhs.segment<6>(6 * r.bone[size_t(a)]) -= r.j[size_t(a)].transpose() * (r.b / r.mlambda);
         for (int c = 0; c < r.count; ++c)
           blocks[size_t(pairIndex_[size_t(r.bone[size_t(a)]) * size_t(k) + size_t(r.bone[size_t(c)])])] +=
@@ -419,25 +405,28 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     }
     factorKkt(blocks);
     sol = kkt_.solve(rhs);
-    bool dropped = false;
-    for (Row& r : rows) {
-      if (!r.active) continue;
+    bool changed = false;
+    for (ContactRow& r : rows) {
+      if (!r.active || r.fixed) continue;
       double jv = 0;
       for (int a = 0; a < r.count; ++a) jv += r.j[size_t(a)].dot(sol.segment<6>(6 * r.bone[size_t(a)]));
       r.lambda = -(jv + r.b) / r.mlambda;
       if (r.lambda < 0) {
         r.active = false;
         r.lambda = 0;
-        dropped = true;
+        changed = true;
+      } else if (r.lambda > r.upper) {
+        r.fixed = true;
+        r.lambda = r.upper;
+        changed = true;
       }
     }
-    if (!dropped) break;
+    if (!changed) break;
   }
-  // the bones' change, then every node's skin (4.32): dv_s = Mh^-1 (P^T n lambda - m sum w B^T dv_c)
   std::vector<Vec3> impulse(static_cast<size_t>(n), Vec3::Zero());
-  for (const Row& r : rows) impulse[size_t(r.node)] = r.lambda * r.normal;
-  std::vector<Vec3> before(static_cast<size_t>(n));
-  for (const Row& r : rows) before[size_t(r.node)] = nodeVelocity(r.node);
+  for (const ContactRow& r : rows) impulse[size_t(r.node)] += r.lambda * r.normal;
+  for (const ContactRow& r : rows) rowImpulse_ += r.lambda * r.normal;
+  skin.resize(size_t(n));
   for (int p = 0; p < n; ++p) {
     const Influences& in = m.influence[size_t(p)];
     const Mat3 P = nodePose(p);
@@ -450,54 +439,124 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
       const Vec3 ub = bone.bindOrientation.conjugate() * (u - bone.bindPosition);
       a += in.weight[size_t(c)] * (sol.segment<3>(6 * b) + s.orientation * sol.segment<3>(6 * b + 3).cross(ub));
     }
-    state_.qdot[size_t(p)] +=
-        skinDiagInverse_[size_t(p)] * (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a));
+    skin[size_t(p)] = skinDiagInverse_[size_t(p)] * (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a));
   }
-  for (int b = 0; b < k; ++b) {
-    state_.bones[size_t(b)].velocity += sol.segment<3>(6 * b);
-    state_.bones[size_t(b)].angularVelocity += sol.segment<3>(6 * b + 3);
-  }
-  mu_ += sol.tail(size - nv);
-  // friction on the node (14): mu_hat = min(1, mu |L_p dv| / |xt|), -mu_hat xt on its skin
-  for (Row& r : rows) {
-    if (!r.active) continue;
-    const Vec3 v = nodeVelocity(r.node), rel = v - r.vo;
-    const Vec3 xt = rel - r.normal * r.normal.dot(rel);
-    const double change = (v - before[size_t(r.node)]).norm(), slide = xt.norm();
-    if (r.friction > 0 && slide > 1e-12) {
-      const double muHat = std::min(1.0, r.friction * change / slide);
-      state_.qdot[size_t(r.node)] += poseInverse(nodePose(r.node)) * (-muHat * xt);
+  return sol.head(nv);
+}
+
+// The deepest plane or height field under (or within `margin` of) each node.
+std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vector<const Collider*>& colliders,
+                                                                 double dt, bool speculative) const {
+  const CharacterModel& m = *model_;
+  std::vector<ContactRow> rows;
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    const Vec3 x = nodePosition(p);
+    const double margin = speculative ? 0.01 + dt * nodeVelocity(p).norm() : 0.0;
+    const Collider* best = nullptr;
+    SurfaceHit hit;
+    for (const Collider* c : colliders) {
+      if (c->detectedInStages()) continue;  // (mesh colliders: part 2 of the characters)
+      const SurfaceHit h = c->query(x);
+      if (h.distance < margin && (!best || h.distance < hit.distance)) {
+        best = c;
+        hit = h;
+      }
     }
+    if (!best) continue;
+    ContactRow r = contactRow(p, hit.normal);
+    r.vo = hit.velocity;
+    r.depth = -hit.distance;
+    r.friction = std::sqrt(m.material.friction * best->desc().friction);
+    rows.push_back(r);
   }
-  for (const Row& r : rows) {
+  return rows;
+}
+
+void ArticulatedBody::respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders) {
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount(), n = m.nodeCount();
+  // detection at the predicted state, with speculative rows within 1 cm and the node's travel
+  // in a step (the active set drops those that the free motion keeps off the surface)
+  std::vector<ContactRow> rows = detect(colliders, dt, true);
+  if (rows.empty()) return;
+  for (ContactRow& r : rows) {
+    const Collider* c = nullptr;
+    double d0 = 1e300;  // the node's distance at the start of the step
+    for (const Collider* x : colliders)
+      if (!x->detectedInStages()) d0 = std::min(d0, x->query(nodePositionIn(start, r.node)).distance);
+    (void)c;
+    r.target = -std::max(d0, 0.0) / dt;  // (a node above the surface at the start may land on it)
+    r.b = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
+  }
+  std::vector<Vec3> dvs;
+  const Eigen::VectorXd dv = solveRows(rows, dvs);
+  for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs[size_t(p)];
+  for (int b = 0; b < k; ++b) {
+    state_.bones[size_t(b)].velocity += dv.segment<3>(6 * b);
+    state_.bones[size_t(b)].angularVelocity += dv.segment<3>(6 * b + 3);
+  }
+  // friction (3.20) with the skeleton's response anticipated as for the normal rows: a row
+  // against each sliding node's tangential velocity, at most mu times its normal impulse (at
+  // the bound it is a given impulse), solved with the normal rows holding their targets (a
+  // friction impulse on the skin alone, P^-1 dx_t, strains a stiff skin by the whole slip)
+  for (const ContactRow& r : rows) {
+    if (!r.active) continue;
     CharacterContact c;
     c.node = r.node;
     c.normal = r.normal;
     c.depth = r.depth;
     c.lambda = r.lambda;
-    c.residual = r.active ? r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target : 0.0;
-    if (r.active) contacts_.push_back(c);
+    c.residual = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
+    contacts_.push_back(c);
+  }
+  std::vector<ContactRow> fr;
+  for (const ContactRow& r : rows) {
+    if (!r.active || r.friction <= 0) continue;
+    const Vec3 rel = nodeVelocity(r.node) - r.vo;
+    const Vec3 xt = rel - r.normal * r.normal.dot(rel);
+    ContactRow n = contactRow(r.node, r.normal);
+    n.vo = r.vo;
+    n.target = r.target;
+    n.depth = r.depth;
+    n.b = r.normal.dot(rel) - r.target;
+    fr.push_back(n);
+    if (xt.norm() < 1e-9) continue;
+    // against the slip (the node's normal and friction rows are taken as uncoupled through
+    // its skin, as (4.30) takes its rows: the normal velocity after friction is off its
+    // target by the skin's compliance between the two directions, n^T G t lambda_t)
+    ContactRow t = contactRow(r.node, -xt.normalized());
+    t.b = -xt.norm();
+    t.upper = r.friction * r.lambda;
+    fr.push_back(t);
+  }
+  if (!fr.empty()) {
+    const Eigen::VectorXd dvf = solveRows(fr, dvs);
+    for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs[size_t(p)];
+    for (int b = 0; b < k; ++b) {
+      state_.bones[size_t(b)].velocity += dvf.segment<3>(6 * b);
+      state_.bones[size_t(b)].angularVelocity += dvf.segment<3>(6 * b + 3);
+    }
   }
   integratePositions(start, dt);
 }
 
-// Stage 18 (3.21): a node still under a surface after the step is moved onto it through its
-// skin, dq = P_p^-1 dx.
+// Stage 18 (3.21): the nodes still under a surface after the step are moved onto it by the
+// same rows at the position level (n . dx_p = depth, pushes only): the skeleton takes what
+// the skin's stiffness gives it, the skin the rest (moving the skin alone, dq = P^-1 dx,
+// stores the whole depth as strain: with a stiff skin and a long step, more energy than the
+// fall had).
 void ArticulatedBody::correct(const std::vector<const Collider*>& colliders) {
-  for (int p = 0; p < model_->nodeCount(); ++p) {
-    const Vec3 x = nodePosition(p);
-    double deepest = 0;
-    Vec3 normal = Vec3::Zero();
-    for (const Collider* c : colliders) {
-      if (c->detectedInStages()) continue;
-      const SurfaceHit h = c->query(x);
-      if (h.distance < deepest) {
-        deepest = h.distance;
-        normal = h.normal;
-      }
-    }
-    if (deepest < 0) state_.q[size_t(p)] += poseInverse(nodePose(p)) * (-deepest * normal);
+  std::vector<ContactRow> rows = detect(colliders, 0, false);
+  if (rows.empty()) return;
+  for (ContactRow& r : rows) r.b = -r.depth;
+  std::vector<Vec3> dq;
+  const Eigen::VectorXd dx = solveRows(rows, dq);
+  for (int b = 0; b < model_->boneCount(); ++b) {
+    CoreState& s = state_.bones[size_t(b)];
+    s.position += dx.segment<3>(6 * b);
+    s.orientation = integrateBodyRotation(s.orientation, dx.segment<3>(6 * b + 3), 1.0);
   }
+  for (int p = 0; p < model_->nodeCount(); ++p) state_.q[size_t(p)] += dq[size_t(p)];
 }
 
 // ---- the step -------------------------------------------------------------------------------------
@@ -754,6 +813,7 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   freeVelocities(dt, gravity);
   integratePositions(start, dt);
   contacts_.clear();
+  rowImpulse_.setZero();
   if (!colliders.empty()) {
     const auto t0 = std::chrono::steady_clock::now();
     respond(dt, start, colliders);
@@ -761,9 +821,10 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   }
   const int nv = 6 * m.boneCount();
   projectJoints(nv, nv + m.skeleton.rowCount());
+  const Vec3 impulse = rowImpulse_;  // (the velocity rows' only: the correction's are displacements)
   if (!contacts_.empty()) correct(colliders);
-  if (!pinned_ && contacts_.empty()) {  // the linear momentum that the forces give, on every bone alike
-    const Vec3 fix = (P0 + dt * m.totalMass * gravity - linearMomentum()) / m.totalMass;
+  if (!pinned_) {  // the linear momentum that gravity and the contacts give, on every bone alike
+    const Vec3 fix = (P0 + dt * m.totalMass * gravity + impulse - linearMomentum()) / m.totalMass;
     for (CoreState& s : state_.bones) s.velocity += fix;
   }
   ++times_.steps;

@@ -18,8 +18,9 @@
 // whose joints rest in its pose does not bend (docs/decisions/0030, D4). Joint springs enter
 // implicitly through G = [0, -R_i | 0, R_j], the relative world angular velocity: K_b = k G^T
 // G, D_b = c G^T G (the exact Jacobian of appendix C at theta -> 0, positive semi-definite at
-// every angle). The linear momentum is projected back after the step (the condensation is
-// approximate) unless a joint pins the character to the world.
+// every angle). The linear momentum is projected back after the step to what gravity and the
+// contact rows' impulses give (the condensation and M_s = m I are approximate) unless a
+// joint pins the character to the world.
 #include <Eigen/CholmodSupport>
 #include <Eigen/SparseCholesky>
 
@@ -50,8 +51,9 @@ struct CharacterContact {
   Vec3 normal = Vec3::UnitY();  ///< the collider's outward normal
   double depth = 0;             ///< below the surface at the predicted state [m] (> 0)
   double lambda = 0;            ///< the normal impulse [N s], >= 0
-  /// n . (xdot+ - xdot_o) - target after the response, the target being -gap/dt for a node
-  /// that started above the surface (it may land on it), 0 otherwise [m/s]
+  /// n . (xdot+ - xdot_o) - target after the normal rows' response (before friction), the
+  /// target being -gap/dt for a node that started above the surface (it may land on it), 0
+  /// otherwise [m/s]
   double residual = 0;
 };
 
@@ -127,6 +129,10 @@ class ArticulatedBody {
   void factorKkt(const std::vector<Eigen::Matrix<double, 6, 6>>& blocks);
   void respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders);
   void correct(const std::vector<const Collider*>& colliders);
+  struct ContactRow;
+  ContactRow contactRow(int p, const Vec3& normal) const;
+  std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders, double dt, bool speculative) const;
+  Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin);
   Vec3 nodePositionIn(const CharacterState& st, int p) const;
   Mat3 nodePose(int p) const;  ///< P_p
   void prepareSkin(double dt);
@@ -154,6 +160,7 @@ class ArticulatedBody {
   std::vector<Eigen::Matrix<double, 6, 6>> blocks_;      // the free step's Mh_cond, pair by pair
   std::vector<Eigen::Triplet<double>> rowTriplets_;      // the KKT's joint rows and -eps I
   std::vector<CharacterContact> contacts_;
+  Vec3 rowImpulse_ = Vec3::Zero();  // the contact rows' impulses of this step (world, summed)
   Eigen::VectorXd mu_;
   CharacterTimes times_;
 };
