@@ -131,6 +131,36 @@ Vec3 ArticulatedBody::nodeVelocity(int p) const {
   return v;
 }
 
+ArticulatedBody::BoneFrames ArticulatedBody::frames() const {
+  const Skeleton& sk = model_->skeleton;
+  BoneFrames f;
+  for (int b = 0; b < sk.boneCount(); ++b) {
+    const CoreState& s = state_.bones[size_t(b)];
+    f.R.push_back(s.orientation.toRotationMatrix());
+    f.P.push_back(f.R.back() * sk.bones[size_t(b)].bindOrientation.conjugate().toRotationMatrix());
+    f.W.push_back(f.R.back() * s.angularVelocity);
+  }
+  return f;
+}
+
+void ArticulatedBody::nodeAt(const BoneFrames& f, int p, Vec3* x, Vec3* v, Mat3* P) const {
+  const CharacterModel& m = *model_;
+  const Influences& in = m.influence[size_t(p)];
+  const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+  if (x) x->setZero();
+  if (v) v->setZero();
+  if (P) P->setZero();
+  for (int a = 0; a < in.count; ++a) {
+    const size_t b = size_t(in.bone[size_t(a)]);
+    const double w = in.weight[size_t(a)];
+    const CoreState& s = state_.bones[b];
+    const Vec3 lever = f.P[b] * (u - m.skeleton.bones[b].bindPosition);  // R_i u_pi
+    if (x) *x += w * (s.position + lever);
+    if (v) *v += w * (s.velocity + f.W[b].cross(lever) + f.P[b] * state_.qdot[size_t(p)]);
+    if (P) *P += w * f.P[b];
+  }
+}
+
 std::vector<Vec3> ArticulatedBody::skinPositions() const {
   std::vector<Vec3> x(size_t(model_->nodeCount()));
   for (int p = 0; p < model_->nodeCount(); ++p) x[size_t(p)] = nodePosition(p);
@@ -139,9 +169,13 @@ std::vector<Vec3> ArticulatedBody::skinPositions() const {
 
 Vec3 ArticulatedBody::linearMomentum() const {
   const CharacterModel& m = *model_;
-  Vec3 P = Vec3::Zero();
+  const BoneFrames f = frames();
+  Vec3 P = Vec3::Zero(), v;
   for (int b = 0; b < m.boneCount(); ++b) P += m.linkMass[size_t(b)] * state_.bones[size_t(b)].velocity;
-  for (int p = 0; p < m.nodeCount(); ++p) P += m.nodeMass[size_t(p)] * nodeVelocity(p);
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    nodeAt(f, p, nullptr, &v, nullptr);
+    P += m.nodeMass[size_t(p)] * v;
+  }
   return P;
 }
 
@@ -354,26 +388,25 @@ struct ArticulatedBody::ContactRow {
   bool fixed = false;    // at its bound: a given impulse
 };
 
-ArticulatedBody::ContactRow ArticulatedBody::contactRow(int p, const Vec3& normal) const {
+ArticulatedBody::ContactRow ArticulatedBody::contactRow(const BoneFrames& f, int p, const Vec3& normal) const {
   const CharacterModel& m = *model_;
   ContactRow r;
   r.node = p;
   r.normal = normal;
   const Influences& in = m.influence[size_t(p)];
-  const Mat3 P = nodePose(p);
+  Mat3 P;
+  nodeAt(f, p, nullptr, nullptr, &P);
   const Vec3 h = P * (skinDiagInverse_[size_t(p)] * (P.transpose() * normal));
   r.mlambda = normal.dot(h);
   const Vec3 nt = normal - m.nodeMass[size_t(p)] * h;
   const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
   r.count = in.count;
   for (int a = 0; a < in.count; ++a) {
-    const int b = in.bone[size_t(a)];
-    const Bone& bone = m.skeleton.bones[size_t(b)];
-    const CoreState& s = state_.bones[size_t(b)];
-    const Vec3 ub = bone.bindOrientation.conjugate() * (u - bone.bindPosition);
-    r.bone[size_t(a)] = b;
+    const size_t b = size_t(in.bone[size_t(a)]);
+    const Vec3 lever = f.P[b] * (u - m.skeleton.bones[b].bindPosition);  // R u_pi: u x R^T n = R^T (R u x n)
+    r.bone[size_t(a)] = int(b);
     r.j[size_t(a)] << in.weight[size_t(a)] * nt.transpose(),
-        in.weight[size_t(a)] * ub.cross(s.orientation.conjugate() * nt).transpose();
+        in.weight[size_t(a)] * (f.R[b].transpose() * lever.cross(nt)).transpose();
   }
   return r;
 }
@@ -427,17 +460,19 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
   for (const ContactRow& r : rows) impulse[size_t(r.node)] += r.lambda * r.normal;
   for (const ContactRow& r : rows) rowImpulse_ += r.lambda * r.normal;
   skin.resize(size_t(n));
+  const BoneFrames f = frames();
+  std::vector<Vec3> dW(static_cast<size_t>(k));  // the bones' world angular velocity changes
+  for (int b = 0; b < k; ++b) dW[size_t(b)] = f.R[size_t(b)] * sol.segment<3>(6 * b + 3);
   for (int p = 0; p < n; ++p) {
     const Influences& in = m.influence[size_t(p)];
-    const Mat3 P = nodePose(p);
     const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+    Mat3 P = Mat3::Zero();
     Vec3 a = Vec3::Zero();  // sum_i w_pi A_pi dv_c,i (world)
     for (int c = 0; c < in.count; ++c) {
-      const int b = in.bone[size_t(c)];
-      const Bone& bone = m.skeleton.bones[size_t(b)];
-      const CoreState& s = state_.bones[size_t(b)];
-      const Vec3 ub = bone.bindOrientation.conjugate() * (u - bone.bindPosition);
-      a += in.weight[size_t(c)] * (sol.segment<3>(6 * b) + s.orientation * sol.segment<3>(6 * b + 3).cross(ub));
+      const size_t b = size_t(in.bone[size_t(c)]);
+      const double w = in.weight[size_t(c)];
+      P += w * f.P[b];
+      a += w * (sol.segment<3>(6 * int(b)) + dW[b].cross(f.P[b] * (u - m.skeleton.bones[b].bindPosition)));
     }
     skin[size_t(p)] = skinDiagInverse_[size_t(p)] * (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a));
   }
@@ -449,9 +484,11 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
                                                                  double dt, bool speculative) const {
   const CharacterModel& m = *model_;
   std::vector<ContactRow> rows;
+  const BoneFrames f = frames();
   for (int p = 0; p < m.nodeCount(); ++p) {
-    const Vec3 x = nodePosition(p);
-    const double margin = speculative ? 0.01 + dt * nodeVelocity(p).norm() : 0.0;
+    Vec3 x, v;
+    nodeAt(f, p, &x, speculative ? &v : nullptr, nullptr);
+    const double margin = speculative ? 0.01 + dt * v.norm() : 0.0;
     const Collider* best = nullptr;
     SurfaceHit hit;
     for (const Collider* c : colliders) {
@@ -463,7 +500,7 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
       }
     }
     if (!best) continue;
-    ContactRow r = contactRow(p, hit.normal);
+    ContactRow r = contactRow(f, p, hit.normal);
     r.vo = hit.velocity;
     r.depth = -hit.distance;
     r.friction = std::sqrt(m.material.friction * best->desc().friction);
@@ -510,11 +547,12 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     contacts_.push_back(c);
   }
   std::vector<ContactRow> fr;
+  const BoneFrames f = frames();
   for (const ContactRow& r : rows) {
     if (!r.active || r.friction <= 0) continue;
     const Vec3 rel = nodeVelocity(r.node) - r.vo;
     const Vec3 xt = rel - r.normal * r.normal.dot(rel);
-    ContactRow n = contactRow(r.node, r.normal);
+    ContactRow n = contactRow(f, r.node, r.normal);
     n.vo = r.vo;
     n.target = r.target;
     n.depth = r.depth;
@@ -524,7 +562,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     // against the slip (the node's normal and friction rows are taken as uncoupled through
     // its skin, as (4.30) takes its rows: the normal velocity after friction is off its
     // target by the skin's compliance between the two directions, n^T G t lambda_t)
-    ContactRow t = contactRow(r.node, -xt.normalized());
+    ContactRow t = contactRow(f, r.node, -xt.normalized());
     t.b = -xt.norm();
     t.upper = r.friction * r.lambda;
     fr.push_back(t);

@@ -129,8 +129,17 @@ class ArticulatedBody {
   void factorKkt(const std::vector<Eigen::Matrix<double, 6, 6>>& blocks);
   void respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders);
   void correct(const std::vector<const Collider*>& colliders);
+  /// The bones' rotations R_i, pose rotations P_i = R_i R_b,i^T and world angular velocities at
+  /// the current state, for the loops over the nodes.
+  struct BoneFrames {
+    std::vector<Mat3> R, P;
+    std::vector<Vec3> W;
+  };
+  BoneFrames frames() const;
+  /// A node's position, velocity and P_p from the frames (null: not wanted).
+  void nodeAt(const BoneFrames& f, int p, Vec3* x, Vec3* v, Mat3* P) const;
   struct ContactRow;
-  ContactRow contactRow(int p, const Vec3& normal) const;
+  ContactRow contactRow(const BoneFrames& f, int p, const Vec3& normal) const;
   std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders, double dt, bool speculative) const;
   Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin);
   Vec3 nodePositionIn(const CharacterState& st, int p) const;
