@@ -386,6 +386,7 @@ struct ArticulatedBody::ContactRow {
   double lambda = 0;
   double upper = 1e300;  // (friction rows: mu times the node's normal impulse)
   bool fixed = false;    // at its bound: a given impulse
+  bool dropped = false;  // left the active set in this solve (not taken back in it)
 };
 
 ArticulatedBody::ContactRow ArticulatedBody::contactRow(const BoneFrames& f, int p, const Vec3& normal) const {
@@ -419,42 +420,66 @@ ArticulatedBody::ContactRow ArticulatedBody::contactRow(const BoneFrames& f, int
 Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin) {
   const CharacterModel& m = *model_;
   const int k = m.boneCount(), n = m.nodeCount(), nv = 6 * k, size = nv + m.skeleton.rowCount();
-  Eigen::VectorXd sol;
-  for (int round = 0; round < 6; ++round) {
-    std::vector<Mat6> blocks = blocks_;
-    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
-    for (const ContactRow& r : rows) {
-      if (!r.active) continue;
-      for (int a = 0; a < r.count; ++a) {
-        if (r.fixed) {  // a given impulse: J_cond^T lambda on the bones
-          rhs.segment<6>(6 * r.bone[size_t(a)]) += r.j[size_t(a)].transpose() * r.lambda;
-          continue;
-        }
-        rhs.segment<6>(6 * r.bone[size_t(a)]) -= r.j[size_t(a)].transpose() * (r.b / r.mlambda);
-        for (int c = 0; c < r.count; ++c)
-          blocks[size_t(pairIndex_[size_t(r.bone[size_t(a)]) * size_t(k) + size_t(r.bone[size_t(c)])])] +=
-              r.j[size_t(a)].transpose() * r.j[size_t(c)] / r.mlambda;
+  // a row's part of M_c* and b_c* (sign +1: add, -1: take out), or of a given impulse
+  std::vector<Mat6> blocks = blocks_;
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
+  const auto fold = [&](const ContactRow& r, double sign) {
+    for (int a = 0; a < r.count; ++a) {
+      if (r.fixed) {  // a given impulse: J_cond^T lambda on the bones
+        rhs.segment<6>(6 * r.bone[size_t(a)]) += sign * r.j[size_t(a)].transpose() * r.lambda;
+        continue;
       }
+      rhs.segment<6>(6 * r.bone[size_t(a)]) -= sign * r.j[size_t(a)].transpose() * (r.b / r.mlambda);
+      for (int c = 0; c < r.count; ++c)
+        blocks[size_t(pairIndex_[size_t(r.bone[size_t(a)]) * size_t(k) + size_t(r.bone[size_t(c)])])] +=
+            (sign / r.mlambda) * r.j[size_t(a)].transpose() * r.j[size_t(c)];
     }
+  };
+  for (const ContactRow& r : rows)
+    if (r.active) fold(r, 1);
+  Eigen::VectorXd sol;
+  for (int round = 0; round < 8; ++round) {
     factorKkt(blocks);
     sol = kkt_.solve(rhs);
     bool changed = false;
     for (ContactRow& r : rows) {
-      if (!r.active || r.fixed) continue;
+      if (r.fixed) continue;
       double jv = 0;
       for (int a = 0; a < r.count; ++a) jv += r.j[size_t(a)].dot(sol.segment<6>(6 * r.bone[size_t(a)]));
+      if (!r.active) {  // a row left out whose node would cross its target: in (once: no cycling)
+        if (!r.dropped && jv + r.b < -1e-12 * std::max(1.0, std::abs(r.b))) {
+          r.active = true;
+          fold(r, 1);
+          changed = true;
+        }
+        continue;
+      }
       r.lambda = -(jv + r.b) / r.mlambda;
       if (r.lambda < 0) {
+        fold(r, -1);
         r.active = false;
+        r.dropped = true;
         r.lambda = 0;
         changed = true;
       } else if (r.lambda > r.upper) {
+        fold(r, -1);
         r.fixed = true;
         r.lambda = r.upper;
+        fold(r, 1);
         changed = true;
       }
     }
     if (!changed) break;
+    if (round + 1 == 8) {  // (the last set, solved once more so that dv_c and the lambdas agree)
+      factorKkt(blocks);
+      sol = kkt_.solve(rhs);
+      for (ContactRow& r : rows) {
+        if (!r.active || r.fixed) continue;
+        double jv2 = 0;
+        for (int a = 0; a < r.count; ++a) jv2 += r.j[size_t(a)].dot(sol.segment<6>(6 * r.bone[size_t(a)]));
+        r.lambda = std::max(0.0, -(jv2 + r.b) / r.mlambda);
+      }
+    }
   }
   std::vector<Vec3> impulse(static_cast<size_t>(n), Vec3::Zero());
   for (const ContactRow& r : rows) impulse[size_t(r.node)] += r.lambda * r.normal;
@@ -514,8 +539,12 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   const int k = m.boneCount(), n = m.nodeCount();
   // detection at the predicted state, with speculative rows within 1 cm and the node's travel
   // in a step (the active set drops those that the free motion keeps off the surface)
+  touching_.resize(size_t(n), 0);
   std::vector<ContactRow> rows = detect(colliders, dt, true);
-  if (rows.empty()) return;
+  if (rows.empty()) {
+    std::fill(touching_.begin(), touching_.end(), 0);
+    return;
+  }
   for (ContactRow& r : rows) {
     const Collider* c = nullptr;
     double d0 = 1e300;  // the node's distance at the start of the step
@@ -524,6 +553,9 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     (void)c;
     r.target = -std::max(d0, 0.0) / dt;  // (a node above the surface at the start may land on it)
     r.b = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
+    // the active set starts from the nodes under a surface and those that touched in the last
+    // step; solveRows adds the others that the response would carry across their target
+    r.active = r.depth > 0 || touching_[size_t(r.node)];
   }
   std::vector<Vec3> dvs;
   const Eigen::VectorXd dv = solveRows(rows, dvs);
@@ -536,8 +568,10 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   // against each sliding node's tangential velocity, at most mu times its normal impulse (at
   // the bound it is a given impulse), solved with the normal rows holding their targets (a
   // friction impulse on the skin alone, P^-1 dx_t, strains a stiff skin by the whole slip)
+  std::fill(touching_.begin(), touching_.end(), 0);
   for (const ContactRow& r : rows) {
     if (!r.active) continue;
+    touching_[size_t(r.node)] = 1;
     CharacterContact c;
     c.node = r.node;
     c.normal = r.normal;

@@ -169,6 +169,7 @@ class ArticulatedBody {
   std::vector<Eigen::Matrix<double, 6, 6>> blocks_;      // the free step's Mh_cond, pair by pair
   std::vector<Eigen::Triplet<double>> rowTriplets_;      // the KKT's joint rows and -eps I
   std::vector<CharacterContact> contacts_;
+  std::vector<char> touching_;  // (n) the nodes with an active row in the last step (the active set's start)
   Vec3 rowImpulse_ = Vec3::Zero();  // the contact rows' impulses of this step (world, summed)
   Eigen::VectorXd mu_;
   CharacterTimes times_;
