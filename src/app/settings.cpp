@@ -88,7 +88,8 @@ AppSettings loadSettings(const std::string& path, std::string* warning) {
     } else {
       ViewOptions& o = s.view;
       for (auto [key, field] : {std::pair{"shadows", &o.shadows}, {"skin", &o.skin}, {"wireframe", &o.wireframe},
-                                {"core", &o.core}, {"contacts", &o.contacts}, {"proxies", &o.proxies}})
+                                {"core", &o.core}, {"contacts", &o.contacts}, {"proxies", &o.proxies},
+                                {"bones", &o.bones}})
         readBool(*v, key, field, &bad, "/view/");
     }
   }
@@ -139,7 +140,8 @@ bool saveSettings(const std::string& path, const AppSettings& s, std::string* er
   const AppSettings::Panels& p = s.panels;
   json j;
   j["view"] = {{"shadows", v.shadows}, {"skin", v.skin}, {"wireframe", v.wireframe},
-               {"core", v.core}, {"contacts", v.contacts}, {"proxies", v.proxies}};
+               {"core", v.core}, {"contacts", v.contacts}, {"proxies", v.proxies},
+               {"bones", v.bones}};
   j["panels"] = {{"scene", p.scene}, {"simulation", p.simulation}, {"view", p.view}, {"bodies", p.bodies},
                  {"statistics", p.statistics}, {"atlas", p.atlas}, {"help", p.help}};
   if (s.windowWidth > 0 && s.windowHeight > 0) j["window"] = {{"width", s.windowWidth}, {"height", s.windowHeight}};

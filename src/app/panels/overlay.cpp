@@ -45,4 +45,26 @@ void proxyLines(World& world, std::vector<LineVertex>* out) {
   }
 }
 
+void boneLines(const World& world, std::vector<LineVertex>* out) {
+  const Eigen::Vector3f bone(0.95f, 0.95f, 0.95f), joint(1.0f, 0.55f, 0.1f);
+  for (const Character& c : world.characters()) {
+    const Skeleton& sk = c.model->skeleton;
+    for (int b = 0; b < sk.boneCount(); ++b) {
+      const Bone& bb = sk.bones[size_t(b)];
+      const CoreState& s = c.body->state().bones[size_t(b)];
+      const auto posed = [&](const Vec3& x) { return Vec3(s.position + s.orientation * (bb.bindOrientation.conjugate() * (x - bb.bindPosition))); };
+      out->push_back({posed(bb.head).cast<float>(), bone});
+      out->push_back({posed(bb.tail).cast<float>(), bone});
+    }
+    for (int j = 0; j < int(sk.joints.size()); ++j) {
+      const Vec3 x = c.body->childAnchor(j);
+      const double arm = 0.3 * sk.bones[size_t(sk.joints[size_t(j)].child)].radius;
+      for (int k = 0; k < 3; ++k) {
+        out->push_back({(x - arm * Vec3::Unit(k)).cast<float>(), joint});
+        out->push_back({(x + arm * Vec3::Unit(k)).cast<float>(), joint});
+      }
+    }
+  }
+}
+
 }  // namespace d2t

@@ -27,6 +27,10 @@ void contactLines(World& world, const std::vector<std::vector<NodeContact>>& con
 /// are the proxy's margin (grown by the largest skin displacement, as stage 1 uses it).
 void proxyLines(World& world, std::vector<LineVertex>* out);
 
+/// The characters' skeletons: each bone's segment as it is posed now (white), a cross at each
+/// joint's anchor on its child (orange).
+void boneLines(const World& world, std::vector<LineVertex>* out);
+
 /// The proxy margin stage 1 uses for a body at its current state [m]: the baked margin
 /// plus the largest skin displacement.
 double grownProxyMargin(Body& body);

@@ -167,7 +167,9 @@ void atlasPanel(Ui& ui) {
   ImGui::SetNextWindowSize(px(ui, 290, 400), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Atlas", &ui.settings.panels.atlas)) return ImGui::End();
   if (ui.session.world->bodies().empty()) {
-    ImGui::TextUnformatted("no deformable bodies");
+    ImGui::TextUnformatted(ui.session.world->characters().empty()
+                               ? "no deformable bodies"
+                               : "no atlas bodies: a character's skin is a general surface mesh");
     ImGui::End();
     return;
   }

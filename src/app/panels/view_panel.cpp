@@ -38,6 +38,9 @@ void viewPanel(Ui& ui) {
   ImGui::Checkbox("proxies", &v.proxies);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("stage-1 convex proxy points, crosses of the grown margin");
   ImGui::SameLine();
+  ImGui::Checkbox("bones", &v.bones);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the characters' bones (white) and joints (orange), over the skin");
+  ImGui::SameLine();
   ImGui::Checkbox("shadows", &v.shadows);
   ImGui::Separator();
   ImGui::TextUnformatted("panels (Tab: hide all)");

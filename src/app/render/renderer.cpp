@@ -379,13 +379,20 @@ void Renderer::litPass(const std::vector<Draw>& draws, const Camera& camera, Ren
 void Renderer::overlayPass(World& world, const Eigen::Matrix4f& viewProj, const ViewOptions& options) {
   // pass 3: overlay lines. Contacts are drawn over everything (they lie under the
   // bodies that make them); proxy crosses are depth-tested (the far side is hidden).
-  if (options.contacts || options.proxies) {
+  if (options.contacts || options.proxies || options.bones) {
     lineProgram_.use();
     glUniformMatrix4fv(lineProgram_.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
     std::vector<LineVertex> lines;
     if (options.proxies) {
       proxyLines(world, &lines);
       lines_->draw(lines);
+    }
+    if (options.bones) {  // (over the skin that hides them)
+      lines.clear();
+      boneLines(world, &lines);
+      glDisable(GL_DEPTH_TEST);
+      lines_->draw(lines);
+      glEnable(GL_DEPTH_TEST);
     }
     if (options.contacts) {
       lines.clear();

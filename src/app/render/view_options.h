@@ -11,6 +11,7 @@ struct ViewOptions {
   bool core = false;        ///< the rigid core surface of each body
   bool contacts = false;    ///< contact nodes with a line along their normal (colliders and bodies)
   bool proxies = false;     ///< the stage-1 convex proxy points of each body (grown margin as cross size)
+  bool bones = false;       ///< the characters' bones (segments) and joints (crosses at the anchors), over the skin
   int highlightBody = -1;       ///< picked body drawn brighter (-1: none)
   int highlightCollider = -1;   ///< picked or dragged collider drawn brighter (-1: none)
 };
