@@ -250,4 +250,10 @@ void JsonReader::finish() const {
   }
 }
 
+std::string formatVec(const Vec3& v) {
+  std::ostringstream s;
+  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
+  return s.str();
+}
+
 }  // namespace d2t

@@ -72,6 +72,9 @@ class JsonReader {
   std::set<std::string> used_;
 };
 
+/// A point or vector for messages: "(x, y, z)".
+std::string formatVec(const Vec3& v);
+
 /// Short human-readable description of a JSON value for messages ("a string \"abc\"").
 std::string describeJson(const nlohmann::json& v);
 

@@ -102,18 +102,7 @@ double ArticulatedBody::jointAngle(int j) const {
   return d2t::jointAngle(model_->skeleton, model_->skeleton.joints[size_t(j)], state_.bones, placement_.orientation);
 }
 
-Vec3 ArticulatedBody::nodePosition(int p) const {
-  const CharacterModel& m = *model_;
-  const Influences& in = m.influence[size_t(p)];
-  const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
-  Vec3 x = Vec3::Zero();
-  for (int a = 0; a < in.count; ++a) {
-    const Bone& b = m.skeleton.bones[size_t(in.bone[size_t(a)])];
-    const CoreState& s = state_.bones[size_t(in.bone[size_t(a)])];
-    x += in.weight[size_t(a)] * (s.position + s.orientation * (b.bindOrientation.conjugate() * (u - b.bindPosition)));
-  }
-  return x;
-}
+Vec3 ArticulatedBody::nodePosition(int p) const { return nodePositionIn(state_, p); }
 
 Vec3 ArticulatedBody::nodeVelocity(int p) const {
   const CharacterModel& m = *model_;
@@ -361,16 +350,6 @@ Vec3 ArticulatedBody::nodePositionIn(const CharacterState& st, int p) const {
   }
   return x;
 }
-
-Mat3 ArticulatedBody::nodePose(int p) const {
-  const CharacterModel& m = *model_;
-  const Influences& in = m.influence[size_t(p)];
-  Mat3 P = Mat3::Zero();
-  for (int a = 0; a < in.count; ++a)
-    P += in.weight[size_t(a)] * poseRotation(m.skeleton.bones[size_t(in.bone[size_t(a)])], state_.bones[size_t(in.bone[size_t(a)])]);
-  return P;
-}
-
 
 // A contact row at node p (4.27)-(4.29), at the current configuration: j_s = n^T P_p,
 // M_lambda = j_s Mh_p^-1 j_s^T, J_cond(k, i) = w_pi (n - m_p P Mh_p^-1 P^T n)^T A_pi, and its

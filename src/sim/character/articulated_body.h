@@ -143,7 +143,6 @@ class ArticulatedBody {
   std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders, double dt, bool speculative) const;
   Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin);
   Vec3 nodePositionIn(const CharacterState& st, int p) const;
-  Mat3 nodePose(int p) const;  ///< P_p
   void prepareSkin(double dt);
   void prepareBones();
   Eigen::Matrix<double, 6, 6> massBlock(int i) const;

@@ -19,11 +19,6 @@ namespace {
   throw InputError("body '" + desc.name + "': " + message);
 }
 
-std::string fmtVec(const Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
-  return s.str();
-}
 
 void progressAt(const BakeProgress& progress, float fraction, const char* stage) {
   if (progress) progress(fraction, stage);
@@ -54,7 +49,7 @@ void placeNodes(const BodyDesc& desc, const Atlas& atlas, std::vector<Vec3>& g, 
       const int i = static_cast<int>(bad.index);
       const Vec3& d = atlas.nodeDirection[i];
       fail(desc, "the core (radius " + std::to_string(f[i].norm()) + " m) is not strictly inside the skin (radius " +
-                     std::to_string(g[i].norm()) + " m) along the direction " + fmtVec(d) +
+                     std::to_string(g[i].norm()) + " m) along the direction " + formatVec(d) +
                      "; make the core smaller or the skin thicker");
     }
   } else {
@@ -73,7 +68,7 @@ void placeNodes(const BodyDesc& desc, const Atlas& atlas, std::vector<Vec3>& g, 
     }
     if (bad.any()) {
       const int i = static_cast<int>(bad.index);
-      fail(desc, "the core point " + fmtVec(f[i]) + " (under the skin point " + fmtVec(g[i]) +
+      fail(desc, "the core point " + formatVec(f[i]) + " (under the skin point " + formatVec(g[i]) +
                      ") is not strictly inside the skin; make the core smaller or the skin thicker");
     }
   }

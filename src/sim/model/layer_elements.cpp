@@ -3,19 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "sim/base/json_reader.h"
 
 namespace d2t {
-
-namespace {
-std::string fmtVec(const Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
-  return s.str();
-}
-}  // namespace
 
 // ---- prisms -> tetrahedra ----------------------------------------------------------
 
@@ -69,7 +60,7 @@ void buildLayerTets(const std::string& owner, const std::vector<Vec3i>& tris, co
     const Tet& tet = tets[k];
     throw InputError(owner + ": tetrahedron " + std::to_string(k) +
                      " between the skin and the core is degenerate or inverted (volume " + std::to_string(volume[k]) +
-                     " m^3 near " + fmtVec(pos(tet[0])) +
+                     " m^3 near " + formatVec(pos(tet[0])) +
                      "); the core pokes through or touches the skin there, or the skin folds over");
   }
 }

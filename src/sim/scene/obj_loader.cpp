@@ -20,12 +20,6 @@ namespace d2t {
 
 namespace {
 
-std::string fmtVec(const Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
-  return s.str();
-}
-
 /// A syntax pass over the `v` and `f` lines, which tinyobjloader reads
 /// leniently (it takes "v 1 abc 2" for (1, 0, 2)). Returns the vertex
 /// positions in double precision, in file order, and in `kept` the text for
@@ -180,7 +174,7 @@ TriMesh loadObj(const std::string& path) {
   for (size_t i = 0; i < mesh.positions.size(); ++i)
     if (!(mesh.positions[i].cwiseAbs().maxCoeff() <= kMaxCoordinate))
       throw InputError(path + ": vertex " + std::to_string(i + 1) +
-                       ": expected coordinates with |x| <= 1e12, got " + fmtVec(mesh.positions[i]));
+                       ": expected coordinates with |x| <= 1e12, got " + formatVec(mesh.positions[i]));
   for (const tinyobj::shape_t& s : reader.GetShapes()) {
     size_t offset = 0;
     for (const unsigned char n : s.mesh.num_face_vertices) {
@@ -252,7 +246,7 @@ bool isStarShaped(const TriMesh& mesh, const Vec3& centre, std::string* why) {
     solidAngle += 2 * std::atan2(num, den);
   }
   const double winding = solidAngle / (4 * kPi);
-  if (winding < 0.5) return fail("the centre " + fmtVec(centre) + " is outside the mesh");
+  if (winding < 0.5) return fail("the centre " + formatVec(centre) + " is outside the mesh");
   if (winding > 1.5)
     return fail("the mesh encloses the centre " + std::to_string(std::lround(winding)) +
                 " times (nested or overlapping shells)");
@@ -280,7 +274,7 @@ bool isStarShaped(const TriMesh& mesh, const Vec3& centre, std::string* why) {
     std::ostringstream s;
     s << bad << " of " << mesh.triangles.size()
       << " triangles face the centre or are seen edge-on from it, e.g. triangle " << firstBad
-      << " at " << fmtVec(mid) << ", whose outward normal n gives n . (triangle - centre) = "
+      << " at " << formatVec(mid) << ", whose outward normal n gives n . (triangle - centre) = "
       << firstHeight << " m (must be > 0)";
     return fail(s.str());
   }

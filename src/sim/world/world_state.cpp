@@ -79,6 +79,16 @@ namespace {
 
 void add(Fnv1a& h, const Vec3& v) { h.numbers(v.data(), 3); }
 void add(Fnv1a& h, const Quat& q) { h.numbers(q.coeffs().data(), 4); }
+void add(Fnv1a& h, const CoreState& c) {
+  add(h, c.position);
+  add(h, c.orientation);
+  add(h, c.velocity);
+  add(h, c.angularVelocity);
+}
+void add(Fnv1a& h, const std::vector<Vec3>& q, const std::vector<Vec3>& qdot) {
+  for (const Vec3& x : q) add(h, x);
+  for (const Vec3& v : qdot) add(h, v);
+}
 
 }  // namespace
 
@@ -94,22 +104,12 @@ uint64_t stateHash(const WorldState& s) {
   }
   for (const BodySnapshot& b : s.bodies) {
     const LayeredState& l = b.layered.state;
-    add(h, l.position);
-    add(h, l.orientation);
-    add(h, l.velocity);
-    add(h, l.angularVelocity);
-    for (const Vec3& q : l.q) add(h, q);
-    for (const Vec3& v : l.qdot) add(h, v);
+    add(h, static_cast<const CoreState&>(l));
+    add(h, l.q, l.qdot);
   }
   for (const CharacterState& c : s.characters) {
-    for (const CoreState& b : c.bones) {
-      add(h, b.position);
-      add(h, b.orientation);
-      add(h, b.velocity);
-      add(h, b.angularVelocity);
-    }
-    for (const Vec3& q : c.q) add(h, q);
-    for (const Vec3& v : c.qdot) add(h, v);
+    for (const CoreState& b : c.bones) add(h, b);
+    add(h, c.q, c.qdot);
   }
   return h.value();
 }
