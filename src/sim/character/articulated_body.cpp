@@ -40,6 +40,7 @@ ArticulatedBody::ArticulatedBody(CharacterModelPtr model, const CharacterPlaceme
   state_.bones.resize(size_t(k));
   state_.q.assign(size_t(n), Vec3::Zero());
   state_.qdot.assign(size_t(n), Vec3::Zero());
+  state_.touching.assign(size_t(n), 0);
   targets_.resize(m.skeleton.joints.size());
   for (size_t j = 0; j < targets_.size(); ++j) targets_[j] = m.skeleton.joints[j].target;
   pose(std::vector<Quat>(m.skeleton.joints.size(), Quat::Identity()));
@@ -79,6 +80,7 @@ void ArticulatedBody::pose(const std::vector<Quat>& relative) {
   }
   std::fill(state_.q.begin(), state_.q.end(), Vec3::Zero());
   std::fill(state_.qdot.begin(), state_.qdot.end(), Vec3::Zero());
+  std::fill(state_.touching.begin(), state_.touching.end(), 0);
 }
 
 // ---- queries ----------------------------------------------------------------------------------
@@ -518,10 +520,10 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   const int k = m.boneCount(), n = m.nodeCount();
   // detection at the predicted state, with speculative rows within 1 cm and the node's travel
   // in a step (the active set drops those that the free motion keeps off the surface)
-  touching_.resize(size_t(n), 0);
+  state_.touching.resize(size_t(n), 0);
   std::vector<ContactRow> rows = detect(colliders, dt, true);
   if (rows.empty()) {
-    std::fill(touching_.begin(), touching_.end(), 0);
+    std::fill(state_.touching.begin(), state_.touching.end(), 0);
     return;
   }
   for (ContactRow& r : rows) {
@@ -534,7 +536,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     r.b = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
     // the active set starts from the nodes under a surface and those that touched in the last
     // step; solveRows adds the others that the response would carry across their target
-    r.active = r.depth > 0 || touching_[size_t(r.node)];
+    r.active = r.depth > 0 || state_.touching[size_t(r.node)];
   }
   std::vector<Vec3> dvs;
   const Eigen::VectorXd dv = solveRows(rows, dvs);
@@ -547,10 +549,10 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   // against each sliding node's tangential velocity, at most mu times its normal impulse (at
   // the bound it is a given impulse), solved with the normal rows holding their targets (a
   // friction impulse on the skin alone, P^-1 dx_t, strains a stiff skin by the whole slip)
-  std::fill(touching_.begin(), touching_.end(), 0);
+  std::fill(state_.touching.begin(), state_.touching.end(), 0);
   for (const ContactRow& r : rows) {
     if (!r.active) continue;
-    touching_[size_t(r.node)] = 1;
+    state_.touching[size_t(r.node)] = 1;
     CharacterContact c;
     c.node = r.node;
     c.normal = r.normal;

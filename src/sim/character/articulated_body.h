@@ -35,6 +35,9 @@ namespace d2t {
 struct CharacterState {
   std::vector<CoreState> bones;  ///< (k) c_i, R_i, cdot_i (world), omega_i (bone frame)
   std::vector<Vec3> q, qdot;     ///< (n) the skin's displacement in pose space [m], [m/s]
+  /// (n) the nodes with an active contact row in the last step: where the next step's active
+  /// set starts (part of the state, so that a restored run repeats its steps bit for bit)
+  std::vector<char> touching;
 };
 
 /// Where a character starts: its bind pose moved rigidly.
@@ -168,7 +171,6 @@ class ArticulatedBody {
   std::vector<Eigen::Matrix<double, 6, 6>> blocks_;      // the free step's Mh_cond, pair by pair
   std::vector<Eigen::Triplet<double>> rowTriplets_;      // the KKT's joint rows and -eps I
   std::vector<CharacterContact> contacts_;
-  std::vector<char> touching_;  // (n) the nodes with an active row in the last step (the active set's start)
   Vec3 rowImpulse_ = Vec3::Zero();  // the contact rows' impulses of this step (world, summed)
   Eigen::VectorXd mu_;
   CharacterTimes times_;
