@@ -527,11 +527,9 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     return;
   }
   for (ContactRow& r : rows) {
-    const Collider* c = nullptr;
     double d0 = 1e300;  // the node's distance at the start of the step
     for (const Collider* x : colliders)
       if (!x->detectedInStages()) d0 = std::min(d0, x->query(nodePositionIn(start, r.node)).distance);
-    (void)c;
     r.target = -std::max(d0, 0.0) / dt;  // (a node above the surface at the start may land on it)
     r.b = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
     // the active set starts from the nodes under a surface and those that touched in the last

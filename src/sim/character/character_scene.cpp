@@ -48,7 +48,7 @@ void Character::start() {
   for (size_t j = 0; j < pose.size(); ++j) body->setJointTarget(int(j), spec.restAtStart ? pose[j] : Quat::Identity());
 }
 
-void Character::step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders, double time) {
+void Character::step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders) {
   bool finite = true;
   try {
     body->step(dt, gravity, colliders);
@@ -74,7 +74,6 @@ void Character::step(double dt, const Vec3& gravity, const std::vector<const Col
   }
   for (const Vec3& x : body->skinPositions()) stats.minHeight = std::min(stats.minHeight, x.y());
   stats.contacts = int(body->contacts().size());
-  (void)time;
 }
 
 }  // namespace d2t

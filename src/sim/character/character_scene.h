@@ -35,7 +35,7 @@ struct Character {
   /// The body at the spec's placement and starting pose, its springs' targets set.
   void start();
   /// A step; a non-finite state (a blow-up) restarts it and counts a reset. Updates stats.
-  void step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders, double time);
+  void step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders);
 };
 
 }  // namespace d2t
