@@ -1,0 +1,274 @@
+// A soft articulated character's contact with planes and height fields (articulated_body.h;
+// dissertation (4.27)-(4.32), 3.20-3.21): the rows at a node with the skeleton's response
+// anticipated, their active-set solve, detection, the response with friction, the
+// correction.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/character/articulated_body.h"
+
+namespace d2t {
+
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+// ---- contact with planes and height fields (4.27)-(4.32) ---------------------------------------
+
+
+// A contact row at node p (4.27)-(4.29), at the current configuration: j_s = n^T P_p,
+// M_lambda = j_s Mh_p^-1 j_s^T, J_cond(k, i) = w_pi (n - m_p P Mh_p^-1 P^T n)^T A_pi, and its
+// right-hand side b (the row asks J_cond dv_c + M_lambda lambda = -b).
+struct ArticulatedBody::ContactRow {
+  int node;
+  Vec3 normal, vo;
+  double target = 0, depth = 0, mlambda = 0, b = 0, friction = 0;
+  int count = 0;
+  std::array<int, 4> bone{};
+  std::array<Eigen::Matrix<double, 1, 6>, 4> j;
+  bool active = true;
+  double lambda = 0;
+  double upper = 1e300;  // (friction rows: mu times the node's normal impulse)
+  bool fixed = false;    // at its bound: a given impulse
+  bool dropped = false;  // left the active set in this solve (not taken back in it)
+};
+
+ArticulatedBody::ContactRow ArticulatedBody::contactRow(const BoneFrames& f, int p, const Vec3& normal) const {
+  const CharacterModel& m = *model_;
+  ContactRow r;
+  r.node = p;
+  r.normal = normal;
+  const Influences& in = m.influence[size_t(p)];
+  Mat3 P;
+  nodeAt(f, p, nullptr, nullptr, &P);
+  const Vec3 h = P * (skinDiagInverse_[size_t(p)] * (P.transpose() * normal));
+  r.mlambda = normal.dot(h);
+  const Vec3 nt = normal - m.nodeMass[size_t(p)] * h;
+  const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+  r.count = in.count;
+  for (int a = 0; a < in.count; ++a) {
+    const size_t b = size_t(in.bone[size_t(a)]);
+    const Vec3 lever = f.P[b] * (u - m.skeleton.bones[b].bindPosition);  // R u_pi: u x R^T n = R^T (R u x n)
+    r.bone[size_t(a)] = int(b);
+    r.j[size_t(a)] << in.weight[size_t(a)] * nt.transpose(),
+        in.weight[size_t(a)] * (f.R[b].transpose() * lever.cross(nt)).transpose();
+  }
+  return r;
+}
+
+// The rows with the skeleton's response anticipated: M_c* = Mh_cond + sum_k J_cond,k^T
+// J_cond,k / M_lambda,k, b_c* = -sum J^T b / M_lambda (4.31), the joints' rows keeping J dv_c =
+// 0; lambda_k = -(J_cond,k dv_c + b_k) / M_lambda,k (4.30); rows pulling (lambda < 0) leave, at
+// most 4 rounds. Returns dv_c (6k) and the rows' lambdas; then the skin's change of every node
+// (4.32): Mh_p^-1 (P^T n lambda - m_p sum_i w_pi B_pi^T dv_c,i), in `skin`.
+Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin) {
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount(), n = m.nodeCount(), nv = 6 * k, size = nv + m.skeleton.rowCount();
+  // a row's part of M_c* and b_c* (sign +1: add, -1: take out), or of a given impulse
+  std::vector<Mat6> blocks = blocks_;
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
+  const auto fold = [&](const ContactRow& r, double sign) {
+    for (int a = 0; a < r.count; ++a) {
+      if (r.fixed) {  // a given impulse: J_cond^T lambda on the bones
+        rhs.segment<6>(6 * r.bone[size_t(a)]) += sign * r.j[size_t(a)].transpose() * r.lambda;
+        continue;
+      }
+      rhs.segment<6>(6 * r.bone[size_t(a)]) -= sign * r.j[size_t(a)].transpose() * (r.b / r.mlambda);
+      for (int c = 0; c < r.count; ++c)
+        blocks[size_t(pairIndex_[size_t(r.bone[size_t(a)]) * size_t(k) + size_t(r.bone[size_t(c)])])] +=
+            (sign / r.mlambda) * r.j[size_t(a)].transpose() * r.j[size_t(c)];
+    }
+  };
+  for (const ContactRow& r : rows)
+    if (r.active) fold(r, 1);
+  Eigen::VectorXd sol;
+  for (int round = 0; round < 8; ++round) {
+    factorKkt(blocks);
+    sol = kkt_.solve(rhs);
+    bool changed = false;
+    for (ContactRow& r : rows) {
+      if (r.fixed) continue;
+      double jv = 0;
+      for (int a = 0; a < r.count; ++a) jv += r.j[size_t(a)].dot(sol.segment<6>(6 * r.bone[size_t(a)]));
+      if (!r.active) {  // a row left out whose node would cross its target: in (once: no cycling)
+        if (!r.dropped && jv + r.b < -1e-12 * std::max(1.0, std::abs(r.b))) {
+          r.active = true;
+          fold(r, 1);
+          changed = true;
+        }
+        continue;
+      }
+      r.lambda = -(jv + r.b) / r.mlambda;
+      if (r.lambda < 0) {
+        fold(r, -1);
+        r.active = false;
+        r.dropped = true;
+        r.lambda = 0;
+        changed = true;
+      } else if (r.lambda > r.upper) {
+        fold(r, -1);
+        r.fixed = true;
+        r.lambda = r.upper;
+        fold(r, 1);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+    if (round + 1 == 8) {  // (the last set, solved once more so that dv_c and the lambdas agree)
+      factorKkt(blocks);
+      sol = kkt_.solve(rhs);
+      for (ContactRow& r : rows) {
+        if (!r.active || r.fixed) continue;
+        double jv2 = 0;
+        for (int a = 0; a < r.count; ++a) jv2 += r.j[size_t(a)].dot(sol.segment<6>(6 * r.bone[size_t(a)]));
+        r.lambda = std::max(0.0, -(jv2 + r.b) / r.mlambda);
+      }
+    }
+  }
+  std::vector<Vec3> impulse(static_cast<size_t>(n), Vec3::Zero());
+  for (const ContactRow& r : rows) impulse[size_t(r.node)] += r.lambda * r.normal;
+  for (const ContactRow& r : rows) rowImpulse_ += r.lambda * r.normal;
+  skin.resize(size_t(n));
+  const BoneFrames f = frames();
+  std::vector<Vec3> dW(static_cast<size_t>(k));  // the bones' world angular velocity changes
+  for (int b = 0; b < k; ++b) dW[size_t(b)] = f.R[size_t(b)] * sol.segment<3>(6 * b + 3);
+  for (int p = 0; p < n; ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
+    Mat3 P = Mat3::Zero();
+    Vec3 a = Vec3::Zero();  // sum_i w_pi A_pi dv_c,i (world)
+    for (int c = 0; c < in.count; ++c) {
+      const size_t b = size_t(in.bone[size_t(c)]);
+      const double w = in.weight[size_t(c)];
+      P += w * f.P[b];
+      a += w * (sol.segment<3>(6 * int(b)) + dW[b].cross(f.P[b] * (u - m.skeleton.bones[b].bindPosition)));
+    }
+    skin[size_t(p)] = skinDiagInverse_[size_t(p)] * (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a));
+  }
+  return sol.head(nv);
+}
+
+// The deepest plane or height field under (or within `margin` of) each node.
+std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vector<const Collider*>& colliders,
+                                                                 double dt, bool speculative) const {
+  const CharacterModel& m = *model_;
+  std::vector<ContactRow> rows;
+  const BoneFrames f = frames();
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    Vec3 x, v;
+    nodeAt(f, p, &x, speculative ? &v : nullptr, nullptr);
+    const double margin = speculative ? 0.01 + dt * v.norm() : 0.0;
+    const Collider* best = nullptr;
+    SurfaceHit hit;
+    for (const Collider* c : colliders) {
+      if (c->detectedInStages()) continue;  // (mesh colliders: part 2 of the characters)
+      const SurfaceHit h = c->query(x);
+      if (h.distance < margin && (!best || h.distance < hit.distance)) {
+        best = c;
+        hit = h;
+      }
+    }
+    if (!best) continue;
+    ContactRow r = contactRow(f, p, hit.normal);
+    r.vo = hit.velocity;
+    r.depth = -hit.distance;
+    r.friction = std::sqrt(m.material.friction * best->desc().friction);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+void ArticulatedBody::respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders) {
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount(), n = m.nodeCount();
+  // detection at the predicted state, with speculative rows within 1 cm and the node's travel
+  // in a step (the active set drops those that the free motion keeps off the surface)
+  state_.touching.resize(size_t(n), 0);
+  std::vector<ContactRow> rows = detect(colliders, dt, true);
+  if (rows.empty()) {
+    std::fill(state_.touching.begin(), state_.touching.end(), 0);
+    return;
+  }
+  for (ContactRow& r : rows) {
+    double d0 = 1e300;  // the node's distance at the start of the step
+    for (const Collider* x : colliders)
+      if (!x->detectedInStages()) d0 = std::min(d0, x->query(nodePositionIn(start, r.node)).distance);
+    r.target = -std::max(d0, 0.0) / dt;  // (a node above the surface at the start may land on it)
+    r.b = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
+    // the active set starts from the nodes under a surface and those that touched in the last
+    // step; solveRows adds the others that the response would carry across their target
+    r.active = r.depth > 0 || state_.touching[size_t(r.node)];
+  }
+  std::vector<Vec3> dvs;
+  const Eigen::VectorXd dv = solveRows(rows, dvs);
+  for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs[size_t(p)];
+  for (int b = 0; b < k; ++b) {
+    state_.bones[size_t(b)].velocity += dv.segment<3>(6 * b);
+    state_.bones[size_t(b)].angularVelocity += dv.segment<3>(6 * b + 3);
+  }
+  // friction (3.20) with the skeleton's response anticipated as for the normal rows: a row
+  // against each sliding node's tangential velocity, at most mu times its normal impulse (at
+  // the bound it is a given impulse), solved with the normal rows holding their targets (a
+  // friction impulse on the skin alone, P^-1 dx_t, strains a stiff skin by the whole slip)
+  std::fill(state_.touching.begin(), state_.touching.end(), 0);
+  for (const ContactRow& r : rows) {
+    if (!r.active) continue;
+    state_.touching[size_t(r.node)] = 1;
+    CharacterContact c;
+    c.node = r.node;
+    c.normal = r.normal;
+    c.depth = r.depth;
+    c.lambda = r.lambda;
+    c.residual = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
+    contacts_.push_back(c);
+  }
+  std::vector<ContactRow> fr;
+  const BoneFrames f = frames();
+  for (const ContactRow& r : rows) {
+    if (!r.active || r.friction <= 0) continue;
+    const Vec3 rel = nodeVelocity(r.node) - r.vo;
+    const Vec3 xt = rel - r.normal * r.normal.dot(rel);
+    ContactRow n = contactRow(f, r.node, r.normal);
+    n.vo = r.vo;
+    n.target = r.target;
+    n.depth = r.depth;
+    n.b = r.normal.dot(rel) - r.target;
+    fr.push_back(n);
+    if (xt.norm() < 1e-9) continue;
+    // against the slip (the node's normal and friction rows are taken as uncoupled through
+    // its skin, as (4.30) takes its rows: the normal velocity after friction is off its
+    // target by the skin's compliance between the two directions, n^T G t lambda_t)
+    ContactRow t = contactRow(f, r.node, -xt.normalized());
+    t.b = -xt.norm();
+    t.upper = r.friction * r.lambda;
+    fr.push_back(t);
+  }
+  if (!fr.empty()) {
+    const Eigen::VectorXd dvf = solveRows(fr, dvs);
+    for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs[size_t(p)];
+    for (int b = 0; b < k; ++b) {
+      state_.bones[size_t(b)].velocity += dvf.segment<3>(6 * b);
+      state_.bones[size_t(b)].angularVelocity += dvf.segment<3>(6 * b + 3);
+    }
+  }
+  integratePositions(start, dt);
+}
+
+// Stage 18 (3.21): the nodes still under a surface after the step are moved onto it by the
+// same rows at the position level (n . dx_p = depth, pushes only): the skeleton takes what
+// the skin's stiffness gives it, the skin the rest (moving the skin alone, dq = P^-1 dx,
+// stores the whole depth as strain: with a stiff skin and a long step, more energy than the
+// fall had).
+void ArticulatedBody::correct(const std::vector<const Collider*>& colliders) {
+  std::vector<ContactRow> rows = detect(colliders, 0, false);
+  if (rows.empty()) return;
+  for (ContactRow& r : rows) r.b = -r.depth;
+  std::vector<Vec3> dq;
+  const Eigen::VectorXd dx = solveRows(rows, dq);
+  for (int b = 0; b < model_->boneCount(); ++b) {
+    CoreState& s = state_.bones[size_t(b)];
+    s.position += dx.segment<3>(6 * b);
+    s.orientation = integrateBodyRotation(s.orientation, dx.segment<3>(6 * b + 3), 1.0);
+  }
+  for (int p = 0; p < model_->nodeCount(); ++p) state_.q[size_t(p)] += dq[size_t(p)];
+}
+
+}  // namespace d2t
