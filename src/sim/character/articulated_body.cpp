@@ -171,8 +171,9 @@ void ArticulatedBody::nodeAt(const BoneFrames& f, int p, Vec3* x, Vec3* v, Mat3*
 }
 
 std::vector<Vec3> ArticulatedBody::skinPositions() const {
+  const BoneFrames f = frames();
   std::vector<Vec3> x(size_t(model_->nodeCount()));
-  for (int p = 0; p < model_->nodeCount(); ++p) x[size_t(p)] = nodePosition(p);
+  for (int p = 0; p < model_->nodeCount(); ++p) nodeAt(f, p, &x[size_t(p)], nullptr, nullptr);
   return x;
 }
 
@@ -196,7 +197,12 @@ Vec3 ArticulatedBody::angularMomentum() const {
     L += m.linkMass[size_t(b)] * s.position.cross(s.velocity) +
          s.orientation * (m.linkInertia[size_t(b)] * s.angularVelocity);
   }
-  for (int p = 0; p < m.nodeCount(); ++p) L += m.nodeMass[size_t(p)] * nodePosition(p).cross(nodeVelocity(p));
+  const BoneFrames f = frames();
+  Vec3 x, v;
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    nodeAt(f, p, &x, &v, nullptr);
+    L += m.nodeMass[size_t(p)] * x.cross(v);
+  }
   return L;
 }
 
@@ -204,7 +210,12 @@ Vec3 ArticulatedBody::centreOfMass() const {
   const CharacterModel& m = *model_;
   Vec3 s = Vec3::Zero();
   for (int b = 0; b < m.boneCount(); ++b) s += m.linkMass[size_t(b)] * state_.bones[size_t(b)].position;
-  for (int p = 0; p < m.nodeCount(); ++p) s += m.nodeMass[size_t(p)] * nodePosition(p);
+  const BoneFrames f = frames();
+  Vec3 x;
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    nodeAt(f, p, &x, nullptr, nullptr);
+    s += m.nodeMass[size_t(p)] * x;
+  }
   return s / m.totalMass;
 }
 
@@ -216,7 +227,12 @@ double ArticulatedBody::kineticEnergy() const {
     e += 0.5 * (m.linkMass[size_t(b)] * s.velocity.squaredNorm() +
                 s.angularVelocity.dot(m.linkInertia[size_t(b)] * s.angularVelocity));
   }
-  for (int p = 0; p < m.nodeCount(); ++p) e += 0.5 * m.nodeMass[size_t(p)] * nodeVelocity(p).squaredNorm();
+  const BoneFrames f = frames();
+  Vec3 v;
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    nodeAt(f, p, nullptr, &v, nullptr);
+    e += 0.5 * m.nodeMass[size_t(p)] * v.squaredNorm();
+  }
   return e;
 }
 
