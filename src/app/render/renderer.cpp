@@ -286,14 +286,13 @@ std::vector<Renderer::Draw> Renderer::collectDraws(World& world, const ViewOptio
     const Character& c = world.characters()[i];
     if (!options.skin) continue;
     const size_t colour = world.bodies().size() + i;
-    characterMeshes_[i]->update(characterMesh(c));
+    const TriMesh mesh = characterMesh(c);
+    characterMeshes_[i]->update(mesh);
     draws.push_back({characterMeshes_[i].get(), Eigen::Matrix4f::Identity(), kBodyColors[colour % 6], false, nullptr,
                      nullptr, true});
-    for (const Vec3& x : {c.body->centreOfMass()}) {
-      const double r = 0.5 * c.spec.length + c.spec.radius + 1.0;
-      bounds.grow(x - Vec3::Constant(r));
-      bounds.grow(x + Vec3::Constant(r));
-    }
+    const Aabb box = mesh.bounds();
+    bounds.grow(box.lo);
+    bounds.grow(box.hi);
   }
   for (size_t i = 0; i < world.colliders().size() && i < colliderMeshes_.size(); ++i) {
     const Collider& c = world.colliders()[i];
