@@ -1,6 +1,6 @@
 // The soft characters' step against Table 4.1 (dissertation ch. 4): the free update's
 // stages (setup, bones, skin; the response for a character on the ground) per step, for the
-// tube and the snake, and the cost against the node count n at fixed k and against the bone
+// tube, the snake and the deer, and the cost against the node count n at fixed k and against the bone
 // count k at fixed n (a least-squares fit T = a n + b k + c). Figures only; one core
 // (OMP_NUM_THREADS=1 unless set). Prints medians of several runs:
 //   build/bench/bench_articulated            (all sections, about a minute)
@@ -16,6 +16,7 @@
 #include <Eigen/Dense>
 
 #include "sim/character/articulated_body.h"
+#include "sim/character/deer.h"
 #include "sim/character/tube.h"
 
 using namespace d2t;
@@ -51,7 +52,9 @@ Figures run(const CharacterModelPtr& m, bool ground, int warmup, int steps, int 
   int contacts = 0;
   for (int r = 0; r < runs; ++r) {
     CharacterPlacement pl;
-    pl.position = Vec3(-0.5 * (m->skeleton.bones.back().tail.x()), ground ? 0.12 : 1.0, 0);
+    const bool standing = m->name == "deer";  // (on its hooves: its bind pose stands at y = 0)
+    pl.position = standing ? Vec3(0, ground ? 0.005 : 1.0, 0)
+                           : Vec3(-0.5 * (m->skeleton.bones.back().tail.x()), ground ? 0.12 : 1.0, 0);
     ArticulatedBody body(m, pl);
     for (int i = 0; i < warmup; ++i) body.step(1.0 / 60, Vec3(0, -9.81, 0), colliders);
     const CharacterTimes t0 = body.times();
@@ -104,6 +107,15 @@ int main(int argc, char** argv) {
   const CharacterModelPtr snake = bakeCharacter(snakeCharacter("snake", 3102, 50, 1, material()));
   row("snake", snake, false, warmup, steps, runs);
   row("snake", snake, true, warmup, steps, runs);
+  for (int nodes : {1748, 2755, 8408}) {  // (the deer_stand scene's material and joints)
+    DeerSpec d;
+    d.nodes = nodes;
+    Material mat = material();
+    mat.young = 1e5;
+    const CharacterModelPtr deer = bakeCharacter(deerCharacter("deer", d, mat));
+    row("deer", deer, false, warmup, steps, runs);
+    row("deer", deer, true, warmup, steps, runs);
+  }
 
   std::printf("\n## Cost against n (k = 8) and against k (n ~ 3,000), free\n\n");
   std::printf("| n | k | setup | bones | skin | total |\n| --- | --- | --- | --- | --- | --- |\n");

@@ -53,6 +53,7 @@ ArticulatedBody::ArticulatedBody(CharacterModelPtr model, const CharacterPlaceme
   for (size_t j = 0; j < m.skeleton.joints.size(); ++j) {
     worldAnchor_[j] = placement_.position + placement_.orientation * m.skeleton.joints[j].anchor;
     pinned_ = pinned_ || m.skeleton.joints[j].parent < 0;
+    limited_ = limited_ || m.skeleton.joints[j].limit > 0;
   }
   prepareBones();
   mu_ = Eigen::VectorXd::Zero(m.skeleton.rowCount());
@@ -627,7 +628,7 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   integratePositions(start, dt);
   contacts_.clear();
   rowImpulse_.setZero();
-  if (!colliders.empty()) {
+  if (!colliders.empty() || limited_) {
     const auto t0 = std::chrono::steady_clock::now();
     respond(dt, start, colliders);
     times_.response += msSince(t0);
@@ -635,7 +636,7 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   const int nv = 6 * m.boneCount();
   projectJoints(nv, nv + m.skeleton.rowCount());
   const Vec3 impulse = rowImpulse_;  // (the velocity rows' only: the correction's are displacements)
-  if (!contacts_.empty()) correct(colliders);
+  if (!contacts_.empty() || limited_) correct(colliders);
   if (!pinned_) {  // the linear momentum that gravity and the contacts give, on every bone alike
     const Vec3 fix = (P0 + dt * m.totalMass * gravity + impulse - linearMomentum()) / m.totalMass;
     for (CoreState& s : state_.bones) s.velocity += fix;

@@ -144,6 +144,8 @@ class ArticulatedBody {
   struct ContactRow;
   ContactRow contactRow(const BoneFrames& f, int p, const Vec3& normal) const;
   std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders, double dt, bool speculative) const;
+  /// The joint limits' rows: for the step's velocities from `start`, or (null) at the position level.
+  std::vector<ContactRow> limitRows(const CharacterState* start, double dt) const;
   Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin);
   Vec3 nodePositionIn(const CharacterState& st, int p) const;
   void prepareSkin(double dt);
@@ -156,6 +158,7 @@ class ArticulatedBody {
   std::vector<Quat> targets_;       // (joints) the springs' targets
   std::vector<Vec3> worldAnchor_;   // (joints) where a joint to the world holds its child
   bool pinned_ = false;             // a joint to the world
+  bool limited_ = false;            // a joint with a limit (its rows: limitRows)
 
   // the skin system, factored once per dt
   double preparedDt_ = -1;

@@ -27,6 +27,7 @@ struct ArticulatedBody::ContactRow {
   bool active = true;
   double lambda = 0;
   double upper = 1e300;  // (friction rows: mu times the node's normal impulse)
+  double lower = 0;      // (friction rows: -upper, a two-sided row; contacts and limits: 0, one-sided)
   bool fixed = false;    // at its bound: a given impulse
   bool dropped = false;  // left the active set in this solve (not taken back in it)
 };
@@ -97,16 +98,16 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
         continue;
       }
       r.lambda = -(jv + r.b) / r.mlambda;
-      if (r.lambda < 0) {
+      if (r.lambda < r.lower && r.lower == 0) {  // a one-sided row that pulls: out
         fold(r, -1);
         r.active = false;
         r.dropped = true;
         r.lambda = 0;
         changed = true;
-      } else if (r.lambda > r.upper) {
+      } else if (r.lambda > r.upper || r.lambda < r.lower) {  // past a bound: that impulse, given
         fold(r, -1);
         r.fixed = true;
-        r.lambda = r.upper;
+        r.lambda = r.lambda > r.upper ? r.upper : r.lower;
         fold(r, 1);
         changed = true;
       }
@@ -124,7 +125,8 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
     }
   }
   std::vector<Vec3> impulse(static_cast<size_t>(n), Vec3::Zero());
-  for (const ContactRow& r : rows) impulse[size_t(r.node)] += r.lambda * r.normal;
+  for (const ContactRow& r : rows)
+    if (r.node >= 0) impulse[size_t(r.node)] += r.lambda * r.normal;
   for (const ContactRow& r : rows) rowImpulse_ += r.lambda * r.normal;
   skin.resize(size_t(n));
   const BoneFrames f = frames();
@@ -176,6 +178,61 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
   return rows;
 }
 
+// Joint limits (not in the thesis): a one-sided angular row at each joint whose angle theta
+// away from the bind pose is at or near its limit, on the axis u of the relative rotation
+// rho (world: P_i u). The row's measure is s = -u . (Omega_j - Omega_i) (un-bending), so
+// that a limit pushes as a contact does: theta_start + dt theta' <= limit asks s >= target =
+// -(limit - theta_start) / dt, and b = s - target; at the position level (dt = 0), theta <=
+// limit asks the bones to turn back by theta - limit (b = limit - theta). The rows carry no
+// skin (M_lambda: 1e-6 of the joint's inverse inertia about u, a hard row in practice).
+std::vector<ArticulatedBody::ContactRow> ArticulatedBody::limitRows(const CharacterState* start, double dt) const {
+  const Skeleton& sk = model_->skeleton;
+  std::vector<ContactRow> rows;
+  const BoneFrames f = frames();
+  for (size_t jj = 0; jj < sk.joints.size(); ++jj) {
+    const Joint& j = sk.joints[jj];
+    if (!(j.limit > 0)) continue;
+    const Quat rho = relativeRotation(sk, j, state_.bones, placement_.orientation);
+    const Vec3 phi = rotationVector(rho);
+    const double theta = phi.norm();
+    const double theta0 = start ? d2t::jointAngle(sk, j, start->bones, placement_.orientation) : theta;
+    const Mat3 Pi = j.parent < 0 ? placement_.orientation.toRotationMatrix() : f.P[size_t(j.parent)];
+    const Vec3 u = theta > 1e-9 ? Vec3(Pi * phi / theta) : Vec3::UnitX();
+    const Vec3 Wi = j.parent < 0 ? Vec3::Zero() : f.W[size_t(j.parent)];
+    const double rate = u.dot(f.W[size_t(j.child)] - Wi);  // theta'
+    // (speculative: rows within the step's travel of the limit, or 0.05 rad of it at the position
+    // level; the active set keeps those needed)
+    if (theta0 + (start ? dt * std::abs(rate) : 0.05) < j.limit && theta < j.limit) continue;
+    ContactRow r;
+    r.node = -1;
+    r.normal = Vec3::Zero();
+    r.vo = Vec3::Zero();
+    double inverseInertia = 0;
+    const auto side = [&](int bone, double sign) {
+      const Mat3& R = f.R[size_t(bone)];
+      const Vec3 a = R.transpose() * u;  // u in the bone's frame
+      r.bone[size_t(r.count)] = bone;
+      r.j[size_t(r.count)] << 0, 0, 0, sign * a.transpose();
+      inverseInertia += a.dot(model_->linkInertia[size_t(bone)].ldlt().solve(a));
+      ++r.count;
+    };
+    side(j.child, -1);
+    if (j.parent >= 0) side(j.parent, 1);
+    r.mlambda = 1e-6 * inverseInertia;
+    if (start) {
+      r.target = -(j.limit - theta0) / dt;
+      r.b = -rate - r.target;
+      r.active = theta0 >= j.limit;
+    } else {
+      r.b = j.limit - theta;
+      r.active = true;
+    }
+    r.depth = theta - j.limit;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 void ArticulatedBody::respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders) {
   const CharacterModel& m = *model_;
   const int k = m.boneCount(), n = m.nodeCount();
@@ -183,10 +240,6 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   // in a step (the active set drops those that the free motion keeps off the surface)
   state_.touching.resize(size_t(n), 0);
   std::vector<ContactRow> rows = detect(colliders, dt, true);
-  if (rows.empty()) {
-    std::fill(state_.touching.begin(), state_.touching.end(), 0);
-    return;
-  }
   for (ContactRow& r : rows) {
     double d0 = 1e300;  // the node's distance at the start of the step
     for (const Collider* x : colliders)
@@ -196,6 +249,11 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     // the active set starts from the nodes under a surface and those that touched in the last
     // step; solveRows adds the others that the response would carry across their target
     r.active = r.depth > 0 || state_.touching[size_t(r.node)];
+  }
+  for (const ContactRow& r : limitRows(&start, dt)) rows.push_back(r);
+  if (rows.empty()) {
+    std::fill(state_.touching.begin(), state_.touching.end(), 0);
+    return;
   }
   std::vector<Vec3> dvs;
   const Eigen::VectorXd dv = solveRows(rows, dvs);
@@ -210,7 +268,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   // friction impulse on the skin alone, P^-1 dx_t, strains a stiff skin by the whole slip)
   std::fill(state_.touching.begin(), state_.touching.end(), 0);
   for (const ContactRow& r : rows) {
-    if (!r.active) continue;
+    if (!r.active || r.node < 0) continue;
     state_.touching[size_t(r.node)] = 1;
     CharacterContact c;
     c.node = r.node;
@@ -223,7 +281,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   std::vector<ContactRow> fr;
   const BoneFrames f = frames();
   for (const ContactRow& r : rows) {
-    if (!r.active || r.friction <= 0) continue;
+    if (!r.active || r.friction <= 0 || r.node < 0) continue;
     const Vec3 rel = nodeVelocity(r.node) - r.vo;
     const Vec3 xt = rel - r.normal * r.normal.dot(rel);
     ContactRow n = contactRow(f, r.node, r.normal);
@@ -232,14 +290,29 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     n.depth = r.depth;
     n.b = r.normal.dot(rel) - r.target;
     fr.push_back(n);
-    if (xt.norm() < 1e-9) continue;
-    // against the slip (the node's normal and friction rows are taken as uncoupled through
-    // its skin, as (4.30) takes its rows: the normal velocity after friction is off its
-    // target by the skin's compliance between the two directions, n^T G t lambda_t)
-    ContactRow t = contactRow(f, r.node, -xt.normalized());
-    t.b = -xt.norm();
-    t.upper = r.friction * r.lambda;
-    fr.push_back(t);
+    // two two-sided rows against the slip and across it, each at most mu times the node's
+    // normal impulse (the cone's box: a node that sticks holds in both directions). The three
+    // rows of a node are coupled through its skin, G = P Mh_p^-1 P^T (the rows' M_lambda
+    // are its diagonal only): their directions are made G-conjugate (d_k = t_k less its G-
+    // projections on n and d_1), so that the rows are exactly independent, each asking
+    // d_k . v = d_k . (target n), the velocity that sticks at the normal row's target.
+    Mat3 P;
+    nodeAt(f, r.node, nullptr, nullptr, &P);
+    const Mat3 G = P * skinDiagInverse_[size_t(r.node)] * P.transpose();
+    const Vec3 t1 = xt.norm() > 1e-9 ? Vec3(xt.normalized()) : r.normal.unitOrthogonal();
+    const Vec3 t2 = r.normal.cross(t1);
+    const auto conj = [&](Vec3 d, const Vec3& a) { return Vec3(d - (a.dot(G * d) / a.dot(G * a)) * a); };
+    const Vec3 d1 = conj(t1, r.normal);
+    const Vec3 d2 = conj(conj(t2, r.normal), d1);
+    for (Vec3 d : {d1, d2}) {
+      d /= (d - r.normal * r.normal.dot(d)).norm();  // (a unit tangential part: lambda is the friction impulse)
+      ContactRow t = contactRow(f, r.node, -d);
+      t.target = -r.target * d.dot(r.normal);
+      t.b = -d.dot(rel) - t.target;
+      t.upper = r.friction * r.lambda;
+      t.lower = -t.upper;
+      fr.push_back(t);
+    }
   }
   if (!fr.empty()) {
     const Eigen::VectorXd dvf = solveRows(fr, dvs);
@@ -258,17 +331,28 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
 // stores the whole depth as strain: with a stiff skin and a long step, more energy than the
 // fall had).
 void ArticulatedBody::correct(const std::vector<const Collider*>& colliders) {
-  std::vector<ContactRow> rows = detect(colliders, 0, false);
-  if (rows.empty()) return;
-  for (ContactRow& r : rows) r.b = -r.depth;
-  std::vector<Vec3> dq;
-  const Eigen::VectorXd dx = solveRows(rows, dq);
-  for (int b = 0; b < model_->boneCount(); ++b) {
-    CoreState& s = state_.bones[size_t(b)];
-    s.position += dx.segment<3>(6 * b);
-    s.orientation = integrateBodyRotation(s.orientation, dx.segment<3>(6 * b + 3), 1.0);
+  // (a limit's correction turns the bones beyond it, which may carry the next joint past its
+  // own: the limits near theirs are rows too, taken in if the correction would cross them,
+  // and the correction is repeated while a limit is still passed by more than 1e-4 rad)
+  for (int pass = 0; pass < 3; ++pass) {
+    std::vector<ContactRow> rows = pass == 0 ? detect(colliders, 0, false) : std::vector<ContactRow>{};
+    for (ContactRow& r : rows) r.b = -r.depth;
+    double worst = 0;
+    for (ContactRow& r : limitRows(nullptr, 0)) {
+      r.active = r.depth > 0;
+      worst = std::max(worst, r.depth);
+      rows.push_back(r);
+    }
+    if (rows.empty() || (pass > 0 && worst <= 1e-4)) return;
+    std::vector<Vec3> dq;
+    const Eigen::VectorXd dx = solveRows(rows, dq);
+    for (int b = 0; b < model_->boneCount(); ++b) {
+      CoreState& s = state_.bones[size_t(b)];
+      s.position += dx.segment<3>(6 * b);
+      s.orientation = integrateBodyRotation(s.orientation, dx.segment<3>(6 * b + 3), 1.0);
+    }
+    for (int p = 0; p < model_->nodeCount(); ++p) state_.q[size_t(p)] += dq[size_t(p)];
   }
-  for (int p = 0; p < model_->nodeCount(); ++p) state_.q[size_t(p)] += dq[size_t(p)];
 }
 
 }  // namespace d2t

@@ -1,16 +1,36 @@
 // A scene's character (character_scene.h).
 #include "sim/character/character_scene.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "sim/character/deer.h"
 #include "sim/character/tube.h"
 
 namespace d2t {
+
+std::vector<std::string> characterJointNames(const CharacterSpec& c) {
+  std::vector<std::string> names;
+  if (c.model == "deer") {
+    names = deerBoneNames();
+    names.erase(names.begin());  // (the root has no joint)
+  } else {
+    for (int b = 1; b < (c.model == "snake" ? 16 : c.bones); ++b) names.push_back("bone" + std::to_string(b));
+  }
+  return names;
+}
 
 CharacterDesc characterDesc(const CharacterSpec& s) {
   CharacterDesc d;
   if (s.model == "snake") {
     d = snakeCharacter(s.name, s.nodes, s.stiffness, s.damping, s.material);
+  } else if (s.model == "deer") {
+    DeerSpec deer;
+    deer.nodes = s.nodes;
+    deer.stiffness = s.stiffness;
+    deer.damping = s.damping;
+    deer.coreScale = s.coreScale;
+    d = deerCharacter(s.name, deer, s.material);
   } else {
     TubeSpec t;
     t.radius = s.radius;
@@ -24,8 +44,11 @@ CharacterDesc characterDesc(const CharacterSpec& s) {
   }
   const JointType type = s.joint == "hinge" ? JointType::Hinge : s.joint == "fixed" ? JointType::Fixed : JointType::Ball;
   for (Joint& j : d.skeleton.joints) {
-    j.type = type;
-    j.axis = s.hingeAxis.normalized();
+    if (!s.joint.empty()) {
+      j.type = type;
+      j.axis = s.hingeAxis.normalized();
+    }
+    j.limit = s.limitAngle;
   }
   d.blend = s.blend;
   d.maxInfluences = s.maxInfluences;
@@ -34,6 +57,13 @@ CharacterDesc characterDesc(const CharacterSpec& s) {
 
 Character::Character(const CharacterSpec& s, CharacterModelPtr m) : spec(s), model(std::move(m)) { start(); }
 
+namespace {
+Quat rotationOf(const Vec3& v) {
+  const double a = v.norm();
+  return a > 0 ? Quat(Eigen::AngleAxisd(a, v / a)) : Quat::Identity();
+}
+}  // namespace
+
 void Character::start() {
   CharacterPlacement pl;
   pl.position = spec.position;
@@ -41,15 +71,46 @@ void Character::start() {
   pl.velocity = spec.velocity;
   pl.angularVelocity = spec.angularVelocity;
   body = std::make_unique<ArticulatedBody>(model, pl);
+  const std::vector<std::string> names = characterJointNames(spec);
+  const auto jointIndex = [&](const std::string& name) { return size_t(std::find(names.begin(), names.end(), name) - names.begin()); };
   std::vector<Quat> pose(model->skeleton.joints.size(), Quat::Identity());
   for (size_t j = 0; j < pose.size() && j < spec.poseAngles.size(); ++j)
     pose[j] = Quat(Eigen::AngleAxisd(spec.poseAngles[j], spec.poseAxis.normalized()));
+  for (const auto& [name, v] : spec.poseJoints) pose[jointIndex(name)] = rotationOf(v);
   body->pose(pose);
-  for (size_t j = 0; j < pose.size(); ++j) body->setJointTarget(int(j), spec.restAtStart ? pose[j] : Quat::Identity());
+  rest = spec.restAtStart ? pose : std::vector<Quat>(pose.size(), Quat::Identity());
+  keys.clear();
+  for (const CharacterSpec::TargetKey& k : spec.targets) {
+    std::vector<Quat> t = rest;
+    for (const auto& [name, v] : k.joints) t[jointIndex(name)] = rotationOf(v);
+    keys.push_back(std::move(t));
+  }
+  setTargets(0);
 }
 
-void Character::step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders) {
+void Character::setTargets(double t) {
+  const std::vector<CharacterSpec::TargetKey>& k = spec.targets;
+  for (size_t j = 0; j < rest.size(); ++j) {
+    Quat q = rest[j];
+    if (!k.empty()) {
+      size_t i = 0;
+      while (i + 1 < k.size() && k[i + 1].time <= t) ++i;
+      if (t <= k.front().time) {
+        q = keys.front()[j];
+      } else if (i + 1 == k.size()) {
+        q = keys.back()[j];
+      } else {
+        const double s = (t - k[i].time) / (k[i + 1].time - k[i].time);
+        q = keys[i][j].slerp(s, keys[i + 1][j]);
+      }
+    }
+    body->setJointTarget(int(j), q);
+  }
+}
+
+void Character::step(double t, double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders) {
   bool finite = true;
+  setTargets(t + dt);  // (backward Euler: the springs pull towards the end of the step's target)
   try {
     body->step(dt, gravity, colliders);
   } catch (const std::runtime_error&) {

@@ -34,8 +34,15 @@ struct Character {
   CharacterStats stats;
   /// The body at the spec's placement and starting pose, its springs' targets set.
   void start();
-  /// A step; a non-finite state (a blow-up) restarts it and counts a reset. Updates stats.
-  void step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders);
+  /// The springs' targets at time t: the keyframes' (scene.h), or the rest pose.
+  void setTargets(double t);
+  /// A step from time t; a non-finite state (a blow-up) restarts it and counts a reset.
+  /// Updates stats.
+  void step(double t, double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders);
+
+ private:
+  std::vector<Quat> rest;               // (joints) the springs' rest targets
+  std::vector<std::vector<Quat>> keys;  // (keys x joints) the keyframed targets
 };
 
 }  // namespace d2t

@@ -54,6 +54,7 @@ struct Joint {
   double stiffness = 0;        ///< the spring towards `target` [N m/rad], >= 0
   double damping = 0;          ///< [N m s/rad], >= 0
   Quat target = Quat::Identity();  ///< the spring's rest relative rotation rho_0 (bind: identity)
+  double limit = 0;  ///< the largest angle of rho away from the bind pose [rad] (0: none)
 
   /// Constraint rows of this joint: 3 (ball), 5 (hinge), 6 (fixed).
   int rows() const { return type == JointType::Ball ? 3 : type == JointType::Hinge ? 5 : 6; }

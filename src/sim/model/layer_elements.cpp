@@ -18,6 +18,20 @@ namespace d2t {
 // If (v0 v1 v2) runs counter-clockwise seen from outside (core below), the
 // signed volumes of these three are (-, +, -); vertices 1 and 2 are swapped
 // where needed so that every stored tet is positively oriented.
+std::array<Tet, 3> layerPrismTets(const Vec3i& tri, int n) {
+  int v[3] = {tri[0], tri[1], tri[2]};
+  std::sort(v, v + 3);
+  // sorted order is a rotation of the CCW triangle (+1) or a reflection (-1)
+  const bool rotation = (v[0] == tri[0] && v[1] == tri[1]) || (v[0] == tri[1] && v[1] == tri[2]) ||
+                        (v[0] == tri[2] && v[1] == tri[0]);
+  const int orient = rotation ? 1 : -1;
+  std::array<Tet, 3> out{{{v[0], v[1], v[2], v[2] + n}, {v[0], v[1], v[1] + n, v[2] + n}, {v[0], v[0] + n, v[1] + n, v[2] + n}}};
+  const int expected[3] = {-orient, orient, -orient};
+  for (int k = 0; k < 3; ++k)
+    if (expected[k] < 0) std::swap(out[size_t(k)][1], out[size_t(k)][2]);
+  return out;
+}
+
 void buildLayerTets(const std::string& owner, const std::vector<Vec3i>& tris, const std::vector<Vec3>& g,
                const std::vector<Vec3>& f, std::vector<Tet>& tets, std::vector<double>& volume) {
   const int n = static_cast<int>(g.size());
@@ -28,20 +42,9 @@ void buildLayerTets(const std::string& owner, const std::vector<Vec3i>& tris, co
   FirstFailure bad;
 #pragma omp parallel for schedule(static)
   for (int t = 0; t < ntri; ++t) {
-    const Vec3i& tri = tris[t];
-    int v[3] = {tri[0], tri[1], tri[2]};
-    std::sort(v, v + 3);
-    // sorted order is a rotation of the CCW triangle (+1) or a reflection (-1)
-    const bool rotation = (v[0] == tri[0] && v[1] == tri[1]) || (v[0] == tri[1] && v[1] == tri[2]) ||
-                          (v[0] == tri[2] && v[1] == tri[0]);
-    const int orient = rotation ? 1 : -1;
-    const Tet local[3] = {{v[0], v[1], v[2], v[2] + n},
-                          {v[0], v[1], v[1] + n, v[2] + n},
-                          {v[0], v[0] + n, v[1] + n, v[2] + n}};
-    const int expected[3] = {-orient, orient, -orient};
+    const std::array<Tet, 3> local = layerPrismTets(tris[t], n);
     for (int k = 0; k < 3; ++k) {
-      Tet tet = local[k];
-      if (expected[k] < 0) std::swap(tet[1], tet[2]);
+      const Tet& tet = local[size_t(k)];
       const Vec3 &x0 = pos(tet[0]), &x1 = pos(tet[1]), &x2 = pos(tet[2]), &x3 = pos(tet[3]);
       const double vol = tetSignedVolume(x0, x1, x2, x3);
       // degenerate or inverted: volume tiny against the cube of the longest edge

@@ -29,6 +29,10 @@ struct FirstFailure {
   bool any() const { return index.load() >= 0; }
 };
 
+/// The three tets of one triangle's prism (the rule below), ordered so that each is positively
+/// oriented when the inner surface lies under the outward counter-clockwise triangle.
+std::array<Tet, 3> layerPrismTets(const Vec3i& tri, int n);
+
 /// The prisms of `tris` (outward counter-clockwise over node indices) split into
 /// positively oriented tets (3 per triangle, conforming across shared edges) with their
 /// volumes. Throws InputError ("<owner>: tetrahedron k ...") at a degenerate or inverted

@@ -124,18 +124,42 @@ BodyDesc readBody(JsonReader r, int index) {
   return b;
 }
 
-// A character: { "name", "shape": { "type": "tube" | "snake", "radius", "length" },
-// "skeleton": { "bones", "joint", "axis", "stiffness", "damping", "limits", "pose", "rest" },
+// A joint-rotation object { "JOINT": [rx, ry, rz], ... } (rotation vectors [rad], body frame),
+// its names checked against the model's joints.
+CharacterSpec::JointRotations readJointRotations(JsonReader r, const std::vector<std::string>& names) {
+  CharacterSpec::JointRotations out;
+  for (auto it = r.node().begin(); it != r.node().end(); ++it) {
+    if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
+      std::string list;
+      for (size_t i = 0; i < names.size() && i < 40; ++i) list += (i ? ", " : "") + names[i];
+      r.fail(it.key(), "no joint of that name (a joint is named by its child bone: " + list + ")");
+    }
+    const Vec3 v = r.vec3(it.key(), Vec3::Zero());
+    if (v.norm() > kPi) r.fail(it.key(), "a rotation vector of at most pi rad, got " + std::to_string(v.norm()) + " rad");
+    out.push_back({it.key(), v});
+  }
+  r.finish();
+  return out;
+}
+
+// A character: { "name", "shape": { "type": "tube" | "snake" | "deer", "radius", "length" },
+// "skeleton": { "bones", "joint", "axis", "stiffness", "damping", "limits": { "angle" },
+// "pose": { "axis", "angles", "joints" }, "rest", "targets": [ { "time", "joints" } ] },
 // "mesh": { "nodes" }, "weights": { "blend", "max_influences" }, "core": { "scale" },
 // "material", "position", "orientation", "velocity", "angular_velocity" }.
 CharacterSpec readCharacter(JsonReader r, int index) {
   CharacterSpec c;
   c.name = r.string("name", "body" + std::to_string(index));
   JsonReader shape = r.object("shape");
-  c.model = shape.requiredString("type", {"tube", "snake"});
+  c.model = shape.requiredString("type", {"tube", "snake", "deer"});
   if (c.model == "snake") {
     c.bones = 16;
     c.nodes = 3102;
+  } else if (c.model == "deer") {
+    c.bones = 34;
+    c.nodes = 2755;
+    c.stiffness = 3000;
+    c.damping = 20;
   } else {
     c.radius = shape.number("radius", c.radius, 0, 10, true);
     c.length = shape.number("length", c.length, 0, 100, true);
@@ -147,29 +171,47 @@ CharacterSpec readCharacter(JsonReader r, int index) {
   JsonReader sk(r.node(), r.file());
   if (r.optionalObject("skeleton", &sk)) {
     if (c.model == "tube") c.bones = sk.integer("bones", c.bones, 1, 64);
-    c.joint = sk.string("joint", c.joint, {"ball", "hinge", "fixed"});
+    const std::vector<std::string> names = characterJointNames(c);
+    if (sk.has("joint")) c.joint = sk.string("joint", "ball", {"ball", "hinge", "fixed"});
     c.hingeAxis = sk.vec3("axis", c.hingeAxis);
     if (c.hingeAxis.norm() < 1e-9) sk.fail("axis", "must be a nonzero vector");
     c.stiffness = sk.number("stiffness", c.stiffness, 0, 1e9);
     c.damping = sk.number("damping", c.damping, 0, 1e9);
-    if (sk.has("limits"))
-      sk.fail("limits", "joint limits are not built yet (issue 27 lists them); remove the key");
+    JsonReader limits(r.node(), r.file());
+    if (sk.optionalObject("limits", &limits)) {
+      c.limitAngle = limits.requiredNumber("angle", 0, kPi, true);
+      limits.finish();
+    }
     JsonReader pose(r.node(), r.file());
     if (sk.optionalObject("pose", &pose)) {
       c.poseAxis = pose.vec3("axis", c.poseAxis);
       if (c.poseAxis.norm() < 1e-9) pose.fail("axis", "must be a nonzero vector");
-      const nlohmann::json& a = pose.value("angles");
-      if (!a.is_array() || int(a.size()) != c.bones - 1)
-        pose.fail("angles", "expected an array of " + std::to_string(c.bones - 1) + " angles [rad] (one per joint), got " +
-                                describeJson(a));
-      for (const auto& x : a) {
-        if (!x.is_number() || !std::isfinite(x.get<double>()) || std::abs(x.get<double>()) > kPi)
-          pose.fail("angles", "each angle must be a number in [-pi, pi], got " + describeJson(x));
-        c.poseAngles.push_back(x.get<double>());
+      if (pose.has("angles")) {
+        const nlohmann::json& a = pose.value("angles");
+        if (!a.is_array() || int(a.size()) != int(names.size()))
+          pose.fail("angles", "expected an array of " + std::to_string(names.size()) +
+                                  " angles [rad] (one per joint), got " + describeJson(a));
+        for (const auto& x : a) {
+          if (!x.is_number() || !std::isfinite(x.get<double>()) || std::abs(x.get<double>()) > kPi)
+            pose.fail("angles", "each angle must be a number in [-pi, pi], got " + describeJson(x));
+          c.poseAngles.push_back(x.get<double>());
+        }
       }
+      JsonReader joints(r.node(), r.file());
+      if (pose.optionalObject("joints", &joints)) c.poseJoints = readJointRotations(joints, names);
       pose.finish();
     }
     c.restAtStart = sk.string("rest", "bind", {"bind", "start"}) == "start";
+    double last = -1e300;
+    for (JsonReader& key : sk.objectArray("targets", false)) {
+      CharacterSpec::TargetKey k;
+      k.time = key.requiredNumber("time", 0, 1e6);
+      if (k.time <= last) key.fail("time", "keys must come in increasing time, got " + std::to_string(k.time) + " s after " + std::to_string(last) + " s");
+      last = k.time;
+      k.joints = readJointRotations(key.object("joints"), names);
+      key.finish();
+      c.targets.push_back(k);
+    }
     sk.finish();
   }
   JsonReader mesh(r.node(), r.file());
@@ -206,9 +248,7 @@ bool isCharacter(const JsonReader& r) {
   const nlohmann::json& shape = r.node()["shape"];
   if (!shape.contains("type") || !shape["type"].is_string()) return false;
   const std::string t = shape["type"].get<std::string>();
-  if (t == "deer")
-    r.fail("shape", "the deer is not built yet (issue 27); the characters are \"tube\" and \"snake\"");
-  return t == "tube" || t == "snake";
+  return t == "tube" || t == "snake" || t == "deer";
 }
 
 ColliderDesc readCollider(JsonReader r, int index) {

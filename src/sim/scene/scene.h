@@ -135,36 +135,53 @@ struct CameraDesc {
 /// these types.
 struct CharacterSpec {
   std::string name;
-  std::string model = "tube";  ///< tube | snake
+  std::string model = "tube";  ///< tube | snake | deer
   double radius = 0.1;         ///< tube [m]
   double length = 1.7;         ///< tube, along the body's x axis [m]
-  int bones = 5;               ///< tube: k equal bones
-  std::string joint = "ball";  ///< ball | hinge | fixed
+  int bones = 5;               ///< tube: k equal bones (snake 16, deer 34)
+  std::string joint;           ///< ball | hinge | fixed: every joint's type ("": the model's own)
   Vec3 hingeAxis = Vec3::UnitZ();  ///< (hinge) in the body's frame
   double stiffness = 50;       ///< joint springs to the rest pose [N m/rad]
   double damping = 1;          ///< [N m s/rad]
+  double limitAngle = 0;       ///< every joint's largest angle away from its bind pose [rad] (0: none)
   int nodes = 292;             ///< the skin's target node count
   double coreScale = 0.6;
   double blend = 1.0;          ///< the skinning weights' falloff (sigma = blend r / 2)
   int maxInfluences = 4;
   Material material;
-  /// The starting pose: each joint's angle about `poseAxis` (body frame) [rad]; empty: straight.
+  /// A set of joints' relative rotations from the bind pose, each a rotation vector in the
+  /// body's frame [rad], by joint name (a joint is named by its child bone).
+  using JointRotations = std::vector<std::pair<std::string, Vec3>>;
+  /// The starting pose: each joint's angle about `poseAxis` (body frame) [rad], and/or the
+  /// named joints' rotations; the rest straight (the bind pose).
   std::vector<double> poseAngles;
   Vec3 poseAxis = Vec3::UnitY();
+  JointRotations poseJoints;
   /// The springs' rest pose: "bind" (straight) or "start" (the starting pose).
   bool restAtStart = false;
+  /// Keyframed spring targets: at `time` the named joints' targets (the others at the rest
+  /// pose), slerped between keys, held before the first and after the last.
+  struct TargetKey {
+    double time = 0;  ///< [s]
+    JointRotations joints;
+  };
+  std::vector<TargetKey> targets;
   Vec3 position = Vec3::Zero();
   Quat orientation = Quat::Identity();
   Vec3 velocity = Vec3::Zero();
   Vec3 angularVelocity = Vec3::Zero();
 };
 
+/// The joints' names of a scene's character model, in the model's joint order: a joint is
+/// named by its child bone (tube and snake: "bone1", "bone2", ...; the deer: deer.h).
+std::vector<std::string> characterJointNames(const CharacterSpec& c);
+
 struct Scene {
   std::string file;          ///< path it was loaded from ("" when built in code)
   std::string description;
   SimulationSettings simulation;
   std::vector<BodyDesc> bodies;
-  std::vector<CharacterSpec> characters;  ///< ("bodies" whose shape is a tube or a snake)
+  std::vector<CharacterSpec> characters;  ///< ("bodies" whose shape is a tube, a snake or a deer)
   std::vector<ColliderDesc> colliders;
   CameraDesc camera;
 };

@@ -216,7 +216,7 @@ void World::stepCharacters(double dt) {
   for (const Collider& c : colliders_)
     if (!c.detectedInStages()) ground.push_back(&c);
   for (Character& c : characters_) {
-    c.step(dt, settings().gravity, ground);
+    c.step(time_, dt, settings().gravity, ground);
     if (recordTrajectory_) {
       const Vec3 x = c.body->centreOfMass();
       c.stats.trajectory.push_back({time_ + dt, x.x(), x.y(), x.z()});

@@ -302,6 +302,51 @@ TEST(ArticulatedBody, HangingChainHangsVerticalAndItsTopJointCarriesTheWeight) {
   EXPECT_NEAR(std::abs(impulse.y()) / dt, weight, 0.01 * weight);
 }
 
+// Joint limits: a horizontal chain, its first bone fixed to the world, its other joints
+// free (no spring) but limited to 0.4 rad: gravity bends each free joint onto its limit
+// (without them the chain would hang vertical, 90 degrees at the first), and no joint goes
+// past its limit by more than 0.1 degree at any step; the limit rows only push (the
+// chain rests against them, not beyond them).
+TEST(ArticulatedBody, JointLimitsHoldTheChainAtTheirAngle) {
+  TubeSpec t;
+  t.bones = 4;
+  t.stiffness = 0;
+  t.damping = 2;
+  CharacterDesc d = tubeCharacter("chain", t, softMaterial(2e5));
+  const double limit = 0.4;
+  for (Joint& j : d.skeleton.joints) j.limit = limit;
+  Joint root;
+  root.type = JointType::Fixed;
+  root.parent = -1;
+  root.child = 0;
+  root.anchor = Vec3::Zero();
+  d.skeleton.joints.push_back(root);
+  const CharacterModelPtr m = bakeCharacter(d);
+  CharacterPlacement pl;
+  pl.position = Vec3(0, 3, 0);
+  ArticulatedBody body(m, pl);
+  const Vec3 g(0, -9.81, 0);
+  double worst = 0;
+  for (int i = 0; i < 600; ++i) {
+    body.step(1.0 / 60, g);
+    for (int j = 0; j + 1 < int(m->skeleton.joints.size()); ++j) worst = std::max(worst, body.jointAngle(j));
+  }
+  std::printf("limited chain: largest angle over the run %.4f rad (limit %.1f); at 10 s:", worst, limit);
+  for (int j = 0; j + 1 < int(m->skeleton.joints.size()); ++j) std::printf(" %.4f", body.jointAngle(j));
+  std::printf(" rad\n");
+  EXPECT_LT(worst, limit + 0.1 * kPi / 180);
+  for (int j = 0; j + 1 < int(m->skeleton.joints.size()); ++j) EXPECT_NEAR(body.jointAngle(j), limit, 0.01) << j;
+  // the same chain without limits bends its first free joint far past 0.4 rad
+  for (Joint& j : d.skeleton.joints) j.limit = 0;
+  ArticulatedBody free(bakeCharacter(d), pl);
+  double freeWorst = 0;
+  for (int i = 0; i < 300; ++i) {
+    free.step(1.0 / 60, g);
+    freeWorst = std::max(freeWorst, free.jointAngle(0));
+  }
+  EXPECT_GT(freeWorst, 2 * limit);
+}
+
 // The signed angle of joint j about z (the planar tests below).
 double angleAboutZ(const ArticulatedBody& b, int j) {
   const Skeleton& sk = b.model().skeleton;
