@@ -299,6 +299,37 @@ void ArticulatedBody::prepareBones() {
       add(j.parent, j.child);
       add(j.child, j.parent);
     }
+  // the KKT's elimination order: from the leaves up, each bone's 6 dofs and then the rows of
+  // its joint to its parent. A row's pivot then comes after its child's, -(eps + J_c Mh_c^-1
+  // J_c^T), well away from zero (any order factors a quasi-definite matrix in exact
+  // arithmetic, but a row first has the pivot -eps: 1e-7 of error in free fall); and the fill
+  // stays that of the tree (the natural order, the bones first, made the rows' block dense:
+  // 1.2 ms for the deer's 34 bones, now 0.15)
+  const int nv = 6 * k;
+  std::vector<int> rowStart(m.skeleton.joints.size() + 1, nv);
+  for (size_t j = 0; j < m.skeleton.joints.size(); ++j) rowStart[j + 1] = rowStart[j] + m.skeleton.joints[j].rows();
+  order_.assign(size_t(rowStart.back()), -1);
+  int next = 0;
+  std::vector<char> placed(static_cast<size_t>(k), 0);
+  const auto placeBone = [&](int b) {
+    if (placed[size_t(b)]) return;
+    placed[size_t(b)] = 1;
+    for (int c = 0; c < 6; ++c) order_[size_t(6 * b + c)] = next++;
+  };
+  std::vector<int> tree = m.skeleton.treeOrder("character '" + m.name + "'");
+  for (auto it = tree.rbegin(); it != tree.rend(); ++it) {
+    placeBone(m.skeleton.joints[size_t(*it)].child);
+    for (int r = rowStart[size_t(*it)]; r < rowStart[size_t(*it) + 1]; ++r) order_[size_t(r)] = next++;
+  }
+  for (int b = 0; b < k; ++b) placeBone(b);  // (the roots)
+}
+
+Eigen::VectorXd ArticulatedBody::solveKkt(const Eigen::VectorXd& rhs) const {
+  Eigen::VectorXd p(rhs.size()), x(rhs.size());
+  for (Eigen::Index i = 0; i < rhs.size(); ++i) p(order_[size_t(i)]) = rhs(i);
+  const Eigen::VectorXd y = kkt_.solve(p);
+  for (Eigen::Index i = 0; i < rhs.size(); ++i) x(i) = y(order_[size_t(i)]);
+  return x;
 }
 
 Mat6 ArticulatedBody::massBlock(int i) const {
@@ -365,7 +396,7 @@ void ArticulatedBody::projectJoints(int nv, int size) {
   const std::vector<JointRow> jr = jointRows();
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
   for (size_t r = 0; r < jr.size(); ++r) rhs(nv + int(r)) = jr[r].g;
-  const Eigen::VectorXd d = kkt_.solve(rhs);
+  const Eigen::VectorXd d = solveKkt(rhs);
   for (int b = 0; b < model_->boneCount(); ++b) {
     CoreState& s = state_.bones[size_t(b)];
     s.position += d.segment<3>(6 * b);
@@ -557,7 +588,7 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   for (int r = nv; r < size; ++r) rowTriplets_.emplace_back(r, r, -eps);
   blocks_ = std::move(blocks);
   factorKkt(blocks_);
-  const Eigen::VectorXd sol = kkt_.solve(rhs);
+  const Eigen::VectorXd sol = solveKkt(rhs);
   mu_ = sol.tail(rows);
   const auto t2 = std::chrono::steady_clock::now();
   times_.bones += std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -609,6 +640,10 @@ void ArticulatedBody::factorKkt(const std::vector<Mat6>& blocks) {
         if (i != j || r >= c) t.emplace_back(6 * i + r, 6 * j + c, blocks[e](r, c));
   }
   t.insert(t.end(), rowTriplets_.begin(), rowTriplets_.end());
+  for (Eigen::Triplet<double>& e : t) {  // (into the elimination order, the lower triangle)
+    const int r = order_[size_t(e.row())], c = order_[size_t(e.col())];
+    e = Eigen::Triplet<double>(std::max(r, c), std::min(r, c), e.value());
+  }
   Eigen::SparseMatrix<double> K(size, size);
   K.setFromTriplets(t.begin(), t.end());
   if (!kktAnalysed_) {

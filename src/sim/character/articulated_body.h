@@ -167,9 +167,10 @@ class ArticulatedBody {
   // the bones' KKT: the bone pairs that share a node or a joint, the pattern analysed once
   std::vector<int> pairIndex_;  // (k x k) block index or -1
   std::vector<std::pair<int, int>> pairs_;
-  // (the bones' dofs eliminated first, then the rows: the quasi-definite matrix's pivots are then
-  // those of Mh_cond and of -(eps I + J Mh_cond^-1 J^T), both well away from zero)
+  // (in the elimination order order_: prepareBones)
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> kkt_;
+  std::vector<int> order_;  // (6k + rows) a dof's or row's place in the KKT
+  Eigen::VectorXd solveKkt(const Eigen::VectorXd& rhs) const;
   bool kktAnalysed_ = false;
   std::vector<Eigen::Matrix<double, 6, 6>> blocks_;      // the free step's Mh_cond, pair by pair
   std::vector<Eigen::Triplet<double>> rowTriplets_;      // the KKT's joint rows and -eps I

@@ -83,7 +83,7 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
   Eigen::VectorXd sol;
   for (int round = 0; round < 8; ++round) {
     factorKkt(blocks);
-    sol = kkt_.solve(rhs);
+    sol = solveKkt(rhs);
     bool changed = false;
     for (ContactRow& r : rows) {
       if (r.fixed) continue;
@@ -115,7 +115,7 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
     if (!changed) break;
     if (round + 1 == 8) {  // (the last set, solved once more so that dv_c and the lambdas agree)
       factorKkt(blocks);
-      sol = kkt_.solve(rhs);
+      sol = solveKkt(rhs);
       for (ContactRow& r : rows) {
         if (!r.active || r.fixed) continue;
         double jv2 = 0;
