@@ -48,6 +48,7 @@ ArticulatedBody::ArticulatedBody(CharacterModelPtr model, const CharacterPlaceme
   state_.touching.assign(size_t(n), 0);
   targets_.resize(m.skeleton.joints.size());
   for (size_t j = 0; j < targets_.size(); ++j) targets_[j] = m.skeleton.joints[j].target;
+  for (const Joint& j : m.skeleton.joints) gains_.push_back({j.stiffness, j.damping});
   pose(std::vector<Quat>(m.skeleton.joints.size(), Quat::Identity()));
   worldAnchor_.resize(m.skeleton.joints.size());
   for (size_t j = 0; j < m.skeleton.joints.size(); ++j) {
@@ -104,6 +105,25 @@ Vec3 ArticulatedBody::parentAnchor(int jn) const {
   const Bone& b = model_->skeleton.bones[size_t(j.parent)];
   const CoreState& s = state_.bones[size_t(j.parent)];
   return s.position + s.orientation * (b.bindOrientation.conjugate() * (j.anchor - b.bindPosition));
+}
+
+void ArticulatedBody::setJointGains(int joint, double stiffness, double damping) {
+  if (!(stiffness >= 0) || !(damping >= 0))
+    throw std::invalid_argument("setJointGains: stiffness and damping must be >= 0");
+  gains_[size_t(joint)] = {stiffness, damping};
+}
+
+Vec3 ArticulatedBody::boneSpringPoint(const BoneSpring& sp) const {
+  const Bone& bone = model_->skeleton.bones[size_t(sp.bone)];
+  const CoreState& s = state_.bones[size_t(sp.bone)];
+  return s.position + s.orientation * (bone.bindOrientation.conjugate() * (sp.point - bone.bindPosition));
+}
+
+void ArticulatedBody::beginDrag(int node, const Vec3& target, double stiffness, double damping) {
+  if (node < 0 || node >= model_->nodeCount() || !(stiffness > 0) || !(damping >= 0))
+    throw std::invalid_argument("ArticulatedBody::beginDrag: no node " + std::to_string(node) +
+                                " or a stiffness not > 0 / damping < 0");
+  drag_ = {node, target, stiffness, damping};
 }
 
 double ArticulatedBody::jointAngle(int j) const {
@@ -246,8 +266,9 @@ double ArticulatedBody::potentialEnergy(const Vec3& gravity) const {
   for (size_t j = 0; j < m.skeleton.joints.size(); ++j) {
     Joint jt = m.skeleton.joints[j];
     jt.target = targets_[j];
-    e += 0.5 * jt.stiffness * jointError(m.skeleton, jt, state_.bones, placement_.orientation).squaredNorm();
+    e += 0.5 * gains_[j].first * jointError(m.skeleton, jt, state_.bones, placement_.orientation).squaredNorm();
   }
+  for (const BoneSpring& sp : springs_) e += 0.5 * sp.stiffness * (boneSpringPoint(sp) - sp.anchor).squaredNorm();
   return e;
 }
 
@@ -486,15 +507,16 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   // joint springs, implicit (G = [0, -R_i | 0, R_j])
   for (size_t jn = 0; jn < sk.joints.size(); ++jn) {
     const Joint& j = sk.joints[jn];
-    if (j.stiffness <= 0 && j.damping <= 0) continue;
+    const auto [stiffness, damping] = gains_[jn];
+    if (stiffness <= 0 && damping <= 0) continue;
     Joint jt = j;
     jt.target = targets_[jn];
     const Vec3 phi = jointError(sk, jt, state_.bones, placement_.orientation);
     const CoreState& sc = state_.bones[size_t(j.child)];
     Vec3 rel = R[size_t(j.child)] * sc.angularVelocity;
     if (j.parent >= 0) rel -= R[size_t(j.parent)] * state_.bones[size_t(j.parent)].angularVelocity;
-    const Vec3 torque = -j.stiffness * phi - (j.damping + dt * j.stiffness) * rel;  // on the child, world
-    const double h = dt * j.damping + dt * dt * j.stiffness;
+    const Vec3 torque = -stiffness * phi - (damping + dt * stiffness) * rel;  // on the child, world
+    const double h = dt * damping + dt * dt * stiffness;
     Fc[size_t(j.child)].tail<3>() += R[size_t(j.child)].transpose() * torque;
     blockOf(j.child, j.child).bottomRightCorner<3, 3>() += h * Mat3::Identity();  // R^T R
     if (j.parent >= 0) {
@@ -504,6 +526,20 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
       blockOf(j.parent, j.child).bottomRightCorner<3, 3>() += x;
       blockOf(j.child, j.parent).bottomRightCorner<3, 3>() += x.transpose();
     }
+  }
+
+  // springs on bones, implicit: the point's world velocity is J (cdot, omega), J = [I, -R [r]x]
+  // (r: the point in the bone's frame), so K = k J^T J, D = c J^T J as the joints' springs
+  for (const BoneSpring& sp : springs_) {
+    const int b = sp.bone;
+    const CoreState& s = state_.bones[size_t(b)];
+    const Vec3 r = sk.bones[size_t(b)].bindOrientation.conjugate() * (sp.point - sk.bones[size_t(b)].bindPosition);
+    Eigen::Matrix<double, 3, 6> J;
+    J << Mat3::Identity(), -R[size_t(b)] * skew(r);
+    const Vec3 x = s.position + R[size_t(b)] * r, v = J * (Vec6() << s.velocity, s.angularVelocity).finished();
+    const Vec3 f = -sp.stiffness * (x - sp.anchor) - (sp.damping + dt * sp.stiffness) * v;
+    Fc[size_t(b)] += J.transpose() * f;
+    blockOf(b, b) += (dt * sp.damping + dt * dt * sp.stiffness) * J.transpose() * J;
   }
 
   // ---- stage 3 (setup): condense the skin onto the bones ----------------------------------------
@@ -663,16 +699,19 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   integratePositions(start, dt);
   contacts_.clear();
   rowImpulse_.setZero();
-  if (!colliders.empty() || limited_) {
+  if (!colliders.empty() || limited_ || drag_.node >= 0) {
     const auto t0 = std::chrono::steady_clock::now();
     respond(dt, start, colliders);
     times_.response += msSince(t0);
   }
+  const Vec3 impulse = rowImpulse_;  // (the velocity rows' only: the correction's are displacements)
   const int nv = 6 * m.boneCount();
   projectJoints(nv, nv + m.skeleton.rowCount());
-  const Vec3 impulse = rowImpulse_;  // (the velocity rows' only: the correction's are displacements)
   if (!contacts_.empty() || limited_) correct(colliders);
-  if (!pinned_) {  // the linear momentum that gravity and the contacts give, on every bone alike
+  // the linear momentum that gravity and the rows (contacts, drag) give, on every bone alike; not
+  // with a spring on a bone (its impulse, k dt times a position, is not known to the rounding
+  // that the projection needs: with k = 1e7 N/m it blew the step up) nor a joint to the world
+  if (!pinned_ && springs_.empty()) {
     const Vec3 fix = (P0 + dt * m.totalMass * gravity + impulse - linearMomentum()) / m.totalMass;
     for (CoreState& s : state_.bones) s.velocity += fix;
   }

@@ -83,6 +83,36 @@ class ArticulatedBody {
   /// A joint spring's target relative rotation (keyframed control: held over a step).
   void setJointTarget(int joint, const Quat& target) { targets_[size_t(joint)] = target; }
   const Quat& jointTarget(int joint) const { return targets_[size_t(joint)]; }
+  /// A joint spring's stiffness [N m/rad] and damping [N m s/rad] (the model's at the start;
+  /// the panels change them live).
+  void setJointGains(int joint, double stiffness, double damping);
+  double jointStiffness(int joint) const { return gains_[size_t(joint)].first; }
+  double jointDamping(int joint) const { return gains_[size_t(joint)].second; }
+
+  /// A spring from a point of a bone to a world anchor, f = -k (x - a) - c xdot, implicit
+  /// in the bones' solve (stiff springs are stable).
+  struct BoneSpring {
+    int bone = 0;
+    Vec3 point = Vec3::Zero();   ///< world bind coordinates (where the point is at bind) [m]
+    Vec3 anchor = Vec3::Zero();  ///< world [m]
+    double stiffness = 0;        ///< [N/m]
+    double damping = 0;          ///< [N s/m]
+  };
+  void setBoneSprings(std::vector<BoneSpring> springs) { springs_ = std::move(springs); }
+  const std::vector<BoneSpring>& boneSprings() const { return springs_; }
+  Vec3 boneSpringPoint(const BoneSpring& s) const;  ///< the point's world position now
+
+  /// A spring pulling skin node p towards a world target (the mouse), implicit: three rows
+  /// at the node in the contact response with the spring's compliance 1 / (dt c + dt^2 k).
+  void beginDrag(int node, const Vec3& target, double stiffness, double damping);
+  void moveDrag(const Vec3& target) { drag_.target = target; }
+  void endDrag() { drag_.node = -1; }
+  struct NodeDrag {
+    int node = -1;
+    Vec3 target = Vec3::Zero();
+    double stiffness = 0, damping = 0;
+  };
+  const NodeDrag& drag() const { return drag_; }
 
   /// One step: the collision-free update (stages 1-6 of Fig. 4.4), then, against planes and
   /// height fields, the contact response with the skeleton's response anticipated
@@ -146,6 +176,8 @@ class ArticulatedBody {
   std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders, double dt, bool speculative) const;
   /// The joint limits' rows: for the step's velocities from `start`, or (null) at the position level.
   std::vector<ContactRow> limitRows(const CharacterState* start, double dt) const;
+  /// The mouse's drag spring's rows (none when not dragging).
+  std::vector<ContactRow> dragRows(const CharacterState& start, double dt) const;
   Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin);
   Vec3 nodePositionIn(const CharacterState& st, int p) const;
   void prepareSkin(double dt);
@@ -156,6 +188,9 @@ class ArticulatedBody {
   CharacterPlacement placement_;
   CharacterState state_;
   std::vector<Quat> targets_;       // (joints) the springs' targets
+  std::vector<std::pair<double, double>> gains_;  // (joints) the springs' stiffness, damping
+  std::vector<BoneSpring> springs_;
+  NodeDrag drag_;
   std::vector<Vec3> worldAnchor_;   // (joints) where a joint to the world holds its child
   bool pinned_ = false;             // a joint to the world
   bool limited_ = false;            // a joint with a limit (its rows: limitRows)

@@ -18,6 +18,7 @@ using Mat6 = Eigen::Matrix<double, 6, 6>;
 // M_lambda = j_s Mh_p^-1 j_s^T, J_cond(k, i) = w_pi (n - m_p P Mh_p^-1 P^T n)^T A_pi, and its
 // right-hand side b (the row asks J_cond dv_c + M_lambda lambda = -b).
 struct ArticulatedBody::ContactRow {
+  enum class Kind { Contact, Limit, Drag } kind = Kind::Contact;
   int node;
   Vec3 normal, vo;
   double target = 0, depth = 0, mlambda = 0, b = 0, friction = 0;
@@ -204,6 +205,7 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::limitRows(const Charac
     // level; the active set keeps those needed)
     if (theta0 + (start ? dt * std::abs(rate) : 0.05) < j.limit && theta < j.limit) continue;
     ContactRow r;
+    r.kind = ContactRow::Kind::Limit;
     r.node = -1;
     r.normal = Vec3::Zero();
     r.vo = Vec3::Zero();
@@ -233,6 +235,37 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::limitRows(const Charac
   return rows;
 }
 
+// The mouse's drag spring at node p, implicit: with h = dt c + dt^2 k, the spring's impulse
+// along a direction d is lambda = -(dt k d . (x_start - a) + h s), s = d . xdot+ the node's new
+// velocity along d; with the row's s = s_o + J_cond dv_c + M_lambda lambda that is a row of
+// compliance M_lambda + 1 / h and b = s_o + dt k d . (x_start - a) / h, two-sided. Three rows
+// along G-conjugate directions (friction's reason: the rows of a node are then independent).
+std::vector<ArticulatedBody::ContactRow> ArticulatedBody::dragRows(const CharacterState& start, double dt) const {
+  std::vector<ContactRow> rows;
+  if (drag_.node < 0) return rows;
+  const int p = drag_.node;
+  const BoneFrames f = frames();
+  Vec3 v;
+  Mat3 P;
+  nodeAt(f, p, nullptr, &v, &P);
+  const Vec3 e = nodePositionIn(start, p) - drag_.target;
+  const Mat3 G = P * skinDiagInverse_[size_t(p)] * P.transpose();
+  const auto conj = [&](Vec3 d, const Vec3& a) { return Vec3(d - (a.dot(G * d) / a.dot(G * a)) * a); };
+  const Vec3 d0 = Vec3::UnitX(), d1 = conj(Vec3::UnitY(), d0), d2 = conj(conj(Vec3::UnitZ(), d0), d1);
+  const double h = dt * drag_.damping + dt * dt * drag_.stiffness;
+  for (const Vec3& d : {d0, d1, d2}) {
+    ContactRow r = contactRow(f, p, d);
+    r.kind = ContactRow::Kind::Drag;
+    r.mlambda += 1 / h;
+    r.b = d.dot(v) + dt * drag_.stiffness * d.dot(e) / h;
+    r.lower = -1e300;
+    r.upper = 1e300;
+    r.active = true;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 void ArticulatedBody::respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders) {
   const CharacterModel& m = *model_;
   const int k = m.boneCount(), n = m.nodeCount();
@@ -251,6 +284,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     r.active = r.depth > 0 || state_.touching[size_t(r.node)];
   }
   for (const ContactRow& r : limitRows(&start, dt)) rows.push_back(r);
+  for (const ContactRow& r : dragRows(start, dt)) rows.push_back(r);
   if (rows.empty()) {
     std::fill(state_.touching.begin(), state_.touching.end(), 0);
     return;
@@ -268,7 +302,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   // friction impulse on the skin alone, P^-1 dx_t, strains a stiff skin by the whole slip)
   std::fill(state_.touching.begin(), state_.touching.end(), 0);
   for (const ContactRow& r : rows) {
-    if (!r.active || r.node < 0) continue;
+    if (!r.active || r.kind != ContactRow::Kind::Contact) continue;
     state_.touching[size_t(r.node)] = 1;
     CharacterContact c;
     c.node = r.node;
@@ -281,7 +315,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   std::vector<ContactRow> fr;
   const BoneFrames f = frames();
   for (const ContactRow& r : rows) {
-    if (!r.active || r.friction <= 0 || r.node < 0) continue;
+    if (!r.active || r.friction <= 0 || r.kind != ContactRow::Kind::Contact) continue;
     const Vec3 rel = nodeVelocity(r.node) - r.vo;
     const Vec3 xt = rel - r.normal * r.normal.dot(rel);
     ContactRow n = contactRow(f, r.node, r.normal);

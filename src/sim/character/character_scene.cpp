@@ -20,6 +20,13 @@ std::vector<std::string> characterJointNames(const CharacterSpec& c) {
   return names;
 }
 
+std::vector<std::string> characterBoneNames(const CharacterSpec& c) {
+  if (c.model == "deer") return deerBoneNames();
+  std::vector<std::string> names;
+  for (int b = 0; b < (c.model == "snake" ? 16 : c.bones); ++b) names.push_back("bone" + std::to_string(b));
+  return names;
+}
+
 CharacterDesc characterDesc(const CharacterSpec& s) {
   CharacterDesc d;
   if (s.model == "snake") {
@@ -78,6 +85,19 @@ void Character::start() {
     pose[j] = Quat(Eigen::AngleAxisd(spec.poseAngles[j], spec.poseAxis.normalized()));
   for (const auto& [name, v] : spec.poseJoints) pose[jointIndex(name)] = rotationOf(v);
   body->pose(pose);
+  std::vector<ArticulatedBody::BoneSpring> springs;
+  const std::vector<std::string> bones = characterBoneNames(spec);
+  for (const auto& [bone, k] : spec.springs) {
+    ArticulatedBody::BoneSpring b;
+    b.bone = int(std::find(bones.begin(), bones.end(), bone) - bones.begin());
+    b.point = k.point;
+    b.stiffness = k.stiffness;
+    b.damping = k.damping;
+    b.anchor = k.hasAnchor ? k.anchor : body->boneSpringPoint(b);
+    springs.push_back(b);
+  }
+  body->setBoneSprings(springs);
+  for (size_t j = 0; j < gains.size(); ++j) body->setJointGains(int(j), gains[j].first, gains[j].second);
   rest = spec.restAtStart ? pose : std::vector<Quat>(pose.size(), Quat::Identity());
   keys.clear();
   for (const CharacterSpec::TargetKey& k : spec.targets) {
@@ -86,6 +106,13 @@ void Character::start() {
     keys.push_back(std::move(t));
   }
   setTargets(0);
+}
+
+void Character::setGains(int joint, double stiffness, double damping) {
+  if (gains.empty())
+    for (const Joint& j : model->skeleton.joints) gains.push_back({j.stiffness, j.damping});
+  gains[size_t(joint)] = {stiffness, damping};
+  body->setJointGains(joint, stiffness, damping);
 }
 
 void Character::setTargets(double t) {
@@ -104,6 +131,7 @@ void Character::setTargets(double t) {
         q = keys[i][j].slerp(s, keys[i + 1][j]);
       }
     }
+    if (j < poseEdit.size() && poseEdit[j]) q = rotationOf(*poseEdit[j]);
     body->setJointTarget(int(j), q);
   }
 }

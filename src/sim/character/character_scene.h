@@ -2,6 +2,7 @@
 // A scene's character (scene.h's CharacterSpec) made into a model and a starting state,
 // and what the World keeps of one as it runs.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "sim/character/articulated_body.h"
@@ -34,13 +35,20 @@ struct Character {
   CharacterStats stats;
   /// The body at the spec's placement and starting pose, its springs' targets set.
   void start();
-  /// The springs' targets at time t: the keyframes' (scene.h), or the rest pose.
+  /// The springs' targets at time t: the keyframes' (scene.h), or the rest pose; a joint
+  /// with a pose edit (the panels' pose editor) takes that instead.
   void setTargets(double t);
+  /// The panels' pose editor: per joint, a target rotation vector (body frame) that
+  /// overrides the keys, or none. Kept over restarts.
+  std::vector<std::optional<Vec3>> poseEdit;
+  /// A joint spring's gains, kept over restarts (the panels' sliders).
+  void setGains(int joint, double stiffness, double damping);
   /// A step from time t; a non-finite state (a blow-up) restarts it and counts a reset.
   /// Updates stats.
   void step(double t, double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders);
 
  private:
+  std::vector<std::pair<double, double>> gains;  // (joints) as edited (empty: the model's)
   std::vector<Quat> rest;               // (joints) the springs' rest targets
   std::vector<std::vector<Quat>> keys;  // (keys x joints) the keyframed targets
 };

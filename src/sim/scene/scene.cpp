@@ -239,6 +239,14 @@ CharacterSpec readCharacter(JsonReader r, int index) {
   c.orientation = r.quat("orientation", c.orientation);
   c.velocity = r.vec3("velocity", c.velocity);
   c.angularVelocity = r.vec3("angular_velocity", c.angularVelocity);
+  const std::vector<std::string> bones = characterBoneNames(c);
+  for (JsonReader& k : r.objectArray("springs", false)) {
+    const std::string bone = k.requiredString("bone", bones);
+    if (k.has("rest_length"))
+      k.fail("rest_length", "a character's springs have no rest length (they pull the point onto the anchor)");
+    if (k.has("frame")) k.fail("frame", "a character's spring point is in the body's frame at the bind pose; remove the key");
+    c.springs.push_back({bone, readSpring(k)});
+  }
   r.finish();
   return c;
 }

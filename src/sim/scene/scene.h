@@ -166,6 +166,9 @@ struct CharacterSpec {
     JointRotations joints;
   };
   std::vector<TargetKey> targets;
+  /// Springs from a point of a named bone (the point in the body's frame at bind) to a world
+  /// anchor (default: where the point starts); rest length 0.
+  std::vector<std::pair<std::string, CoreSpringDesc>> springs;
   Vec3 position = Vec3::Zero();
   Quat orientation = Quat::Identity();
   Vec3 velocity = Vec3::Zero();
@@ -175,6 +178,8 @@ struct CharacterSpec {
 /// The joints' names of a scene's character model, in the model's joint order: a joint is
 /// named by its child bone (tube and snake: "bone1", "bone2", ...; the deer: deer.h).
 std::vector<std::string> characterJointNames(const CharacterSpec& c);
+/// The bones' names of a scene's character model, in the model's order.
+std::vector<std::string> characterBoneNames(const CharacterSpec& c);
 
 struct Scene {
   std::string file;          ///< path it was loaded from ("" when built in code)

@@ -84,6 +84,7 @@ double World::setMaterial(size_t index, const Material& material) {
 
 void World::reset() {
   skinDrag_ = -1;  // (resetToDesc ends the drag)
+  characterDrag_ = -1;
   time_ = 0;
   pairsInContact_.clear();
   lastContacts_.clear();
@@ -132,11 +133,30 @@ void World::beginSkinDrag(size_t body, int node, const Vec3& target, double stif
   skinDrag_ = int(body);
 }
 
+void World::beginCharacterDrag(size_t character, int node, const Vec3& target, double stiffness) {
+  Character& c = characters_.at(character);
+  if (node < 0 || node >= c.model->nodeCount())
+    throw std::out_of_range("beginCharacterDrag: character '" + c.spec.name + "' has no node " + std::to_string(node));
+  const CharacterModel& m = *c.model;
+  if (stiffness <= 0) {
+    const int e = m.stencil.start[size_t(node)];  // (the node itself: its first stencil entry)
+    stiffness = std::min(m.totalMass * std::pow(2 * kPi * kDragFrequency, 2), m.stiffness[size_t(e)].trace() / 3);
+  }
+  endSkinDrag();
+  c.body->beginDrag(node, target, stiffness, 2 * std::sqrt(stiffness * m.totalMass));
+  characterDrag_ = int(character);
+}
+
 void World::moveSkinDrag(const Vec3& target) {
   if (skinDrag_ >= 0) bodies_[size_t(skinDrag_)].layered.moveDrag(target);
+  if (characterDrag_ >= 0) characters_[size_t(characterDrag_)].body->moveDrag(target);
 }
 
 void World::endSkinDrag() {
+  if (characterDrag_ >= 0) {
+    characters_[size_t(characterDrag_)].body->endDrag();
+    characterDrag_ = -1;
+  }
   if (skinDrag_ < 0) return;
   bodies_[size_t(skinDrag_)].layered.endDrag();
   rebaseEnergy();  // the drag did work: the bound restarts

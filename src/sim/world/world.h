@@ -126,6 +126,13 @@ class World {
   void endSkinDrag();
   /// The body being dragged, -1: none.
   int skinDragBody() const { return skinDrag_; }
+  /// The same for a character's skin node (ArticulatedBody::beginDrag: three implicit rows
+  /// at the node); the default k is that of a body, m the character's whole mass, at most
+  /// the node's own skin stiffness; critically damped for the whole mass. moveSkinDrag and
+  /// endSkinDrag move and end it. Throws std::out_of_range for a bad character or node.
+  void beginCharacterDrag(size_t character, int node, const Vec3& target, double stiffness = 0);
+  /// The character being dragged, -1: none.
+  int characterDrag() const { return characterDrag_; }
   /// Natural frequency of a body on the default drag spring [Hz].
   static constexpr double kDragFrequency = 1.5;
   /// Keep a per-step trajectory in the stats (off by default: it grows with the run).
@@ -248,6 +255,7 @@ class World {
   std::set<std::pair<int, int>> pairsInContact_;  // body pairs touching in the last step
   std::vector<std::vector<NodeContact>> lastContacts_;  // (nbody) what the last response used
   int skinDrag_ = -1;  // body whose skin the mouse pulls
+  int characterDrag_ = -1;  // character whose skin the mouse pulls
 };
 
 }  // namespace d2t
