@@ -139,8 +139,17 @@ bool Session::beginSkinDrag(int body, int node, const Vec3& target) {
   return true;
 }
 
+bool Session::beginCharacterDrag(int character, int node, const Vec3& target) {
+  const auto& cs = world->characters();
+  if (character < 0 || character >= int(cs.size()) || node < 0 || node >= cs[size_t(character)].model->nodeCount())
+    return false;
+  endDrag();
+  world->beginCharacterDrag(size_t(character), node, target);
+  return true;
+}
+
 void Session::dragTo(const Vec3& target) {
-  if (world->skinDragBody() >= 0) world->moveSkinDrag(target);  // the spring pulls it there while running
+  if (world->skinDragBody() >= 0 || world->characterDrag() >= 0) world->moveSkinDrag(target);  // the spring pulls it there while running
   if (drag_ < 0) return;
   dragTarget_ = target;
   if (paused) world->colliders()[size_t(drag_)].dragTo(target, 0);  // placed, at rest

@@ -68,6 +68,8 @@ struct Session {
   /// collider drag. dragTo() then moves the target, endDrag() lets go. Returns false
   /// (and does nothing) for a bad body or node.
   bool beginSkinDrag(int body, int node, const Vec3& target);
+  /// The same on a character's skin node (World::beginCharacterDrag).
+  bool beginCharacterDrag(int character, int node, const Vec3& target);
   /// The body whose skin is pulled, -1: none.
   int skinDragBody() const { return world ? world->skinDragBody() : -1; }
   /// Fastest a dragged collider moves [m/s] (a flick of the mouse would otherwise

@@ -1,4 +1,5 @@
-// The Bodies panel: the picked body or collider, and each body's state and material.
+// The Bodies panel: the picked body, character or collider, each body's state and material,
+// and each character's skeleton (skeleton_panel.cpp).
 
 #include "app/panels/panels.h"
 
@@ -30,6 +31,9 @@ void bodiesPanel(Ui& ui) {
     const int n = bodies[size_t(pk.index)].model->atlas.resolution;
     ImGui::Text("picked: %s, node %d, texel (%d, %d)", bodies[size_t(pk.index)].desc.name.c_str(), pk.node,
                 pk.texel % n, pk.texel / n);
+    ImGui::Text("  at (%.3f, %.3f, %.3f) m", pk.point.x(), pk.point.y(), pk.point.z());
+  } else if (pk.kind == Pick::Kind::Character && pk.index < int(s.world->characters().size())) {
+    ImGui::Text("picked: %s, node %d", s.world->characters()[size_t(pk.index)].spec.name.c_str(), pk.node);
     ImGui::Text("  at (%.3f, %.3f, %.3f) m", pk.point.x(), pk.point.y(), pk.point.z());
   } else if (pk.kind == Pick::Kind::Collider && pk.index < int(s.world->colliders().size())) {
     const Collider& c = s.world->colliders()[size_t(pk.index)];
@@ -83,6 +87,7 @@ void bodiesPanel(Ui& ui) {
     }
     ImGui::PopID();
   }
+  characterHeaders(ui);
   ui.pickChanged = false;
   ImGui::End();
 }

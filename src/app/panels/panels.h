@@ -12,6 +12,7 @@ namespace d2t {
 void scenePanel(Ui& ui);       // scene_panel.cpp
 void simulationPanel(Ui& ui);  // simulation_panel.cpp
 void bodiesPanel(Ui& ui);      // bodies_panel.cpp
+void characterHeaders(Ui& ui); // skeleton_panel.cpp (inside the Bodies panel)
 void statisticsPanel(Ui& ui);  // statistics_panel.cpp
 // texture_viewer.cpp
 void atlasPanel(Ui& ui);

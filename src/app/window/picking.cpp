@@ -82,6 +82,19 @@ Pick pickWorld(World& world, const Ray& ray, bool planes) {
     best.node = tri[k];
     best.texel = b.model->atlas.nodeTexel[size_t(best.node)];
   }
+  // characters: the deformed skin (bounded by its nodes' box first)
+  for (size_t i = 0; i < world.characters().size(); ++i) {
+    const Character& c = world.characters()[i];
+    const std::vector<Vec3> x = c.body->skinPositions();
+    Aabb box;
+    for (const Vec3& p : x) box.grow(p);
+    if (box.empty() || !rayNearSphere(ray, box.center(), 0.5 * (box.hi - box.lo).norm())) continue;
+    const auto h = intersectMesh(ray, x, c.model->triangles);
+    if (!h || !take(Pick::Kind::Character, int(i), h->t)) continue;
+    const Vec3i& tri = c.model->triangles[size_t(h->triangle)];
+    const double w[3] = {1 - h->u - h->v, h->u, h->v};
+    best.node = tri[int(std::max_element(w, w + 3) - w)];
+  }
   // colliders: the ray in each collider's frame against its local mesh
   const auto& colliders = world.colliders();
   for (size_t i = 0; i < colliders.size(); ++i) {

@@ -43,19 +43,19 @@ bool rayNearSphere(const Ray& ray, const Vec3& center, double radius);
 
 /// What a click picked.
 struct Pick {
-  enum class Kind { None, Body, Collider };
+  enum class Kind { None, Body, Collider, Character };
   Kind kind = Kind::None;
-  int index = -1;            ///< body or collider index in the world
+  int index = -1;            ///< body, collider or character index in the world
   double t = 0;              ///< distance from the camera along the ray [m]
   Vec3 point = Vec3::Zero(); ///< world point hit [m]
-  // bodies only: the skin node nearest to the hit point and its atlas texel
+  // bodies and characters: the skin node nearest to the hit point and (bodies) its atlas texel
   // (the anchor of a skin-point spring drag)
   int node = -1;             ///< node index (LayeredBody / BakedBody numbering)
   int texel = -1;            ///< atlas texel index y * N + x of that node
   explicit operator bool() const { return kind != Kind::None; }
 };
 
-/// The nearest body skin (deformed, current state) or collider surface the ray hits.
+/// The nearest body or character skin (deformed, current state) or collider surface the ray hits.
 /// Planes are picked only when `planes` is true (a click on the ground should orbit
 /// the camera, not select the ground).
 Pick pickWorld(World& world, const Ray& ray, bool planes = false);

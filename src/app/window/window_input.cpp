@@ -94,7 +94,7 @@ static void pressAt(Ui& ui, const Ray& ray) {
     ui.mouse = MouseMode::Orbit;
   }
   ui.picked = pick;
-  ui.pickChanged = pick.kind == Pick::Kind::Body;
+  ui.pickChanged = pick.kind == Pick::Kind::Body || pick.kind == Pick::Kind::Character;
   if (ui.pickChanged) ui.settings.panels.bodies = true;
   // a left drag on a body pulls its skin: a critically damped spring from the picked
   // node to the cursor's point in the plane facing the camera (wheel: depth), solved
@@ -106,6 +106,16 @@ static void pressAt(Ui& ui, const Ray& ray) {
     char text[160];
     std::snprintf(text, sizeof text, "pulling %s at node %d (k = %.0f N/m; wheel: nearer / farther)",
                   b.desc.name.c_str(), pick.node, b.layered.drag().stiffness);
+    ui.status = text;
+  }
+  // a character's skin likewise (three implicit rows at the node: ArticulatedBody::beginDrag)
+  if (pick.kind == Pick::Kind::Character && ui.session.beginCharacterDrag(pick.index, pick.node, pick.point)) {
+    ui.drag.emplace(pick.index, pick.point, pick.point, ui.camera);
+    ui.mouse = MouseMode::DragSkin;
+    const Character& c = ui.session.world->characters()[size_t(pick.index)];
+    char text[160];
+    std::snprintf(text, sizeof text, "pulling %s at node %d (k = %.0f N/m; wheel: nearer / farther)",
+                  c.spec.name.c_str(), pick.node, c.body->drag().stiffness);
     ui.status = text;
   }
 }

@@ -231,3 +231,35 @@ TEST(Picking, PausedDragPlacesTheColliderAtRest) {
   s.endDrag();
   EXPECT_TRUE(s.world->colliders()[1].released());
 }
+
+// A character is picked on its deformed skin (the node nearest the hit, within a node
+// spacing), and a left drag through the Session pulls that node: the spring's rows move the
+// tube's end towards the target while the rest follows.
+TEST(Picking, PicksACharactersSkinAndTheDragPullsIt) {
+  Session s;
+  s.load(scenePath("tube_drop.json"), nullptr);
+  World& w = *s.world;
+  for (int i = 0; i < 120; ++i) w.step();  // (landed)
+  const Camera cam = sceneCamera(w);
+  const int W = 1280, H = 720;
+  const Character& c = w.characters()[0];
+  const Vec3 at = c.body->centreOfMass();
+  const Eigen::Vector2d p = project(cam, at, W, H);
+  const Pick pick = pickWorld(w, cursorRay(cam, p.x(), p.y(), W, H));
+  ASSERT_EQ(pick.kind, Pick::Kind::Character);
+  EXPECT_EQ(pick.index, 0);
+  ASSERT_GE(pick.node, 0);
+  EXPECT_LT((c.body->nodePosition(pick.node) - pick.point).norm(), 0.06);
+  EXPECT_LT((pick.point - at).norm(), 0.2);  // (on the skin over the centre: within the radius)
+  ASSERT_TRUE(s.beginCharacterDrag(pick.index, pick.node, pick.point));
+  const Vec3 target = pick.point + Vec3(0, 0.5, 0);
+  s.dragTo(target);
+  const double before = (c.body->nodePosition(pick.node) - target).norm();
+  for (int i = 0; i < 120; ++i) w.step();
+  const double after = (c.body->nodePosition(pick.node) - target).norm();
+  std::printf("dragged tube: the node %.3f m from the target, then %.3f m after 2 s\n", before, after);
+  EXPECT_LT(after, 0.5 * before);
+  s.endDrag();
+  EXPECT_EQ(w.characterDrag(), -1);
+  EXPECT_EQ(c.stats.resets, 0);
+}
