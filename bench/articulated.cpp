@@ -5,6 +5,7 @@
 // (OMP_NUM_THREADS=1 unless set). Prints medians of several runs:
 //   build/bench/bench_articulated            (all sections, about a minute)
 //   build/bench/bench_articulated --quick    (fewer steps)
+//   build/bench/bench_articulated --plot docs/img/characters_cost.svg   (and the n / k plot)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,9 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <fstream>
+#include <iomanip>
 
 #include <Eigen/Dense>
 
@@ -87,10 +91,62 @@ CharacterModelPtr tube(int bones, int nodes, double length = 1.7) {
   return bakeCharacter(tubeCharacter("tube", t, material()));
 }
 
+// Two panels of a plot as SVG: total and its stages against n (k = 8) and against k (n ~ 3,000).
+struct Point {
+  int n, k;
+  Figures f;
+};
+void plot(const std::string& path, const std::vector<Point>& byN, const std::vector<Point>& byK) {
+  std::ofstream o(path);
+  const int W = 900, H = 360, pw = 380, ph = 260, top = 40, left[2] = {70, 520};
+  o << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H
+    << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n";
+  const char* colour[4] = {"#000000", "#d62728", "#1f77b4", "#2ca02c"};
+  const char* name[4] = {"total", "setup", "bones", "skin"};
+  for (int panel = 0; panel < 2; ++panel) {
+    const std::vector<Point>& pts = panel == 0 ? byN : byK;
+    double xmax = 0, ymax = 0;
+    for (const Point& p : pts) {
+      xmax = std::max(xmax, double(panel == 0 ? p.n : p.k));
+      ymax = std::max(ymax, p.f.total);
+    }
+    const int x0 = left[panel], y0 = top + ph;
+    const auto X = [&](double v) { return x0 + pw * v / xmax; };
+    const auto Y = [&](double v) { return y0 - ph * v / ymax; };
+    o << "<line x1='" << x0 << "' y1='" << y0 << "' x2='" << x0 + pw << "' y2='" << y0 << "' stroke='black'/>\n";
+    o << "<line x1='" << x0 << "' y1='" << y0 << "' x2='" << x0 << "' y2='" << top << "' stroke='black'/>\n";
+    o << "<text x='" << x0 + pw / 2 << "' y='" << y0 + 35 << "' text-anchor='middle'>"
+      << (panel == 0 ? "skin nodes n (k = 8)" : "bones k (n ~ 3,000)") << "</text>\n";
+    o << "<text x='" << x0 + pw / 2 << "' y='" << top - 15 << "' text-anchor='middle'>"
+      << (panel == 0 ? "ms a step against n" : "ms a step against k") << "</text>\n";
+    for (int t = 0; t <= 4; ++t) {
+      o << "<text x='" << x0 - 8 << "' y='" << Y(ymax * t / 4) + 4 << "' text-anchor='end'>" << std::fixed
+        << std::setprecision(1) << ymax * t / 4 << "</text>\n";
+      o << "<text x='" << X(xmax * t / 4) << "' y='" << y0 + 16 << "' text-anchor='middle'>" << std::setprecision(0)
+        << xmax * t / 4 << "</text>\n";
+    }
+    for (int c = 0; c < 4; ++c) {
+      o << "<polyline fill='none' stroke='" << colour[c] << "' stroke-width='2' points='";
+      for (const Point& p : pts) {
+        const double v = c == 0 ? p.f.total : c == 1 ? p.f.setup : c == 2 ? p.f.bones : p.f.skin;
+        o << std::setprecision(1) << X(panel == 0 ? p.n : p.k) << "," << Y(v) << " ";
+      }
+      o << "'/>\n";
+      if (panel == 0)
+        o << "<text x='" << x0 + 10 << "' y='" << top + 15 * (c + 1) << "' fill='" << colour[c] << "'>" << name[c]
+          << "</text>\n";
+    }
+  }
+  o << "</svg>\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  std::string plotPath;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--plot") == 0) plotPath = argv[i + 1];
   setenv("OMP_NUM_THREADS", "1", 0);
   const int steps = quick ? 20 : 100, runs = quick ? 1 : 3, warmup = quick ? 20 : 60;
   std::printf("# bench_articulated%s: ms a step (median of %d runs of %d steps after %d), dt 1/60 s, one core\n\n",
@@ -121,15 +177,17 @@ int main(int argc, char** argv) {
   std::printf("| n | k | setup | bones | skin | total |\n| --- | --- | --- | --- | --- | --- |\n");
   std::vector<double> T;
   std::vector<Eigen::Vector3d> X;
-  const auto point = [&](int k, int nodes) {
+  std::vector<Point> byN, byK;
+  const auto point = [&](int k, int nodes, std::vector<Point>& into) {
     const CharacterModelPtr m = tube(k, nodes, 2.4);
     const Figures f = run(m, false, warmup / 2, steps / 2, runs);
+    into.push_back({m->nodeCount(), k, f});
     std::printf("| %d | %d | %.3f | %.3f | %.3f | %.3f |\n", m->nodeCount(), k, f.setup, f.bones, f.skin, f.total);
     T.push_back(f.total);
     X.push_back(Eigen::Vector3d(m->nodeCount(), k, 1));
   };
-  for (int nodes : {500, 1000, 2000, 4000, 8000}) point(8, nodes);
-  for (int k : {2, 4, 16, 32}) point(k, 3000);
+  for (int nodes : {500, 1000, 2000, 4000, 8000}) point(8, nodes, byN);
+  for (int k : {2, 4, 8, 16, 32}) point(k, 3000, byK);
   Eigen::MatrixXd A(X.size(), 3);
   Eigen::VectorXd b(X.size());
   for (size_t i = 0; i < X.size(); ++i) {
@@ -139,5 +197,9 @@ int main(int argc, char** argv) {
   const Eigen::Vector3d c = A.colPivHouseholderQr().solve(b);
   const double mean = b.mean(), ss = (b.array() - mean).square().sum(), res = (A * c - b).squaredNorm();
   std::printf("\nfit: T = %.3e ms x n + %.3e ms x k + %.3f ms, R^2 = %.4f\n", c(0), c(1), c(2), 1 - res / ss);
+  if (!plotPath.empty()) {
+    plot(plotPath, byN, byK);
+    std::printf("plot written to %s\n", plotPath.c_str());
+  }
   return 0;
 }

@@ -414,14 +414,23 @@ std::vector<ArticulatedBody::JointRow> ArticulatedBody::jointRows() const {
 // step's factored system: (dx, nu) with -J dx = g (post-stabilisation; the Baumgarte term of
 // the velocity rows alone leaves a drift of order dt^2 |omega|^2 r per step).
 void ArticulatedBody::projectJoints(int nv, int size) {
-  const std::vector<JointRow> jr = jointRows();
-  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
-  for (size_t r = 0; r < jr.size(); ++r) rhs(nv + int(r)) = jr[r].g;
-  const Eigen::VectorXd d = solveKkt(rhs);
-  for (int b = 0; b < model_->boneCount(); ++b) {
-    CoreState& s = state_.bones[size_t(b)];
-    s.position += d.segment<3>(6 * b);
-    s.orientation = integrateBodyRotation(s.orientation, d.segment<3>(6 * b + 3), 1.0);
+  // (a Newton step on the rotations is first order: repeated, at most 3 times, while a joint is
+  // still more than 1e-7 m apart; each pass one solve with the factor already made)
+  for (int pass = 0; pass < 3; ++pass) {
+    const std::vector<JointRow> jr = jointRows();
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
+    double worst = 0;
+    for (size_t r = 0; r < jr.size(); ++r) {
+      rhs(nv + int(r)) = jr[r].g;
+      worst = std::max(worst, std::abs(jr[r].g));
+    }
+    if (pass > 0 && worst < 1e-7) return;
+    const Eigen::VectorXd d = solveKkt(rhs);
+    for (int b = 0; b < model_->boneCount(); ++b) {
+      CoreState& s = state_.bones[size_t(b)];
+      s.position += d.segment<3>(6 * b);
+      s.orientation = integrateBodyRotation(s.orientation, d.segment<3>(6 * b + 3), 1.0);
+    }
   }
 }
 
@@ -707,7 +716,10 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   const Vec3 impulse = rowImpulse_;  // (the velocity rows' only: the correction's are displacements)
   const int nv = 6 * m.boneCount();
   projectJoints(nv, nv + m.skeleton.rowCount());
-  if (!contacts_.empty() || limited_) correct(colliders);
+  if (!contacts_.empty() || limited_) {
+    correct(colliders);
+    projectJoints(nv, nv + m.skeleton.rowCount());  // (the correction's rows are linear: its drift, out)
+  }
   // the linear momentum that gravity and the rows (contacts, drag) give, on every bone alike; not
   // with a spring on a bone (its impulse, k dt times a position, is not known to the rounding
   // that the projection needs: with k = 1e7 N/m it blew the step up) nor a joint to the world
