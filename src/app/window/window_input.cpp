@@ -96,26 +96,23 @@ static void pressAt(Ui& ui, const Ray& ray) {
   ui.picked = pick;
   ui.pickChanged = pick.kind == Pick::Kind::Body || pick.kind == Pick::Kind::Character;
   if (ui.pickChanged) ui.settings.panels.bodies = true;
-  // a left drag on a body pulls its skin: a critically damped spring from the picked
-  // node to the cursor's point in the plane facing the camera (wheel: depth), solved
-  // inside the implicit step (LayeredBody::beginDrag)
-  if (pick.kind == Pick::Kind::Body && ui.session.beginSkinDrag(pick.index, pick.node, pick.point)) {
+  // a left drag on a body or a character pulls its skin: a critically damped spring from
+  // the picked node to the cursor's point in the plane facing the camera (wheel: depth),
+  // solved inside the implicit step (LayeredBody::beginDrag; a character's: three implicit
+  // rows at the node, ArticulatedBody::beginDrag)
+  const bool body = pick.kind == Pick::Kind::Body && ui.session.beginSkinDrag(pick.index, pick.node, pick.point);
+  const bool character =
+      pick.kind == Pick::Kind::Character && ui.session.beginCharacterDrag(pick.index, pick.node, pick.point);
+  if (body || character) {
     ui.drag.emplace(pick.index, pick.point, pick.point, ui.camera);
     ui.mouse = MouseMode::DragSkin;
-    const Body& b = ui.session.world->bodies()[size_t(pick.index)];
+    const World& w = *ui.session.world;
+    const std::string& name = body ? w.bodies()[size_t(pick.index)].desc.name : w.characters()[size_t(pick.index)].spec.name;
+    const double k = body ? w.bodies()[size_t(pick.index)].layered.drag().stiffness
+                          : w.characters()[size_t(pick.index)].body->drag().stiffness;
     char text[160];
-    std::snprintf(text, sizeof text, "pulling %s at node %d (k = %.0f N/m; wheel: nearer / farther)",
-                  b.desc.name.c_str(), pick.node, b.layered.drag().stiffness);
-    ui.status = text;
-  }
-  // a character's skin likewise (three implicit rows at the node: ArticulatedBody::beginDrag)
-  if (pick.kind == Pick::Kind::Character && ui.session.beginCharacterDrag(pick.index, pick.node, pick.point)) {
-    ui.drag.emplace(pick.index, pick.point, pick.point, ui.camera);
-    ui.mouse = MouseMode::DragSkin;
-    const Character& c = ui.session.world->characters()[size_t(pick.index)];
-    char text[160];
-    std::snprintf(text, sizeof text, "pulling %s at node %d (k = %.0f N/m; wheel: nearer / farther)",
-                  c.spec.name.c_str(), pick.node, c.body->drag().stiffness);
+    std::snprintf(text, sizeof text, "pulling %s at node %d (k = %.0f N/m; wheel: nearer / farther)", name.c_str(),
+                  pick.node, k);
     ui.status = text;
   }
 }

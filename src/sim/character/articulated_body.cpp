@@ -2,8 +2,9 @@
 // the queries. The contact response with planes and height fields is in
 // articulated_contact.cpp.
 //
-// Sections: queries, preparation (the skin's factor, the bone pairs), joint rows and their
-// projection, the step (freeVelocities: stages 1-6; factorKkt; step).
+// Sections: queries and controls (gains, bone springs, the drag), preparation (the skin's
+// factor, the bone pairs, the KKT's elimination order), joint rows and their projection, the
+// step (freeVelocities: stages 1-6 with the joints' and bones' springs; factorKkt; step).
 #include "sim/character/articulated_body.h"
 
 #include <chrono>

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/character/character_model.h"
+#include "sim/character/deer_rig.h"  // (deerBoneNames: bone 0, the pelvis, is the root; joint i - 1 joins bone i to its parent)
 
 namespace d2t {
 
@@ -19,10 +20,6 @@ struct DeerSpec {
   double damping = 20;      ///< [N m s/rad]
   double coreScale = 0.6;
 };
-
-/// The bones' names in the skeleton's order (a leg's end in _l or _r); bone 0, the pelvis,
-/// is the root, and joint i - 1 joins bone i to its parent.
-std::vector<std::string> deerBoneNames();
 
 /// Throws InputError for a node count outside [500, 100000] or a core scale outside (0, 1).
 CharacterDesc deerCharacter(const std::string& name, const DeerSpec& spec, const Material& material);

@@ -1,0 +1,26 @@
+// The joints' and bones' names of the scenes' character models (scene.h): the scene reader
+// checks names against them (and the fuzz target builds this file with the readers).
+#include "sim/character/deer_rig.h"
+#include "sim/scene/scene.h"
+
+namespace d2t {
+
+std::vector<std::string> characterJointNames(const CharacterSpec& c) {
+  std::vector<std::string> names;
+  if (c.model == "deer") {
+    names = deerBoneNames();
+    names.erase(names.begin());  // (the root has no joint)
+  } else {
+    for (int b = 1; b < (c.model == "snake" ? 16 : c.bones); ++b) names.push_back("bone" + std::to_string(b));
+  }
+  return names;
+}
+
+std::vector<std::string> characterBoneNames(const CharacterSpec& c) {
+  if (c.model == "deer") return deerBoneNames();
+  std::vector<std::string> names;
+  for (int b = 0; b < (c.model == "snake" ? 16 : c.bones); ++b) names.push_back("bone" + std::to_string(b));
+  return names;
+}
+
+}  // namespace d2t
