@@ -173,6 +173,7 @@ class ArticulatedBody {
   void nodeAt(const BoneFrames& f, int p, Vec3* x, Vec3* v, Mat3* P) const;
   struct ContactRow;
   ContactRow contactRow(const BoneFrames& f, int p, const Vec3& normal) const;
+  std::array<Vec3, 3> conjugateDirections(const BoneFrames& f, int p, const Vec3& a, const Vec3& b, const Vec3& c) const;
   std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders, double dt, bool speculative) const;
   /// The joint limits' rows: for the step's velocities from `start`, or (null) at the position level.
   std::vector<ContactRow> limitRows(const CharacterState* start, double dt) const;

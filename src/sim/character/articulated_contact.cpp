@@ -56,10 +56,24 @@ ArticulatedBody::ContactRow ArticulatedBody::contactRow(const BoneFrames& f, int
   return r;
 }
 
+// The compliance of node p's skin, G = P Mh_p^-1 P^T (world), and three directions from a, b,
+// c made G-conjugate (each less its G-projections on the ones before): rows at one node along
+// them are exactly independent through its skin, as solveRows takes them (its M_lambda is a
+// row's diagonal only). Friction and the drag use it.
+std::array<Vec3, 3> ArticulatedBody::conjugateDirections(const BoneFrames& f, int p, const Vec3& a, const Vec3& b,
+                                                         const Vec3& c) const {
+  Mat3 P;
+  nodeAt(f, p, nullptr, nullptr, &P);
+  const Mat3 G = P * skinDiagInverse_[size_t(p)] * P.transpose();
+  const auto conj = [&](const Vec3& d, const Vec3& e) { return Vec3(d - (e.dot(G * d) / e.dot(G * e)) * e); };
+  const Vec3 d1 = conj(b, a);
+  return {a, d1, conj(conj(c, a), d1)};
+}
+
 // The rows with the skeleton's response anticipated: M_c* = Mh_cond + sum_k J_cond,k^T
 // J_cond,k / M_lambda,k, b_c* = -sum J^T b / M_lambda (4.31), the joints' rows keeping J dv_c =
-// 0; lambda_k = -(J_cond,k dv_c + b_k) / M_lambda,k (4.30); rows pulling (lambda < 0) leave, at
-// most 4 rounds. Returns dv_c (6k) and the rows' lambdas; then the skin's change of every node
+// 0; lambda_k = -(J_cond,k dv_c + b_k) / M_lambda,k (4.30); one-sided rows pulling (lambda < 0)
+// leave, a row past a bound [lower, upper] becomes that given impulse; at most 8 rounds. Returns dv_c (6k) and the rows' lambdas; then the skin's change of every node
 // (4.32): Mh_p^-1 (P^T n lambda - m_p sum_i w_pi B_pi^T dv_c,i), in `skin`.
 Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin) {
   const CharacterModel& m = *model_;
@@ -121,7 +135,7 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
         if (!r.active || r.fixed) continue;
         double jv2 = 0;
         for (int a = 0; a < r.count; ++a) jv2 += r.j[size_t(a)].dot(sol.segment<6>(6 * r.bone[size_t(a)]));
-        r.lambda = std::max(0.0, -(jv2 + r.b) / r.mlambda);
+        r.lambda = std::clamp(-(jv2 + r.b) / r.mlambda, r.lower, r.upper);
       }
     }
   }
@@ -246,14 +260,10 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::dragRows(const Charact
   const int p = drag_.node;
   const BoneFrames f = frames();
   Vec3 v;
-  Mat3 P;
-  nodeAt(f, p, nullptr, &v, &P);
+  nodeAt(f, p, nullptr, &v, nullptr);
   const Vec3 e = nodePositionIn(start, p) - drag_.target;
-  const Mat3 G = P * skinDiagInverse_[size_t(p)] * P.transpose();
-  const auto conj = [&](Vec3 d, const Vec3& a) { return Vec3(d - (a.dot(G * d) / a.dot(G * a)) * a); };
-  const Vec3 d0 = Vec3::UnitX(), d1 = conj(Vec3::UnitY(), d0), d2 = conj(conj(Vec3::UnitZ(), d0), d1);
   const double h = dt * drag_.damping + dt * dt * drag_.stiffness;
-  for (const Vec3& d : {d0, d1, d2}) {
+  for (const Vec3& d : conjugateDirections(f, p, Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ())) {
     ContactRow r = contactRow(f, p, d);
     r.kind = ContactRow::Kind::Drag;
     r.mlambda += 1 / h;
@@ -296,10 +306,9 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     state_.bones[size_t(b)].velocity += dv.segment<3>(6 * b);
     state_.bones[size_t(b)].angularVelocity += dv.segment<3>(6 * b + 3);
   }
-  // friction (3.20) with the skeleton's response anticipated as for the normal rows: a row
-  // against each sliding node's tangential velocity, at most mu times its normal impulse (at
-  // the bound it is a given impulse), solved with the normal rows holding their targets (a
-  // friction impulse on the skin alone, P^-1 dx_t, strains a stiff skin by the whole slip)
+  // friction (3.20) with the skeleton's response anticipated as for the normal rows (below),
+  // solved with the normal rows holding their targets (a friction impulse on the skin alone,
+  // P^-1 dx_t, strains a stiff skin by the whole slip)
   std::fill(state_.touching.begin(), state_.touching.end(), 0);
   for (const ContactRow& r : rows) {
     if (!r.active || r.kind != ContactRow::Kind::Contact) continue;
@@ -330,15 +339,9 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     // are its diagonal only): their directions are made G-conjugate (d_k = t_k less its G-
     // projections on n and d_1), so that the rows are exactly independent, each asking
     // d_k . v = d_k . (target n), the velocity that sticks at the normal row's target.
-    Mat3 P;
-    nodeAt(f, r.node, nullptr, nullptr, &P);
-    const Mat3 G = P * skinDiagInverse_[size_t(r.node)] * P.transpose();
     const Vec3 t1 = xt.norm() > 1e-9 ? Vec3(xt.normalized()) : r.normal.unitOrthogonal();
-    const Vec3 t2 = r.normal.cross(t1);
-    const auto conj = [&](Vec3 d, const Vec3& a) { return Vec3(d - (a.dot(G * d) / a.dot(G * a)) * a); };
-    const Vec3 d1 = conj(t1, r.normal);
-    const Vec3 d2 = conj(conj(t2, r.normal), d1);
-    for (Vec3 d : {d1, d2}) {
+    const std::array<Vec3, 3> dir = conjugateDirections(f, r.node, r.normal, t1, r.normal.cross(t1));
+    for (Vec3 d : {dir[1], dir[2]}) {
       d /= (d - r.normal * r.normal.dot(d)).norm();  // (a unit tangential part: lambda is the friction impulse)
       ContactRow t = contactRow(f, r.node, -d);
       t.target = -r.target * d.dot(r.normal);

@@ -98,21 +98,16 @@ void Character::setGains(int joint, double stiffness, double damping) {
 }
 
 void Character::setTargets(double t) {
+  // the keys around t (once for all joints): key i and the fraction s of the way to key i + 1
   const std::vector<CharacterSpec::TargetKey>& k = spec.targets;
+  size_t i = 0;
+  double s = 0;
+  if (!k.empty()) {
+    while (i + 1 < k.size() && k[i + 1].time <= t) ++i;
+    if (t > k.front().time && i + 1 < k.size()) s = (t - k[i].time) / (k[i + 1].time - k[i].time);
+  }
   for (size_t j = 0; j < rest.size(); ++j) {
-    Quat q = rest[j];
-    if (!k.empty()) {
-      size_t i = 0;
-      while (i + 1 < k.size() && k[i + 1].time <= t) ++i;
-      if (t <= k.front().time) {
-        q = keys.front()[j];
-      } else if (i + 1 == k.size()) {
-        q = keys.back()[j];
-      } else {
-        const double s = (t - k[i].time) / (k[i + 1].time - k[i].time);
-        q = keys[i][j].slerp(s, keys[i + 1][j]);
-      }
-    }
+    Quat q = k.empty() ? rest[j] : s > 0 ? keys[i][j].slerp(s, keys[i + 1][j]) : keys[i][j];
     if (j < poseEdit.size() && poseEdit[j]) q = rotationOf(*poseEdit[j]);
     body->setJointTarget(int(j), q);
   }
