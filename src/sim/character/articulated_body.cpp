@@ -4,7 +4,8 @@
 //
 // Sections: queries and controls (gains, bone springs, the drag), preparation (the skin's
 // factor, the bone pairs, the KKT's elimination order), joint rows and their projection, the
-// step (freeVelocities: stages 1-6 with the joints' and bones' springs; factorKkt; step).
+// step (stage 3's condensation, block-diagonal or exact; freeVelocities: stages 1-6 with the
+// joints' and bones' springs; factorKkt; step).
 #include "sim/character/articulated_body.h"
 
 #include <chrono>
@@ -306,6 +307,8 @@ void ArticulatedBody::prepareSkin(double dt) {
 void ArticulatedBody::prepareBones() {
   const CharacterModel& m = *model_;
   const int k = m.boneCount();
+  pairs_.clear();
+  kktAnalysed_ = false;
   pairIndex_.assign(size_t(k) * size_t(k), -1);
   const auto add = [&](int i, int j) {
     if (pairIndex_[size_t(i) * size_t(k) + size_t(j)] >= 0) return;
@@ -313,6 +316,9 @@ void ArticulatedBody::prepareBones() {
     pairs_.push_back({i, j});
   };
   for (int i = 0; i < k; ++i) add(i, i);
+  if (exact_)  // (Mt_s^-1 couples every bone with every other)
+    for (int i = 0; i < k; ++i)
+      for (int j = 0; j < k; ++j) add(i, j);
   for (const Influences& in : m.influence)
     for (int a = 0; a < in.count; ++a)
       for (int b = 0; b < in.count; ++b) add(in.bone[size_t(a)], in.bone[size_t(b)]);
@@ -352,6 +358,33 @@ Eigen::VectorXd ArticulatedBody::solveKkt(const Eigen::VectorXd& rhs) const {
   const Eigen::VectorXd y = kkt_.solve(p);
   for (Eigen::Index i = 0; i < rhs.size(); ++i) x(i) = y(order_[size_t(i)]);
   return x;
+}
+
+Mat6 ArticulatedBody::boneMassMatrix(int b) const {
+  const CharacterModel& m = *model_;
+  const BoneFrames f = frames();
+  const Mat3& R = f.R[size_t(b)];
+  const Bone& bone = m.skeleton.bones[size_t(b)];
+  double Sm = 0;
+  Vec3 Sv = Vec3::Zero();
+  Mat3 Svv = Mat3::Zero();
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    for (int a = 0; a < in.count; ++a)
+      if (in.bone[size_t(a)] == b) {
+        const double mw = m.nodeMass[size_t(p)] * in.weight[size_t(a)];
+        const Vec3 v = f.P[size_t(b)] * (m.restSkin[size_t(p)] + state_.q[size_t(p)] - bone.bindPosition);
+        Sm += mw;
+        Sv += mw * v;
+        Svv += mw * (v.squaredNorm() * Mat3::Identity() - v * v.transpose());
+      }
+  }
+  Mat6 M = massBlock(b);
+  M.topLeftCorner<3, 3>() += Sm * Mat3::Identity();
+  M.topRightCorner<3, 3>() += -skew(Sv) * R;
+  M.bottomLeftCorner<3, 3>() += R.transpose() * skew(Sv);
+  M.bottomRightCorner<3, 3>() += R.transpose() * Svv * R;
+  return M;
 }
 
 Mat6 ArticulatedBody::massBlock(int i) const {
@@ -436,6 +469,75 @@ void ArticulatedBody::projectJoints(int nv, int size) {
 }
 
 // ---- the step -------------------------------------------------------------------------------------
+
+// Stage 3's sums with the block-diagonal Mh_p^-1 (D4): in the world frame (rotational dofs
+// Omega = R omega), B_pi = [P ; [v]x P] and with G = P Mh_p^-1 P^T the pair (a, c) of node p's
+// influences gets m^2 w_a w_c [G, -G [v_c]x ; [v_a]x G, -[v_a]x G [v_c]x], summed over the nodes
+// for the bone pairs i <= j (W), and bw = sum m w B Mh_p^-1 Ft_s. O(n s^2).
+void ArticulatedBody::condenseBlockDiagonal(const std::vector<NodeFrame>& frame, const std::vector<Vec3>& Fs,
+                                            std::vector<Mat6>& W, std::vector<Vec6>& bw) const {
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount(), n = m.nodeCount();
+  for (int p = 0; p < n; ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    const NodeFrame& f = frame[size_t(p)];
+    const double mp = m.nodeMass[size_t(p)];
+    const Mat3 G = f.P * skinDiagInverse_[size_t(p)] * f.P.transpose();
+    const Vec3 y = f.P * (skinDiagInverse_[size_t(p)] * Fs[size_t(p)]);
+    std::array<Mat3, 4> E;  // G [v_c]x
+    for (int a = 0; a < in.count; ++a) {
+      const Vec3& v = f.v[size_t(a)];
+      E[size_t(a)] = G * skew(v);
+      const double mw = mp * in.weight[size_t(a)];
+      bw[size_t(in.bone[size_t(a)])].head<3>() += mw * y;
+      bw[size_t(in.bone[size_t(a)])].tail<3>() += mw * v.cross(y);
+    }
+    for (int a = 0; a < in.count; ++a)
+      for (int c = a; c < in.count; ++c) {
+        const int ba = in.bone[size_t(a)], bc = in.bone[size_t(c)];
+        const double s2 = mp * mp * in.weight[size_t(a)] * in.weight[size_t(c)];
+        Mat6 x;
+        x.topLeftCorner<3, 3>() = s2 * G;
+        x.topRightCorner<3, 3>() = -s2 * E[size_t(c)];
+        x.bottomLeftCorner<3, 3>() = -s2 * E[size_t(a)].transpose();  // [v_a]x G = -(G [v_a]x)^T
+        x.bottomRightCorner<3, 3>() = -s2 * skew(f.v[size_t(a)]) * E[size_t(c)];
+        if (ba <= bc)
+          W[size_t(pairIndex_[size_t(ba) * size_t(k) + size_t(bc)])] += x;
+        else
+          W[size_t(pairIndex_[size_t(bc) * size_t(k) + size_t(ba)])] += x.transpose();
+      }
+  }
+}
+
+// The condensation with Mt_s^-1 itself (D4's "full"): M_sb's 6k columns (node p's rows for
+// bone i: m_p w_pi P_p^T [I, -[v_pi]x], world rotational dofs) solved through the skin's
+// factor, W = M_bs Mt_s^-1 M_sb pair by pair and bw = M_bs Mt_s^-1 Ft_s. 6k + 1 solves a step.
+void ArticulatedBody::condenseExactly(const std::vector<NodeFrame>& frame, const std::vector<Vec3>& Fs,
+                                      std::vector<Mat6>& W, std::vector<Vec6>& bw) const {
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount(), n = m.nodeCount();
+  Eigen::MatrixXd Msb = Eigen::MatrixXd::Zero(3 * n, 6 * k);
+  Eigen::VectorXd f(3 * n);
+  for (int p = 0; p < n; ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    const NodeFrame& fr = frame[size_t(p)];
+    for (int a = 0; a < in.count; ++a) {
+      const int b = in.bone[size_t(a)];
+      const double mw = m.nodeMass[size_t(p)] * in.weight[size_t(a)];
+      Msb.block<3, 3>(3 * p, 6 * b) += mw * fr.P.transpose();
+      Msb.block<3, 3>(3 * p, 6 * b + 3) -= mw * fr.P.transpose() * skew(fr.v[size_t(a)]);
+    }
+    f.segment<3>(3 * p) = Fs[size_t(p)];
+  }
+  const Eigen::MatrixXd Z = skinSolver_->solve(Msb);
+  const Eigen::MatrixXd full = Msb.transpose() * Z;
+  const Eigen::VectorXd y = Msb.transpose() * skinSolver_->solve(f);
+  for (size_t e = 0; e < pairs_.size(); ++e) {
+    const auto [i, j] = pairs_[e];
+    if (i <= j) W[e] = full.block<6, 6>(6 * i, 6 * j);
+  }
+  for (int b = 0; b < k; ++b) bw[size_t(b)] = y.segment<6>(6 * b);
+}
 
 void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -553,53 +655,36 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   }
 
   // ---- stage 3 (setup): condense the skin onto the bones ----------------------------------------
-  // In the world frame (rotational dofs Omega = R omega), B_pi = [P ; [v]x P] and with G = P
-  // Mh_p^-1 P^T the pair (a, c) of node p's influences gets m^2 w_a w_c [G, -G [v_c]x ;
-  // [v_a]x G, -[v_a]x G [v_c]x]; summed over the nodes for the bone pairs i <= j, taken to the
-  // bones' frames (diag(I, R_i)^T W diag(I, R_j)) once per pair.
+  // W = M_bs Mh_s^-1 M_sb pair by pair (world frame), taken to the bones' frames (diag(I, R_i)^T
+  // W diag(I, R_j)) once per pair, and subtracted from Mt_c (4.24); bw likewise for b_c (4.25).
+  // The exact condensation (Mt_s^-1) solves the free update; the response's rows (4.30)-(4.32)
+  // take the skin block-diagonally, so they keep the block-diagonal Mh_cond (blocks_).
+  const auto condense = [&](const std::vector<Mat6>& W, std::vector<Mat6>& to) {
+    to = blocks;
+    for (size_t e = 0; e < pairs_.size(); ++e) {
+      const auto [i, j] = pairs_[e];
+      if (i > j) continue;
+      const Mat3 &Ri = R[size_t(i)], &Rj = R[size_t(j)];
+      Mat6 x;
+      x.topLeftCorner<3, 3>() = W[e].topLeftCorner<3, 3>();
+      x.topRightCorner<3, 3>() = W[e].topRightCorner<3, 3>() * Rj;
+      x.bottomLeftCorner<3, 3>() = Ri.transpose() * W[e].bottomLeftCorner<3, 3>();
+      x.bottomRightCorner<3, 3>() = Ri.transpose() * W[e].bottomRightCorner<3, 3>() * Rj;
+      if (i == j) x = 0.5 * (x + x.transpose());  // (symmetric to rounding)
+      to[e] -= x;
+      if (i != j) to[size_t(pairIndex_[size_t(j) * size_t(k) + size_t(i)])] -= x.transpose();
+    }
+  };
   std::vector<Mat6> W(pairs_.size(), Mat6::Zero());
   std::vector<Vec6> bw(static_cast<size_t>(k), Vec6::Zero());  // sum m w B H Ft_s (world)
-  for (int p = 0; p < n; ++p) {
-    const Influences& in = m.influence[size_t(p)];
-    const NodeFrame& f = frame[size_t(p)];
-    const double mp = m.nodeMass[size_t(p)];
-    const Mat3 G = f.P * skinDiagInverse_[size_t(p)] * f.P.transpose();
-    const Vec3 y = f.P * (skinDiagInverse_[size_t(p)] * Fs[size_t(p)]);
-    std::array<Mat3, 4> E;  // G [v_c]x
-    for (int a = 0; a < in.count; ++a) {
-      const Vec3& v = f.v[size_t(a)];
-      E[size_t(a)] = G * skew(v);
-      const double mw = mp * in.weight[size_t(a)];
-      bw[size_t(in.bone[size_t(a)])].head<3>() += mw * y;
-      bw[size_t(in.bone[size_t(a)])].tail<3>() += mw * v.cross(y);
-    }
-    for (int a = 0; a < in.count; ++a)
-      for (int c = a; c < in.count; ++c) {
-        const int ba = in.bone[size_t(a)], bc = in.bone[size_t(c)];
-        const double s2 = mp * mp * in.weight[size_t(a)] * in.weight[size_t(c)];
-        Mat6 x;
-        x.topLeftCorner<3, 3>() = s2 * G;
-        x.topRightCorner<3, 3>() = -s2 * E[size_t(c)];
-        x.bottomLeftCorner<3, 3>() = -s2 * E[size_t(a)].transpose();  // [v_a]x G = -(G [v_a]x)^T
-        x.bottomRightCorner<3, 3>() = -s2 * skew(f.v[size_t(a)]) * E[size_t(c)];
-        if (ba <= bc)
-          W[size_t(pairIndex_[size_t(ba) * size_t(k) + size_t(bc)])] += x;
-        else
-          W[size_t(pairIndex_[size_t(bc) * size_t(k) + size_t(ba)])] += x.transpose();
-      }
-  }
-  for (size_t e = 0; e < pairs_.size(); ++e) {
-    const auto [i, j] = pairs_[e];
-    if (i > j) continue;
-    const Mat3 &Ri = R[size_t(i)], &Rj = R[size_t(j)];
-    Mat6 x;
-    x.topLeftCorner<3, 3>() = W[e].topLeftCorner<3, 3>();
-    x.topRightCorner<3, 3>() = W[e].topRightCorner<3, 3>() * Rj;
-    x.bottomLeftCorner<3, 3>() = Ri.transpose() * W[e].bottomLeftCorner<3, 3>();
-    x.bottomRightCorner<3, 3>() = Ri.transpose() * W[e].bottomRightCorner<3, 3>() * Rj;
-    if (i == j) x = 0.5 * (x + x.transpose());  // (symmetric to rounding)
-    blocks[e] -= x;
-    if (i != j) blockOf(j, i) -= x.transpose();
+  condenseBlockDiagonal(frame, Fs, W, bw);
+  condense(W, blocks_);
+  std::vector<Mat6> exact;
+  if (exact_) {
+    std::fill(W.begin(), W.end(), Mat6::Zero());
+    std::fill(bw.begin(), bw.end(), Vec6::Zero());
+    condenseExactly(frame, Fs, W, bw);
+    condense(W, exact);
   }
   std::vector<Vec6> bc(static_cast<size_t>(k));
   for (int b = 0; b < k; ++b) {
@@ -613,7 +698,7 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   // ---- stage 4 (bones): the KKT system of the condensed bones and the joints ----------------------
   const int nv = 6 * k, size = nv + rows;
   double trace = 0;
-  for (int b = 0; b < k; ++b) trace += blockOf(b, b).trace();
+  for (int b = 0; b < k; ++b) trace += blocks_[size_t(pairIndex_[size_t(b) * size_t(k) + size_t(b)])].trace();
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
   for (int b = 0; b < k; ++b) rhs.segment<6>(6 * b) = dt * bc[size_t(b)];
   const double eps = 1e-10 * trace / nv, baumgarte = 0.2 / dt;  // (4.17)
@@ -632,8 +717,7 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
     rhs(nv + r) += baumgarte * x.g;
   }
   for (int r = nv; r < size; ++r) rowTriplets_.emplace_back(r, r, -eps);
-  blocks_ = std::move(blocks);
-  factorKkt(blocks_);
+  factorKkt(exact_ ? exact : blocks_);
   const Eigen::VectorXd sol = solveKkt(rhs);
   mu_ = sol.tail(rows);
   const auto t2 = std::chrono::steady_clock::now();
@@ -726,7 +810,10 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   // that the projection needs: with k = 1e7 N/m it blew the step up) nor a joint to the world
   if (!pinned_ && springs_.empty()) {
     const Vec3 fix = (P0 + dt * m.totalMass * gravity + impulse - linearMomentum()) / m.totalMass;
-    for (CoreState& s : state_.bones) s.velocity += fix;
+    for (CoreState& s : state_.bones) {  // (x_n+1 = x_n + dt v_n+1 kept: the positions move with it)
+      s.velocity += fix;
+      s.position += dt * fix;
+    }
   }
   ++times_.steps;
 }

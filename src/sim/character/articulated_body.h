@@ -122,6 +122,15 @@ class ArticulatedBody {
   /// The nodes in contact in the last step, as the response left them.
   const std::vector<CharacterContact>& contacts() const { return contacts_; }
 
+  /// The condensation with Mt_s^-1 itself instead of its block diagonal Mh_p^-1 (design D4's
+  /// "full"; 6k + 1 skin solves a step): the step then solves (4.22) exactly, as ch. 3's body
+  /// does at k = 1. Off by default (the block diagonal keeps the step O(n + k)).
+  void setExactCondensation(bool exact) {
+    exact_ = exact;
+    prepareBones();
+  }
+  bool exactCondensation() const { return exact_; }
+
   // ---- what a step leaves ------------------------------------------------------------
   /// The joint impulses mu of the last step (N s), joint by joint, row by row.
   const Eigen::VectorXd& jointImpulses() const { return mu_; }
@@ -137,6 +146,9 @@ class ArticulatedBody {
   /// |parentAnchor - childAnchor| [m].
   double jointPositionError(int j) const { return (parentAnchor(j) - childAnchor(j)).norm(); }
   double jointAngle(int j) const;
+  /// Bone b's block of the mass matrix used, M_c(b,b) (the link and the lumped skin by the
+  /// weights, D2), at the current state, in the bone's dofs (cdot world, omega bone frame).
+  Eigen::Matrix<double, 6, 6> boneMassMatrix(int b) const;
   Vec3 linearMomentum() const;
   /// About the world origin.
   Vec3 angularMomentum() const;
@@ -182,6 +194,13 @@ class ArticulatedBody {
   Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin);
   Vec3 nodePositionIn(const CharacterState& st, int p) const;
   void prepareSkin(double dt);
+  // stage 3's sums W (per bone pair, world) and bw, with Mh_p^-1 or with Mt_s^-1 itself
+  using Mat6 = Eigen::Matrix<double, 6, 6>;
+  using Vec6 = Eigen::Matrix<double, 6, 1>;
+  void condenseBlockDiagonal(const std::vector<NodeFrame>& frame, const std::vector<Vec3>& Fs, std::vector<Mat6>& W,
+                             std::vector<Vec6>& bw) const;
+  void condenseExactly(const std::vector<NodeFrame>& frame, const std::vector<Vec3>& Fs, std::vector<Mat6>& W,
+                       std::vector<Vec6>& bw) const;
   void prepareBones();
   Eigen::Matrix<double, 6, 6> massBlock(int i) const;
 
@@ -195,6 +214,7 @@ class ArticulatedBody {
   std::vector<Vec3> worldAnchor_;   // (joints) where a joint to the world holds its child
   bool pinned_ = false;             // a joint to the world
   bool limited_ = false;            // a joint with a limit (its rows: limitRows)
+  bool exact_ = false;              // setExactCondensation
 
   // the skin system, factored once per dt
   double preparedDt_ = -1;
