@@ -473,7 +473,8 @@ void ArticulatedBody::projectJoints(int nv, int size) {
 // Stage 3's sums with the block-diagonal Mh_p^-1 (D4): in the world frame (rotational dofs
 // Omega = R omega), B_pi = [P ; [v]x P] and with G = P Mh_p^-1 P^T the pair (a, c) of node p's
 // influences gets m^2 w_a w_c [G, -G [v_c]x ; [v_a]x G, -[v_a]x G [v_c]x], summed over the nodes
-// for the bone pairs i <= j (W), and bw = sum m w B Mh_p^-1 Ft_s. O(n s^2).
+// into the block of the bone pair (i, j), i <= j (a pair taken in that order: a on the lower
+// bone, so that no block is added transposed), and bw = sum m w B Mh_p^-1 Ft_s. O(n s^2).
 void ArticulatedBody::condenseBlockDiagonal(const std::vector<NodeFrame>& frame, const std::vector<Vec3>& Fs,
                                             std::vector<Mat6>& W, std::vector<Vec6>& bw) const {
   const CharacterModel& m = *model_;
@@ -484,27 +485,27 @@ void ArticulatedBody::condenseBlockDiagonal(const std::vector<NodeFrame>& frame,
     const double mp = m.nodeMass[size_t(p)];
     const Mat3 G = f.P * skinDiagInverse_[size_t(p)] * f.P.transpose();
     const Vec3 y = f.P * (skinDiagInverse_[size_t(p)] * Fs[size_t(p)]);
-    std::array<Mat3, 4> E;  // G [v_c]x
+    std::array<Mat3, 4> E;  // G [v_c]x = -([v_c]x G)^T (G symmetric): its columns' negatives are v_c x G's rows
     for (int a = 0; a < in.count; ++a) {
       const Vec3& v = f.v[size_t(a)];
-      E[size_t(a)] = G * skew(v);
+      for (int r = 0; r < 3; ++r) E[size_t(a)].row(r) = -v.cross(G.col(r)).transpose();
       const double mw = mp * in.weight[size_t(a)];
       bw[size_t(in.bone[size_t(a)])].head<3>() += mw * y;
       bw[size_t(in.bone[size_t(a)])].tail<3>() += mw * v.cross(y);
     }
     for (int a = 0; a < in.count; ++a)
       for (int c = a; c < in.count; ++c) {
-        const int ba = in.bone[size_t(a)], bc = in.bone[size_t(c)];
+        const bool swap = in.bone[size_t(a)] > in.bone[size_t(c)];
+        const int lo = swap ? c : a, hi = swap ? a : c;
         const double s2 = mp * mp * in.weight[size_t(a)] * in.weight[size_t(c)];
-        Mat6 x;
-        x.topLeftCorner<3, 3>() = s2 * G;
-        x.topRightCorner<3, 3>() = -s2 * E[size_t(c)];
-        x.bottomLeftCorner<3, 3>() = -s2 * E[size_t(a)].transpose();  // [v_a]x G = -(G [v_a]x)^T
-        x.bottomRightCorner<3, 3>() = -s2 * skew(f.v[size_t(a)]) * E[size_t(c)];
-        if (ba <= bc)
-          W[size_t(pairIndex_[size_t(ba) * size_t(k) + size_t(bc)])] += x;
-        else
-          W[size_t(pairIndex_[size_t(bc) * size_t(k) + size_t(ba)])] += x.transpose();
+        Mat6& x = W[size_t(pairIndex_[size_t(in.bone[size_t(lo)]) * size_t(k) + size_t(in.bone[size_t(hi)])])];
+        const Mat3& Eh = E[size_t(hi)];
+        const Vec3& vl = f.v[size_t(lo)];
+        x.topLeftCorner<3, 3>() += s2 * G;
+        x.topRightCorner<3, 3>() -= s2 * Eh;
+        x.bottomLeftCorner<3, 3>() -= s2 * E[size_t(lo)].transpose();  // [v_lo]x G = -(G [v_lo]x)^T
+        for (int col = 0; col < 3; ++col)                              // -[v_lo]x G [v_hi]x
+          x.block<3, 1>(3, 3 + col) -= s2 * vl.cross(Eh.col(col));
       }
   }
 }
