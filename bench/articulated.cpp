@@ -83,12 +83,21 @@ void row(const char* name, const CharacterModelPtr& m, bool ground, int warmup, 
               f.total, 1000.0 / f.total);
 }
 
-CharacterModelPtr tube(int bones, int nodes, double length = 1.7) {
+CharacterModelPtr tube(int bones, int nodes, double length = 1.7, int influences = 4) {
   TubeSpec t;
   t.bones = bones;
   t.nodes = nodes;
   t.length = length;
-  return bakeCharacter(tubeCharacter("tube", t, material()));
+  CharacterDesc d = tubeCharacter("tube", t, material());
+  d.maxInfluences = influences;
+  return bakeCharacter(d);
+}
+
+// the mean of the bones a node blends, s (the condensation's cost a node goes with s^2)
+double meanInfluences(const CharacterModel& m) {
+  double s = 0;
+  for (const Influences& in : m.influence) s += in.count;
+  return s / m.nodeCount();
 }
 
 // Two panels of a plot as SVG: total and its stages against n (k = 8) and against k (n ~ 3,000).
@@ -174,20 +183,28 @@ int main(int argc, char** argv) {
   }
 
   std::printf("\n## Cost against n (k = 8) and against k (n ~ 3,000), free\n\n");
-  std::printf("| n | k | setup | bones | skin | total |\n| --- | --- | --- | --- | --- | --- |\n");
+  std::printf("s: the mean of the bones a node blends (up to 4; shorter bones, more of them).\n\n");
+  std::printf("| n | k | s | setup | bones | skin | total |\n| --- | --- | --- | --- | --- | --- | --- |\n");
   std::vector<double> T;
   std::vector<Eigen::Vector3d> X;
   std::vector<Point> byN, byK;
-  const auto point = [&](int k, int nodes, std::vector<Point>& into) {
-    const CharacterModelPtr m = tube(k, nodes, 2.4);
+  const auto point = [&](int k, int nodes, std::vector<Point>& into, int influences) {
+    const CharacterModelPtr m = tube(k, nodes, 2.4, influences);
     const Figures f = run(m, false, warmup / 2, steps / 2, runs);
-    into.push_back({m->nodeCount(), k, f});
-    std::printf("| %d | %d | %.3f | %.3f | %.3f | %.3f |\n", m->nodeCount(), k, f.setup, f.bones, f.skin, f.total);
-    T.push_back(f.total);
-    X.push_back(Eigen::Vector3d(m->nodeCount(), k, 1));
+    if (influences == 4) {
+      into.push_back({m->nodeCount(), k, f});
+      T.push_back(f.total);
+      X.push_back(Eigen::Vector3d(m->nodeCount(), k, 1));
+    }
+    std::printf("| %d | %d | %.2f | %.3f | %.3f | %.3f | %.3f |\n", m->nodeCount(), k, meanInfluences(*m), f.setup,
+                f.bones, f.skin, f.total);
   };
-  for (int nodes : {500, 1000, 2000, 4000, 8000}) point(8, nodes, byN);
-  for (int k : {2, 4, 8, 16, 32}) point(k, 3000, byK);
+  for (int nodes : {500, 1000, 2000, 4000, 8000}) point(8, nodes, byN, 4);
+  for (int k : {2, 4, 8, 16, 32}) point(k, 3000, byK, 4);
+  std::printf("\nThe same against k with at most 2 bones a node (s held near 2: k alone)\n\n");
+  std::printf("| n | k | s | setup | bones | skin | total |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+  std::vector<Point> fixedS;
+  for (int k : {2, 4, 8, 16, 32}) point(k, 3000, fixedS, 2);
   Eigen::MatrixXd A(X.size(), 3);
   Eigen::VectorXd b(X.size());
   for (size_t i = 0; i < X.size(); ++i) {
