@@ -48,6 +48,7 @@ ArticulatedBody::ArticulatedBody(CharacterModelPtr model, const CharacterPlaceme
   state_.q.assign(size_t(n), Vec3::Zero());
   state_.qdot.assign(size_t(n), Vec3::Zero());
   state_.touching.assign(size_t(n), 0);
+  state_.support.assign(size_t(n), Vec3::Zero());
   targets_.resize(m.skeleton.joints.size());
   for (size_t j = 0; j < targets_.size(); ++j) targets_[j] = m.skeleton.joints[j].target;
   for (const Joint& j : m.skeleton.joints) gains_.push_back({j.stiffness, j.damping});
@@ -90,6 +91,7 @@ void ArticulatedBody::pose(const std::vector<Quat>& relative) {
   std::fill(state_.q.begin(), state_.q.end(), Vec3::Zero());
   std::fill(state_.qdot.begin(), state_.qdot.end(), Vec3::Zero());
   std::fill(state_.touching.begin(), state_.touching.end(), 0);
+  std::fill(state_.support.begin(), state_.support.end(), Vec3::Zero());
 }
 
 // ---- queries ----------------------------------------------------------------------------------
@@ -582,7 +584,7 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
       f.P += w * Pb[b];
       accel += w * (Om[b].cross(Om[b].cross(v)) + 2.0 * Om[b].cross(Pb[b] * qd));
     }
-    const Vec3 fp = gravity - accel;
+    const Vec3 fp = gravity - accel + state_.support[size_t(p)] / mp;  // (L_p^T f / m_p: the support)
     for (int a = 0; a < in.count; ++a) {
       const size_t b = size_t(in.bone[size_t(a)]);
       const double mw = mp * in.weight[size_t(a)];
@@ -789,6 +791,7 @@ void ArticulatedBody::factorKkt(const std::vector<Mat6>& blocks) {
 void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders) {
   const CharacterModel& m = *model_;
   const CharacterState start = state_;
+  gravity_ = gravity;
   const Vec3 P0 = pinned_ ? Vec3::Zero() : linearMomentum();
   freeVelocities(dt, gravity);
   integratePositions(start, dt);
@@ -799,7 +802,9 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
     respond(dt, start, colliders);
     times_.response += msSince(t0);
   }
-  const Vec3 impulse = rowImpulse_;  // (the velocity rows' only: the correction's are displacements)
+  Vec3 impulse = rowImpulse_;  // (the velocity rows' only: the correction's are displacements)
+  for (const Vec3& f : start.support) impulse += dt * f;
+  updateSupport(dt);
   const int nv = 6 * m.boneCount();
   projectJoints(nv, nv + m.skeleton.rowCount());
   if (!contacts_.empty() || limited_) {

@@ -20,7 +20,9 @@
 // G, D_b = c G^T G (the exact Jacobian of appendix C at theta -> 0, positive semi-definite at
 // every angle). The linear momentum is projected back after the step to what gravity and the
 // contact rows' impulses give (the condensation and M_s = m I are approximate) unless a
-// joint pins the character to the world.
+// joint pins the character to the world. The colliders' support of the last step loads the
+// free update as ch. 3's bodies' does (CharacterState::support), so that a character at rest
+// dents its skin as the static solve does.
 #include <Eigen/CholmodSupport>
 #include <Eigen/SparseCholesky>
 
@@ -38,6 +40,12 @@ struct CharacterState {
   /// (n) the nodes with an active contact row in the last step: where the next step's active
   /// set starts (part of the state, so that a restored run repeats its steps bit for bit)
   std::vector<char> touching;
+  /// (n) the colliders' support of each node (world force [N]; zero where a node was not
+  /// held): the normal force a collider carried in the last step, a load of the next free
+  /// update (ch. 3's contact support: the skin settles to the static dent under the weight,
+  /// which the block-diagonal response alone does not reach), which that step's response may
+  /// take back but not turn into a pull (respond)
+  std::vector<Vec3> support;
 };
 
 /// Where a character starts: its bind pose moved rigidly.
@@ -53,12 +61,17 @@ struct CharacterContact {
   int node = -1;
   Vec3 normal = Vec3::UnitY();  ///< the collider's outward normal
   double depth = 0;             ///< below the surface at the predicted state [m] (> 0)
-  double lambda = 0;            ///< the normal impulse [N s], >= 0
+  double lambda = 0;            ///< the normal impulse [N s], >= 0 (the support's share included)
   /// n . (xdot+ - xdot_o) - target after the normal rows' response (before friction), the
   /// target being -gap/dt for a node that started above the surface (it may land on it), 0
   /// otherwise [m/s]
   double residual = 0;
+  bool landing = false;  ///< the node started the step more than kLandingGap above the surface
 };
+
+/// A node that starts a step this far above a surface lands in it [m]: its contact force is an
+/// impact's, not carried into the next step's support.
+constexpr double kLandingGap = 1e-3;
 
 /// The free update's stages as Table 4.1 names them [ms], summed over the steps taken.
 struct CharacterTimes {
@@ -119,6 +132,13 @@ class ArticulatedBody {
   /// ((4.27)-(4.32): one row per node in contact, one-sided, friction on the node) and the
   /// position correction; the joints' drift projected out.
   void step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders = {});
+  /// Carry the colliders' support inside the free update (on by default; off: the thesis's
+  /// block-diagonal response (4.27)-(4.32) alone, which holds a resting skin less deep).
+  void setContactSupport(bool on) {
+    supportOn_ = on;
+    if (!on) std::fill(state_.support.begin(), state_.support.end(), Vec3::Zero());
+  }
+  bool contactSupport() const { return supportOn_; }
   /// The nodes in contact in the last step, as the response left them.
   const std::vector<CharacterContact>& contacts() const { return contacts_; }
 
@@ -174,6 +194,7 @@ class ArticulatedBody {
   void factorKkt(const std::vector<Eigen::Matrix<double, 6, 6>>& blocks);
   void respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders);
   void correct(const std::vector<const Collider*>& colliders);
+  void updateSupport(double dt);
   /// The bones' rotations R_i, pose rotations P_i = R_i R_b,i^T and world angular velocities at
   /// the current state, for the loops over the nodes.
   struct BoneFrames {
@@ -215,6 +236,8 @@ class ArticulatedBody {
   bool pinned_ = false;             // a joint to the world
   bool limited_ = false;            // a joint with a limit (its rows: limitRows)
   bool exact_ = false;              // setExactCondensation
+  bool supportOn_ = true;           // setContactSupport
+  Vec3 gravity_ = Vec3::Zero();     // the step's
 
   // the skin system, factored once per dt
   double preparedDt_ = -1;

@@ -293,6 +293,33 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     // step; solveRows adds the others that the response would carry across their target
     r.active = r.depth > 0 || state_.touching[size_t(r.node)];
   }
+  // the support of the free update (ch. 3's, LayeredBody::addSupportRows): a supported node's
+  // row starts active with the support as its impulse, which the response may take back (lower
+  // bound -dt s) but not turn into a pull; a supported node not found against a surface now
+  // gets its support taken back (a given impulse -dt s along it)
+  std::vector<char> found(static_cast<size_t>(n), 0);
+  for (ContactRow& r : rows) {
+    const double s = state_.support[size_t(r.node)].dot(r.normal);
+    if (!(s > 0) || found[size_t(r.node)]) continue;
+    r.lower = -dt * s;
+    r.active = true;
+    found[size_t(r.node)] = 1;
+  }
+  {
+    const BoneFrames f = frames();
+    for (int p = 0; p < n; ++p) {
+      const double s = state_.support[size_t(p)].norm();
+      if (found[size_t(p)] || !(s > 0)) continue;
+      ContactRow r = contactRow(f, p, state_.support[size_t(p)] / s);
+      r.lambda = r.lower = -dt * s;
+      r.fixed = true;
+      rows.push_back(r);
+    }
+  }
+  // a row's normal impulse with the support's share: lambda + dt s
+  const auto total = [&](const ContactRow& r) {
+    return r.lambda + dt * std::max(0.0, state_.support[size_t(r.node)].dot(r.normal));
+  };
   for (const ContactRow& r : limitRows(&start, dt)) rows.push_back(r);
   for (const ContactRow& r : dragRows(start, dt)) rows.push_back(r);
   if (rows.empty()) {
@@ -311,20 +338,21 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   // P^-1 dx_t, strains a stiff skin by the whole slip)
   std::fill(state_.touching.begin(), state_.touching.end(), 0);
   for (const ContactRow& r : rows) {
-    if (!r.active || r.kind != ContactRow::Kind::Contact) continue;
+    if (!r.active || r.kind != ContactRow::Kind::Contact || !(total(r) > 0)) continue;
     state_.touching[size_t(r.node)] = 1;
     CharacterContact c;
     c.node = r.node;
     c.normal = r.normal;
     c.depth = r.depth;
-    c.lambda = r.lambda;
+    c.lambda = total(r);
     c.residual = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
+    c.landing = r.target * dt < -kLandingGap;
     contacts_.push_back(c);
   }
   std::vector<ContactRow> fr;
   const BoneFrames f = frames();
   for (const ContactRow& r : rows) {
-    if (!r.active || r.friction <= 0 || r.kind != ContactRow::Kind::Contact) continue;
+    if (!r.active || r.friction <= 0 || r.kind != ContactRow::Kind::Contact || !(total(r) > 0)) continue;
     const Vec3 rel = nodeVelocity(r.node) - r.vo;
     const Vec3 xt = rel - r.normal * r.normal.dot(rel);
     ContactRow n = contactRow(f, r.node, r.normal);
@@ -332,6 +360,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     n.target = r.target;
     n.depth = r.depth;
     n.b = r.normal.dot(rel) - r.target;
+    n.lower = -total(r);  // (it may take back what the node has, not pull)
     fr.push_back(n);
     // two two-sided rows against the slip and across it, each at most mu times the node's
     // normal impulse (the cone's box: a node that sticks holds in both directions). The three
@@ -346,7 +375,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
       ContactRow t = contactRow(f, r.node, -d);
       t.target = -r.target * d.dot(r.normal);
       t.b = -d.dot(rel) - t.target;
-      t.upper = r.friction * r.lambda;
+      t.upper = r.friction * total(r);
       t.lower = -t.upper;
       fr.push_back(t);
     }
@@ -360,6 +389,55 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     }
   }
   integratePositions(start, dt);
+}
+
+// The next step's support (ch. 3's, LayeredBody::computeSupport): each node in contact
+// carried lambda / dt in this step (its support and the response's impulse together), and its
+// own forces at the end of the step, f = P (-K_s (q + (beta + dt) qdot) - m alpha qdot)_p + m_p
+// (g - a_p), press it on the surface by -n . f; the target is the smaller (a node that unloads,
+// at the back of a rolling patch, is not pushed off it: without the cap a 64^2 ball rolled
+// away from its rest; docs/decisions/0014). A node that landed in this step (it started more
+// than kLandingGap above the surface) carried an impact, not a weight: none (carried on, a stiff
+// tube's impact forces threw it about and opened its joints by 2.7 cm). The support moves
+// towards the target by theta = min(1, max(1 / sqrt(r_p), 2.5 / sqrt(N))), r_p = n . Mt_pp n /
+// ((1 + dt alpha) m_p), N the nodes in contact: ch. 3's relaxation (decision 0013), a Jacobi
+// sweep on the contact forces, one a step, damped where the skin couples the nodes strongly.
+void ArticulatedBody::updateSupport(double dt) {
+  const CharacterModel& m = *model_;
+  std::vector<Vec3> next(state_.support.size(), Vec3::Zero());
+  if (supportOn_ && !contacts_.empty()) {
+    const BoneFrames f = frames();
+    const double alpha = m.material.alpha, beta = m.material.beta;
+    const double patch = 2.5 / std::sqrt(double(contacts_.size()));
+    for (const CharacterContact& c : contacts_) {
+      if (c.landing) continue;
+      const size_t p = size_t(c.node);
+      const Influences& in = m.influence[p];
+      Vec3 kz = Vec3::Zero();
+      for (int e = m.stencil.start[p]; e < m.stencil.start[p + 1]; ++e) {
+        const size_t j = size_t(m.stencil.column[size_t(e)]);
+        kz += m.stiffness[size_t(e)] * (state_.q[j] + (beta + dt) * state_.qdot[j]);
+      }
+      const Vec3& qd = state_.qdot[p];
+      Mat3 P = Mat3::Zero();
+      Vec3 accel = Vec3::Zero();  // (the quadratic velocity terms, as freeVelocities)
+      for (int a = 0; a < in.count; ++a) {
+        const size_t b = size_t(in.bone[size_t(a)]);
+        const double w = in.weight[size_t(a)];
+        const Vec3 v = f.P[b] * (m.restSkin[p] + state_.q[p] - m.skeleton.bones[b].bindPosition);
+        P += w * f.P[b];
+        accel += w * (f.W[b].cross(f.W[b].cross(v)) + 2.0 * f.W[b].cross(f.P[b] * qd));
+      }
+      const Vec3 force = P * (-kz - m.nodeMass[p] * alpha * qd) + m.nodeMass[p] * (gravity_ - accel);
+      const double target = std::min(c.lambda / dt, -c.normal.dot(force));
+      const double old = state_.support[p].dot(c.normal);
+      const double r = c.normal.dot(skinDiagInverse_[p].inverse() * c.normal) / ((1 + dt * alpha) * m.nodeMass[p]);
+      const double theta = std::min(1.0, std::max(1 / std::sqrt(std::max(r, 1.0)), patch));
+      const double push = old + theta * (target - old);
+      if (push > 0 && std::isfinite(push)) next[p] = push * c.normal;
+    }
+  }
+  state_.support.swap(next);
 }
 
 // Stage 18 (3.21): the nodes still under a surface after the step are moved onto it by the

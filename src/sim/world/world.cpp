@@ -236,6 +236,8 @@ void World::stepCharacters(double dt) {
   for (const Collider& c : colliders_)
     if (!c.detectedInStages()) ground.push_back(&c);
   for (Character& c : characters_) {
+    // (the response's `support` unit rules the characters' as the bodies': response_policies.h)
+    if (c.body->contactSupport() != settings().response.support) c.body->setContactSupport(settings().response.support);
     c.step(time_, dt, settings().gravity, ground);
     if (recordTrajectory_) {
       const Vec3 x = c.body->centreOfMass();

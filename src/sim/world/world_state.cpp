@@ -110,6 +110,7 @@ uint64_t stateHash(const WorldState& s) {
   for (const CharacterState& c : s.characters) {
     for (const CoreState& b : c.bones) add(h, b);
     add(h, c.q, c.qdot);
+    for (const Vec3& f : c.support) add(h, f);
   }
   return h.value();
 }
