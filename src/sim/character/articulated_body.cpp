@@ -1,11 +1,11 @@
-// A soft articulated character's step (articulated_body.h): the free update, the joints,
-// the queries. The contact response with planes and height fields is in
-// articulated_contact.cpp.
+// A soft articulated character's step (articulated_body.h): the free update and the joints.
+// The queries and controls are in articulated_queries.cpp, the contact response with planes
+// and height fields in articulated_contact.cpp.
 //
-// Sections: queries and controls (gains, bone springs, the drag), preparation (the skin's
-// factor, the bone pairs, the KKT's elimination order), joint rows and their projection, the
-// step (stage 3's condensation, block-diagonal or exact; freeVelocities: stages 1-6 with the
-// joints' and bones' springs; factorKkt; step).
+// Sections: construction and pose, preparation (the skin's factor, the bone pairs, the KKT's
+// elimination order), joint rows and their projection, the step (stage 3's condensation,
+// block-diagonal or exact; freeVelocities: stages 1-6 with the joints' and bones' springs;
+// factorKkt; step).
 #include "sim/character/articulated_body.h"
 
 #include <chrono>
@@ -94,188 +94,6 @@ void ArticulatedBody::pose(const std::vector<Quat>& relative) {
   std::fill(state_.support.begin(), state_.support.end(), Vec3::Zero());
 }
 
-// ---- queries ----------------------------------------------------------------------------------
-
-Vec3 ArticulatedBody::childAnchor(int jn) const {
-  const Joint& j = model_->skeleton.joints[size_t(jn)];
-  const Bone& b = model_->skeleton.bones[size_t(j.child)];
-  const CoreState& s = state_.bones[size_t(j.child)];
-  return s.position + s.orientation * (b.bindOrientation.conjugate() * (j.anchor - b.bindPosition));
-}
-
-Vec3 ArticulatedBody::parentAnchor(int jn) const {
-  const Joint& j = model_->skeleton.joints[size_t(jn)];
-  if (j.parent < 0) return worldAnchor_[size_t(jn)];
-  const Bone& b = model_->skeleton.bones[size_t(j.parent)];
-  const CoreState& s = state_.bones[size_t(j.parent)];
-  return s.position + s.orientation * (b.bindOrientation.conjugate() * (j.anchor - b.bindPosition));
-}
-
-void ArticulatedBody::setJointGains(int joint, double stiffness, double damping) {
-  if (!(stiffness >= 0) || !(damping >= 0))
-    throw std::invalid_argument("setJointGains: stiffness and damping must be >= 0");
-  gains_[size_t(joint)] = {stiffness, damping};
-}
-
-Vec3 ArticulatedBody::boneSpringPoint(const BoneSpring& sp) const {
-  const Bone& bone = model_->skeleton.bones[size_t(sp.bone)];
-  const CoreState& s = state_.bones[size_t(sp.bone)];
-  return s.position + s.orientation * (bone.bindOrientation.conjugate() * (sp.point - bone.bindPosition));
-}
-
-void ArticulatedBody::beginDrag(int node, const Vec3& target, double stiffness, double damping) {
-  if (node < 0 || node >= model_->nodeCount() || !(stiffness > 0) || !(damping >= 0))
-    throw std::invalid_argument("ArticulatedBody::beginDrag: no node " + std::to_string(node) +
-                                " or a stiffness not > 0 / damping < 0");
-  drag_ = {node, target, stiffness, damping};
-}
-
-double ArticulatedBody::jointAngle(int j) const {
-  return d2t::jointAngle(model_->skeleton, model_->skeleton.joints[size_t(j)], state_.bones, placement_.orientation);
-}
-
-Vec3 ArticulatedBody::nodePositionIn(const CharacterState& st, int p) const {
-  const CharacterModel& m = *model_;
-  const Influences& in = m.influence[size_t(p)];
-  const Vec3 u = m.restSkin[size_t(p)] + st.q[size_t(p)];
-  Vec3 x = Vec3::Zero();
-  for (int a = 0; a < in.count; ++a) {
-    const Bone& b = m.skeleton.bones[size_t(in.bone[size_t(a)])];
-    const CoreState& s = st.bones[size_t(in.bone[size_t(a)])];
-    x += in.weight[size_t(a)] * (s.position + s.orientation * (b.bindOrientation.conjugate() * (u - b.bindPosition)));
-  }
-  return x;
-}
-
-Vec3 ArticulatedBody::nodePosition(int p) const { return nodePositionIn(state_, p); }
-
-Vec3 ArticulatedBody::nodeVelocity(int p) const {
-  const CharacterModel& m = *model_;
-  const Influences& in = m.influence[size_t(p)];
-  const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
-  Vec3 v = Vec3::Zero();
-  for (int a = 0; a < in.count; ++a) {
-    const Bone& b = m.skeleton.bones[size_t(in.bone[size_t(a)])];
-    const CoreState& s = state_.bones[size_t(in.bone[size_t(a)])];
-    const Quat Ro = b.bindOrientation.conjugate();
-    const Vec3 upi = Ro * (u - b.bindPosition);
-    v += in.weight[size_t(a)] *
-         (s.velocity + s.orientation * (s.angularVelocity.cross(upi) + Ro * state_.qdot[size_t(p)]));
-  }
-  return v;
-}
-
-ArticulatedBody::BoneFrames ArticulatedBody::frames() const {
-  const Skeleton& sk = model_->skeleton;
-  BoneFrames f;
-  for (int b = 0; b < sk.boneCount(); ++b) {
-    const CoreState& s = state_.bones[size_t(b)];
-    f.R.push_back(s.orientation.toRotationMatrix());
-    f.P.push_back(f.R.back() * sk.bones[size_t(b)].bindOrientation.conjugate().toRotationMatrix());
-    f.W.push_back(f.R.back() * s.angularVelocity);
-  }
-  return f;
-}
-
-void ArticulatedBody::nodeAt(const BoneFrames& f, int p, Vec3* x, Vec3* v, Mat3* P) const {
-  const CharacterModel& m = *model_;
-  const Influences& in = m.influence[size_t(p)];
-  const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
-  if (x) x->setZero();
-  if (v) v->setZero();
-  if (P) P->setZero();
-  for (int a = 0; a < in.count; ++a) {
-    const size_t b = size_t(in.bone[size_t(a)]);
-    const double w = in.weight[size_t(a)];
-    const CoreState& s = state_.bones[b];
-    const Vec3 lever = f.P[b] * (u - m.skeleton.bones[b].bindPosition);  // R_i u_pi
-    if (x) *x += w * (s.position + lever);
-    if (v) *v += w * (s.velocity + f.W[b].cross(lever) + f.P[b] * state_.qdot[size_t(p)]);
-    if (P) *P += w * f.P[b];
-  }
-}
-
-std::vector<Vec3> ArticulatedBody::skinPositions() const {
-  const BoneFrames f = frames();
-  std::vector<Vec3> x(size_t(model_->nodeCount()));
-  for (int p = 0; p < model_->nodeCount(); ++p) nodeAt(f, p, &x[size_t(p)], nullptr, nullptr);
-  return x;
-}
-
-Vec3 ArticulatedBody::linearMomentum() const {
-  const CharacterModel& m = *model_;
-  const BoneFrames f = frames();
-  Vec3 P = Vec3::Zero(), v;
-  for (int b = 0; b < m.boneCount(); ++b) P += m.linkMass[size_t(b)] * state_.bones[size_t(b)].velocity;
-  for (int p = 0; p < m.nodeCount(); ++p) {
-    nodeAt(f, p, nullptr, &v, nullptr);
-    P += m.nodeMass[size_t(p)] * v;
-  }
-  return P;
-}
-
-Vec3 ArticulatedBody::angularMomentum() const {
-  const CharacterModel& m = *model_;
-  Vec3 L = Vec3::Zero();
-  for (int b = 0; b < m.boneCount(); ++b) {
-    const CoreState& s = state_.bones[size_t(b)];
-    L += m.linkMass[size_t(b)] * s.position.cross(s.velocity) +
-         s.orientation * (m.linkInertia[size_t(b)] * s.angularVelocity);
-  }
-  const BoneFrames f = frames();
-  Vec3 x, v;
-  for (int p = 0; p < m.nodeCount(); ++p) {
-    nodeAt(f, p, &x, &v, nullptr);
-    L += m.nodeMass[size_t(p)] * x.cross(v);
-  }
-  return L;
-}
-
-Vec3 ArticulatedBody::centreOfMass() const {
-  const CharacterModel& m = *model_;
-  Vec3 s = Vec3::Zero();
-  for (int b = 0; b < m.boneCount(); ++b) s += m.linkMass[size_t(b)] * state_.bones[size_t(b)].position;
-  const BoneFrames f = frames();
-  Vec3 x;
-  for (int p = 0; p < m.nodeCount(); ++p) {
-    nodeAt(f, p, &x, nullptr, nullptr);
-    s += m.nodeMass[size_t(p)] * x;
-  }
-  return s / m.totalMass;
-}
-
-double ArticulatedBody::kineticEnergy() const {
-  const CharacterModel& m = *model_;
-  double e = 0;
-  for (int b = 0; b < m.boneCount(); ++b) {
-    const CoreState& s = state_.bones[size_t(b)];
-    e += 0.5 * (m.linkMass[size_t(b)] * s.velocity.squaredNorm() +
-                s.angularVelocity.dot(m.linkInertia[size_t(b)] * s.angularVelocity));
-  }
-  const BoneFrames f = frames();
-  Vec3 v;
-  for (int p = 0; p < m.nodeCount(); ++p) {
-    nodeAt(f, p, nullptr, &v, nullptr);
-    e += 0.5 * m.nodeMass[size_t(p)] * v.squaredNorm();
-  }
-  return e;
-}
-
-double ArticulatedBody::potentialEnergy(const Vec3& gravity) const {
-  const CharacterModel& m = *model_;
-  double e = -m.totalMass * gravity.dot(centreOfMass());
-  std::vector<Vec3> kq;
-  m.multiplyK(state_.q, kq);
-  for (int p = 0; p < m.nodeCount(); ++p) e += 0.5 * state_.q[size_t(p)].dot(kq[size_t(p)]);
-  for (size_t j = 0; j < m.skeleton.joints.size(); ++j) {
-    Joint jt = m.skeleton.joints[j];
-    jt.target = targets_[j];
-    e += 0.5 * gains_[j].first * jointError(m.skeleton, jt, state_.bones, placement_.orientation).squaredNorm();
-  }
-  for (const BoneSpring& sp : springs_) e += 0.5 * sp.stiffness * (boneSpringPoint(sp) - sp.anchor).squaredNorm();
-  return e;
-}
-
 // ---- preparation ------------------------------------------------------------------------------
 
 void ArticulatedBody::prepareSkin(double dt) {
@@ -362,37 +180,15 @@ Eigen::VectorXd ArticulatedBody::solveKkt(const Eigen::VectorXd& rhs) const {
   return x;
 }
 
-Mat6 ArticulatedBody::boneMassMatrix(int b) const {
-  const CharacterModel& m = *model_;
-  const BoneFrames f = frames();
-  const Mat3& R = f.R[size_t(b)];
-  const Bone& bone = m.skeleton.bones[size_t(b)];
-  double Sm = 0;
-  Vec3 Sv = Vec3::Zero();
-  Mat3 Svv = Mat3::Zero();
-  for (int p = 0; p < m.nodeCount(); ++p) {
-    const Influences& in = m.influence[size_t(p)];
-    for (int a = 0; a < in.count; ++a)
-      if (in.bone[size_t(a)] == b) {
-        const double mw = m.nodeMass[size_t(p)] * in.weight[size_t(a)];
-        const Vec3 v = f.P[size_t(b)] * (m.restSkin[size_t(p)] + state_.q[size_t(p)] - bone.bindPosition);
-        Sm += mw;
-        Sv += mw * v;
-        Svv += mw * (v.squaredNorm() * Mat3::Identity() - v * v.transpose());
-      }
-  }
-  Mat6 M = massBlock(b);
-  M.topLeftCorner<3, 3>() += Sm * Mat3::Identity();
-  M.topRightCorner<3, 3>() += -skew(Sv) * R;
-  M.bottomLeftCorner<3, 3>() += R.transpose() * skew(Sv);
-  M.bottomRightCorner<3, 3>() += R.transpose() * Svv * R;
-  return M;
-}
-
-Mat6 ArticulatedBody::massBlock(int i) const {
-  Mat6 M = Mat6::Zero();
-  M.topLeftCorner<3, 3>() = model_->linkMass[size_t(i)] * Mat3::Identity();
-  M.bottomRightCorner<3, 3>() = model_->linkInertia[size_t(i)];
+// M_c(i, i) (D2): [m_L + S_m, -[S_v]x R ; R^T [S_v]x, I_L + R^T S_vv R] in the bone's dofs
+// (cdot world, omega bone frame), from the lumped skin's sums by the weights: S_m = sum m w,
+// S_v = sum m w v, S_vv = sum m w [v]x^T [v]x, v = R_i u_pi (world).
+Mat6 ArticulatedBody::massBlock(int i, double Sm, const Vec3& Sv, const Mat3& Svv, const Mat3& R) const {
+  Mat6 M;
+  M.topLeftCorner<3, 3>() = (model_->linkMass[size_t(i)] + Sm) * Mat3::Identity();
+  M.topRightCorner<3, 3>() = -skew(Sv) * R;
+  M.bottomLeftCorner<3, 3>() = R.transpose() * skew(Sv);
+  M.bottomRightCorner<3, 3>() = model_->linkInertia[size_t(i)] + R.transpose() * Svv * R;
   return M;
 }
 
@@ -610,15 +406,7 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   // M_c (lumped, D2) and the condensed blocks, pair by pair
   std::vector<Mat6> blocks(pairs_.size(), Mat6::Zero());
   const auto blockOf = [&](int i, int j) -> Mat6& { return blocks[size_t(pairIndex_[size_t(i) * size_t(k) + size_t(j)])]; };
-  for (int b = 0; b < k; ++b) {  // [m I, -[S_v]x R ; R^T [S_v]x, I_L + R^T S_vv R] (the local frame)
-    Mat6 M = massBlock(b);
-    const Mat3& Rb = R[size_t(b)];
-    M.topLeftCorner<3, 3>() += Sm[size_t(b)] * Mat3::Identity();
-    M.topRightCorner<3, 3>() += -skew(Sv[size_t(b)]) * Rb;
-    M.bottomLeftCorner<3, 3>() += Rb.transpose() * skew(Sv[size_t(b)]);
-    M.bottomRightCorner<3, 3>() += Rb.transpose() * Svv[size_t(b)] * Rb;
-    blockOf(b, b) += M;
-  }
+  for (int b = 0; b < k; ++b) blockOf(b, b) += massBlock(b, Sm[size_t(b)], Sv[size_t(b)], Svv[size_t(b)], R[size_t(b)]);
   // joint springs, implicit (G = [0, -R_i | 0, R_j])
   for (size_t jn = 0; jn < sk.joints.size(); ++jn) {
     const Joint& j = sk.joints[jn];

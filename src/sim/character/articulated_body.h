@@ -223,7 +223,7 @@ class ArticulatedBody {
   void condenseExactly(const std::vector<NodeFrame>& frame, const std::vector<Vec3>& Fs, std::vector<Mat6>& W,
                        std::vector<Vec6>& bw) const;
   void prepareBones();
-  Eigen::Matrix<double, 6, 6> massBlock(int i) const;
+  Eigen::Matrix<double, 6, 6> massBlock(int i, double Sm, const Vec3& Sv, const Mat3& Svv, const Mat3& R) const;
 
   CharacterModelPtr model_;
   CharacterPlacement placement_;
