@@ -22,10 +22,10 @@ using namespace layered_detail;
 
 // ---- the step (Fig. 3.5) ----------------------------------------------------------------------
 
-void LayeredBody::applyRigidImpulse(const Vec3& impulse, const Vec3& at) {
+void LayeredBody::applyRigidImpulse(const Vec3& impulse, const Vec3& at, double moveDt) {
   const Mat3 R = rotation(state_.orientation);
   const Mat3 invI = R * model_->totalInertia.inverse() * R.transpose();
-  changeRigidVelocity(impulse / model_->totalMass, invI * (at - centerOfMass()).cross(impulse));
+  changeRigidVelocity(impulse / model_->totalMass, invI * (at - centerOfMass()).cross(impulse), moveDt);
 }
 
 void LayeredBody::changeRigidVelocity(const Vec3& dvCom, const Vec3& dw, double moveDt) {

@@ -546,8 +546,8 @@ class LayeredBody {
   /// The skin's elastic model (K_e).
   const ElasticModel& elastic() const { return *elastic_; }
   /// Changes the velocities as an impulse [N s] at world point `at` would change
-  /// those of the rigidified body (skin velocities unchanged).
-  void applyRigidImpulse(const Vec3& impulse, const Vec3& at);
+  /// those of the rigidified body (skin velocities unchanged); moveDt as changeRigidVelocity.
+  void applyRigidImpulse(const Vec3& impulse, const Vec3& at, double moveDt = 0);
   /// Changes the rigidified body's motion by dvCom (centre of mass) and dw (world
   /// angular velocity), skin velocities unchanged. moveDt > 0: the step's positions
   /// were already integrated from the velocities; they move with the change too.

@@ -576,7 +576,8 @@ void ArticulatedBody::factorKkt(const std::vector<Mat6>& blocks) {
     throw std::runtime_error("character '" + model_->name + "': the bones' system could not be factored");
 }
 
-void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders) {
+void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders,
+                           const std::vector<const SurfaceTarget*>& targets) {
   const CharacterModel& m = *model_;
   const CharacterState start = state_;
   gravity_ = gravity;
@@ -585,9 +586,9 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   integratePositions(start, dt);
   contacts_.clear();
   rowImpulse_.setZero();
-  if (!colliders.empty() || limited_ || drag_.node >= 0) {
+  if (!colliders.empty() || !targets.empty() || limited_ || drag_.node >= 0) {
     const auto t0 = std::chrono::steady_clock::now();
-    respond(dt, start, colliders);
+    respond(dt, start, colliders, targets);
     times_.response += msSince(t0);
   }
   Vec3 impulse = rowImpulse_;  // (the velocity rows' only: the correction's are displacements)
@@ -596,7 +597,10 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   const int nv = 6 * m.boneCount();
   projectJoints(nv, nv + m.skeleton.rowCount());
   if (!contacts_.empty() || limited_) {
-    correct(colliders);
+    std::vector<const SurfaceTarget*> rigid;  // (the movable: World's correctAgainst, after the exchange)
+    for (const SurfaceTarget* t : targets)
+      if (!t->movable()) rigid.push_back(t);
+    correct(colliders, rigid, 1.0);
     projectJoints(nv, nv + m.skeleton.rowCount());  // (the correction's rows are linear: its drift, out)
   }
   // the linear momentum that gravity and the rows (contacts, drag) give, on every bone alike; not

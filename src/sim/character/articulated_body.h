@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "sim/character/character_model.h"
+#include "sim/character/contact_targets.h"
 #include "sim/contact/collider.h"
 
 namespace d2t {
@@ -67,6 +68,13 @@ struct CharacterContact {
   /// otherwise [m/s]
   double residual = 0;
   bool landing = false;  ///< the node started the step more than kLandingGap above the surface
+  /// The surface touched: -1 a plane or height field, else an index into the step's targets
+  /// (with the nearest point's triangle and barycentric coordinates there)
+  int target = -1;
+  int triangle = -1;
+  std::array<double, 3> bary{};
+  bool movable = false;          ///< the target is a body or a character (it takes -impulse)
+  Vec3 impulse = Vec3::Zero();   ///< the step's impulse on the node, normal and friction [N s]
 };
 
 /// A node that starts a step this far above a surface lands in it [m]: its contact force is an
@@ -131,7 +139,20 @@ class ArticulatedBody {
   /// height fields, the contact response with the skeleton's response anticipated
   /// ((4.27)-(4.32): one row per node in contact, one-sided, friction on the node) and the
   /// position correction; the joints' drift projected out.
-  void step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders = {});
+  /// `targets`: the mesh colliders, bodies and other characters as they were before the
+  /// characters stepped (contact_targets.h); against a movable one, a row's surface moves at
+  /// the pair's common velocity there (effective-mass weighted), and the impulses it takes are
+  /// given back to the other side afterwards (the World's exchange: applyNodeImpulses), its
+  /// correction too (correctAgainst).
+  void step(double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders = {},
+            const std::vector<const SurfaceTarget*>& targets = {});
+  /// Impulses [N s] at skin nodes, as the step's response takes a given impulse (the skeleton's
+  /// response anticipated, (4.30)-(4.32)): velocities change; with moveDt > 0 (the step's
+  /// positions already integrated) the positions move with the change.
+  void applyNodeImpulses(const std::vector<std::pair<int, Vec3>>& impulses, double moveDt);
+  /// Stage 18 against movable targets at their end-of-step states: the nodes under one are
+  /// moved out by `share` of their depth (the other side corrects its own nodes likewise).
+  void correctAgainst(const std::vector<const SurfaceTarget*>& targets, double share);
   /// Carry the colliders' support inside the free update (on by default; off: the thesis's
   /// block-diagonal response (4.27)-(4.32) alone, which holds a resting skin less deep).
   void setContactSupport(bool on) {
@@ -169,6 +190,8 @@ class ArticulatedBody {
   /// Bone b's block of the mass matrix used, M_c(b,b) (the link and the lumped skin by the
   /// weights, D2), at the current state, in the bone's dofs (cdot world, omega bone frame).
   Eigen::Matrix<double, 6, 6> boneMassMatrix(int b) const;
+  /// Every bone's (one pass over the nodes).
+  std::vector<Eigen::Matrix<double, 6, 6>> boneMassMatrices() const;
   Vec3 linearMomentum() const;
   /// About the world origin.
   Vec3 angularMomentum() const;
@@ -192,8 +215,10 @@ class ArticulatedBody {
   void freeVelocities(double dt, const Vec3& gravity);
   void integratePositions(const CharacterState& start, double dt);
   void factorKkt(const std::vector<Eigen::Matrix<double, 6, 6>>& blocks);
-  void respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders);
-  void correct(const std::vector<const Collider*>& colliders);
+  void respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders,
+               const std::vector<const SurfaceTarget*>& targets);
+  void correct(const std::vector<const Collider*>& colliders, const std::vector<const SurfaceTarget*>& targets,
+               double share);
   void updateSupport(double dt);
   /// The bones' rotations R_i, pose rotations P_i = R_i R_b,i^T and world angular velocities at
   /// the current state, for the loops over the nodes.
@@ -207,12 +232,18 @@ class ArticulatedBody {
   struct ContactRow;
   ContactRow contactRow(const BoneFrames& f, int p, const Vec3& normal) const;
   std::array<Vec3, 3> conjugateDirections(const BoneFrames& f, int p, const Vec3& a, const Vec3& b, const Vec3& c) const;
-  std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders, double dt, bool speculative) const;
+  std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders,
+                                 const std::vector<const SurfaceTarget*>& targets, double dt, bool speculative) const;
+  /// The node's side of a contact's mass along n: its dominant bone with its skin, rigid
+  /// (the surface target's rule for characters), from M_c(b, b)^-1 (`inverse`, by bone).
+  double nodeEffectiveMass(const std::vector<Eigen::Matrix<double, 6, 6>>& inverse, int p, const Vec3& n) const;
   /// The joint limits' rows: for the step's velocities from `start`, or (null) at the position level.
   std::vector<ContactRow> limitRows(const CharacterState* start, double dt) const;
   /// The mouse's drag spring's rows (none when not dragging).
   std::vector<ContactRow> dragRows(const CharacterState& start, double dt) const;
-  Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin);
+  /// (impulses: the rows' impulses added node by node, when given)
+  Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin,
+                            std::vector<Vec3>* impulses = nullptr);
   Vec3 nodePositionIn(const CharacterState& st, int p) const;
   void prepareSkin(double dt);
   // stage 3's sums W (per bone pair, world) and bw, with Mh_p^-1 or with Mt_s^-1 itself

@@ -31,6 +31,8 @@ struct ArticulatedBody::ContactRow {
   double lower = 0;      // (friction rows: -upper, a two-sided row; contacts and limits: 0, one-sided)
   bool fixed = false;    // at its bound: a given impulse
   bool dropped = false;  // left the active set in this solve (not taken back in it)
+  int surface = -1;      // (contacts) -1: a plane or height field; else the step's target
+  SurfaceTarget::Hit hit;  // (contacts with a target) where
 };
 
 ArticulatedBody::ContactRow ArticulatedBody::contactRow(const BoneFrames& f, int p, const Vec3& normal) const {
@@ -75,7 +77,8 @@ std::array<Vec3, 3> ArticulatedBody::conjugateDirections(const BoneFrames& f, in
 // 0; lambda_k = -(J_cond,k dv_c + b_k) / M_lambda,k (4.30); one-sided rows pulling (lambda < 0)
 // leave, a row past a bound [lower, upper] becomes that given impulse; at most 8 rounds. Returns dv_c (6k) and the rows' lambdas; then the skin's change of every node
 // (4.32): Mh_p^-1 (P^T n lambda - m_p sum_i w_pi B_pi^T dv_c,i), in `skin`.
-Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin) {
+Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin,
+                                           std::vector<Vec3>* impulses) {
   const CharacterModel& m = *model_;
   const int k = m.boneCount(), n = m.nodeCount(), nv = 6 * k, size = nv + m.skeleton.rowCount();
   // a row's part of M_c* and b_c* (sign +1: add, -1: take out), or of a given impulse
@@ -143,6 +146,8 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
   for (const ContactRow& r : rows)
     if (r.node >= 0) impulse[size_t(r.node)] += r.lambda * r.normal;
   for (const ContactRow& r : rows) rowImpulse_ += r.lambda * r.normal;
+  if (impulses)
+    for (int p = 0; p < n; ++p) (*impulses)[size_t(p)] += impulse[size_t(p)];
   skin.resize(size_t(n));
   const BoneFrames f = frames();
   std::vector<Vec3> dW(static_cast<size_t>(k));  // the bones' world angular velocity changes
@@ -163,12 +168,32 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
   return sol.head(nv);
 }
 
-// The deepest plane or height field under (or within `margin` of) each node.
+double ArticulatedBody::nodeEffectiveMass(const std::vector<Mat6>& inverse, int p, const Vec3& n) const {
+  const Influences& in = model_->influence[size_t(p)];
+  int best = 0;
+  for (int a = 1; a < in.count; ++a)
+    if (in.weight[size_t(a)] > in.weight[size_t(best)]) best = a;
+  const size_t b = size_t(in.bone[size_t(best)]);
+  const CoreState& s = state_.bones[b];
+  return rigidEffectiveMass(inverse[b], s.position, s.orientation.toRotationMatrix(), nodePosition(p), n);
+}
+
+// The deepest surface under (or within `margin` of) each node: the planes and height fields,
+// queried exactly, and the targets (contact_targets.h), the nearest point of each. Against a
+// movable target the surface moves at the pair's common velocity at the node, v_o = (m_s v_p +
+// m_o v_t) / (m_s + m_o) with each side's effective mass along the normal (ch. 3's
+// rigidification, pairSurfaceVelocity; here the touched bones with their skin), so that the
+// node's row and the impulse given back to the target (World: the exchange) meet there.
 std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vector<const Collider*>& colliders,
+                                                                 const std::vector<const SurfaceTarget*>& targets,
                                                                  double dt, bool speculative) const {
   const CharacterModel& m = *model_;
   std::vector<ContactRow> rows;
   const BoneFrames f = frames();
+  std::vector<Mat6> inverse;  // (bones) M_c(b, b)^-1, when a target is movable
+  for (const SurfaceTarget* t : targets)
+    if (t->movable() && inverse.empty())
+      for (const Mat6& M : boneMassMatrices()) inverse.push_back(M.inverse());
   for (int p = 0; p < m.nodeCount(); ++p) {
     Vec3 x, v;
     nodeAt(f, p, &x, speculative ? &v : nullptr, nullptr);
@@ -176,12 +201,37 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
     const Collider* best = nullptr;
     SurfaceHit hit;
     for (const Collider* c : colliders) {
-      if (c->detectedInStages()) continue;  // (mesh colliders: part 2 of the characters)
+      if (c->detectedInStages()) continue;  // (mesh colliders: through their targets)
       const SurfaceHit h = c->query(x);
       if (h.distance < margin && (!best || h.distance < hit.distance)) {
         best = c;
         hit = h;
       }
+    }
+    int bestTarget = -1;
+    SurfaceTarget::Hit th;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      SurfaceTarget::Hit h;
+      const double reach = speculative ? margin + dt * targets[i]->maxSpeed : 0.0;
+      if (!targets[i]->query(x, reach, &h) || !(h.distance < reach)) continue;
+      if ((best && !(h.distance < hit.distance)) || (bestTarget >= 0 && !(h.distance < th.distance))) continue;
+      bestTarget = int(i);
+      th = h;
+    }
+    if (bestTarget >= 0) {
+      const SurfaceTarget& t = *targets[size_t(bestTarget)];
+      ContactRow r = contactRow(f, p, th.normal);
+      r.surface = bestTarget;
+      r.hit = th;
+      r.depth = -th.distance;
+      r.vo = th.velocity;
+      if (t.movable() && !inverse.empty()) {
+        const double ms = nodeEffectiveMass(inverse, p, th.normal), mo = t.effectiveMass(th, th.normal);
+        r.vo = (ms * (speculative ? v : nodeVelocity(p)) + mo * th.velocity) / (ms + mo);
+      }
+      r.friction = std::sqrt(m.material.friction * t.friction);
+      rows.push_back(r);
+      continue;
     }
     if (!best) continue;
     ContactRow r = contactRow(f, p, hit.normal);
@@ -276,17 +326,25 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::dragRows(const Charact
   return rows;
 }
 
-void ArticulatedBody::respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders) {
+void ArticulatedBody::respond(double dt, const CharacterState& start, const std::vector<const Collider*>& colliders,
+                              const std::vector<const SurfaceTarget*>& targets) {
   const CharacterModel& m = *model_;
   const int k = m.boneCount(), n = m.nodeCount();
   // detection at the predicted state, with speculative rows within 1 cm and the node's travel
   // in a step (the active set drops those that the free motion keeps off the surface)
   state_.touching.resize(size_t(n), 0);
-  std::vector<ContactRow> rows = detect(colliders, dt, true);
+  std::vector<ContactRow> rows = detect(colliders, targets, dt, true);
+  const auto movable = [&](const ContactRow& r) { return r.surface >= 0 && targets[size_t(r.surface)]->movable(); };
   for (ContactRow& r : rows) {
     double d0 = 1e300;  // the node's distance at the start of the step
-    for (const Collider* x : colliders)
-      if (!x->detectedInStages()) d0 = std::min(d0, x->query(nodePositionIn(start, r.node)).distance);
+    const Vec3 x0 = nodePositionIn(start, r.node);
+    if (r.surface >= 0) {
+      SurfaceTarget::Hit h;
+      d0 = targets[size_t(r.surface)]->query(x0, 1.0, &h) ? h.distance : 1.0;
+    } else {
+      for (const Collider* x : colliders)
+        if (!x->detectedInStages()) d0 = std::min(d0, x->query(x0).distance);
+    }
     r.target = -std::max(d0, 0.0) / dt;  // (a node above the surface at the start may land on it)
     r.b = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
     // the active set starts from the nodes under a surface and those that touched in the last
@@ -300,7 +358,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   std::vector<char> found(static_cast<size_t>(n), 0);
   for (ContactRow& r : rows) {
     const double s = state_.support[size_t(r.node)].dot(r.normal);
-    if (!(s > 0) || found[size_t(r.node)]) continue;
+    if (!(s > 0) || found[size_t(r.node)] || movable(r)) continue;
     r.lower = -dt * s;
     r.active = true;
     found[size_t(r.node)] = 1;
@@ -318,7 +376,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   }
   // a row's normal impulse with the support's share: lambda + dt s
   const auto total = [&](const ContactRow& r) {
-    return r.lambda + dt * std::max(0.0, state_.support[size_t(r.node)].dot(r.normal));
+    return r.lambda + (movable(r) ? 0.0 : dt * std::max(0.0, state_.support[size_t(r.node)].dot(r.normal)));
   };
   for (const ContactRow& r : limitRows(&start, dt)) rows.push_back(r);
   for (const ContactRow& r : dragRows(start, dt)) rows.push_back(r);
@@ -326,8 +384,8 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     std::fill(state_.touching.begin(), state_.touching.end(), 0);
     return;
   }
-  std::vector<Vec3> dvs;
-  const Eigen::VectorXd dv = solveRows(rows, dvs);
+  std::vector<Vec3> dvs, impulse(size_t(n), Vec3::Zero());
+  const Eigen::VectorXd dv = solveRows(rows, dvs, &impulse);
   for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs[size_t(p)];
   for (int b = 0; b < k; ++b) {
     state_.bones[size_t(b)].velocity += dv.segment<3>(6 * b);
@@ -347,6 +405,10 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     c.lambda = total(r);
     c.residual = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
     c.landing = r.target * dt < -kLandingGap;
+    c.target = r.surface;
+    c.triangle = r.hit.triangle;
+    c.bary = r.hit.bary;
+    c.movable = movable(r);
     contacts_.push_back(c);
   }
   std::vector<ContactRow> fr;
@@ -358,6 +420,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     ContactRow n = contactRow(f, r.node, r.normal);
     n.vo = r.vo;
     n.target = r.target;
+    n.surface = r.surface;
     n.depth = r.depth;
     n.b = r.normal.dot(rel) - r.target;
     n.lower = -total(r);  // (it may take back what the node has, not pull)
@@ -380,14 +443,17 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
       fr.push_back(t);
     }
   }
+  // (the normal rows of the friction solve take back at most what the node has: their
+  // impulse, with the first solve's, is the node's total)
   if (!fr.empty()) {
-    const Eigen::VectorXd dvf = solveRows(fr, dvs);
+    const Eigen::VectorXd dvf = solveRows(fr, dvs, &impulse);
     for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs[size_t(p)];
     for (int b = 0; b < k; ++b) {
       state_.bones[size_t(b)].velocity += dvf.segment<3>(6 * b);
       state_.bones[size_t(b)].angularVelocity += dvf.segment<3>(6 * b + 3);
     }
   }
+  for (CharacterContact& c : contacts_) c.impulse = impulse[size_t(c.node)];
   integratePositions(start, dt);
 }
 
@@ -410,7 +476,7 @@ void ArticulatedBody::updateSupport(double dt) {
     const double alpha = m.material.alpha, beta = m.material.beta;
     const double patch = 2.5 / std::sqrt(double(contacts_.size()));
     for (const CharacterContact& c : contacts_) {
-      if (c.landing) continue;
+      if (c.landing || c.movable) continue;  // (a body or character: its impulse is exchanged instead)
       const size_t p = size_t(c.node);
       const Influences& in = m.influence[p];
       Vec3 kz = Vec3::Zero();
@@ -445,13 +511,15 @@ void ArticulatedBody::updateSupport(double dt) {
 // the skin's stiffness gives it, the skin the rest (moving the skin alone, dq = P^-1 dx,
 // stores the whole depth as strain: with a stiff skin and a long step, more energy than the
 // fall had).
-void ArticulatedBody::correct(const std::vector<const Collider*>& colliders) {
+void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
+                              const std::vector<const SurfaceTarget*>& targets, double share) {
   // (a limit's correction turns the bones beyond it, which may carry the next joint past its
   // own: the limits near theirs are rows too, taken in if the correction would cross them,
   // and the correction is repeated while a limit is still passed by more than 1e-4 rad)
   for (int pass = 0; pass < 3; ++pass) {
-    std::vector<ContactRow> rows = pass == 0 ? detect(colliders, 0, false) : std::vector<ContactRow>{};
-    for (ContactRow& r : rows) r.b = -r.depth;
+    std::vector<ContactRow> rows = pass == 0 ? detect(colliders, targets, 0, false) : std::vector<ContactRow>{};
+    for (ContactRow& r : rows)
+      r.b = -(r.surface >= 0 && targets[size_t(r.surface)]->movable() ? share : 1.0) * r.depth;
     double worst = 0;
     for (ContactRow& r : limitRows(nullptr, 0)) {
       r.active = r.depth > 0;
@@ -467,6 +535,43 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders) {
       s.orientation = integrateBodyRotation(s.orientation, dx.segment<3>(6 * b + 3), 1.0);
     }
     for (int p = 0; p < model_->nodeCount(); ++p) state_.q[size_t(p)] += dq[size_t(p)];
+  }
+}
+
+void ArticulatedBody::correctAgainst(const std::vector<const SurfaceTarget*>& targets, double share) {
+  if (targets.empty()) return;
+  correct({}, targets, share);
+  const int nv = 6 * model_->boneCount();
+  projectJoints(nv, nv + model_->skeleton.rowCount());
+}
+
+// Given impulses: fixed rows at the nodes, each along its impulse (solveRows folds J_cond^T
+// lambda into the bones' right-hand side and gives the skin its share, (4.32)).
+void ArticulatedBody::applyNodeImpulses(const std::vector<std::pair<int, Vec3>>& impulses, double moveDt) {
+  if (impulses.empty() || blocks_.empty()) return;
+  const BoneFrames f = frames();
+  std::vector<ContactRow> rows;
+  for (const auto& [p, J] : impulses) {
+    const double size = J.norm();
+    if (!(size > 0)) continue;
+    ContactRow r = contactRow(f, p, J / size);
+    r.lambda = r.lower = size;
+    r.fixed = true;
+    rows.push_back(r);
+  }
+  if (rows.empty()) return;
+  std::vector<Vec3> dq;
+  const Eigen::VectorXd dv = solveRows(rows, dq);
+  for (int b = 0; b < model_->boneCount(); ++b) {
+    CoreState& s = state_.bones[size_t(b)];
+    s.velocity += dv.segment<3>(6 * b);
+    s.angularVelocity += dv.segment<3>(6 * b + 3);
+    s.position += moveDt * dv.segment<3>(6 * b);
+    s.orientation = integrateBodyRotation(s.orientation, dv.segment<3>(6 * b + 3), moveDt);
+  }
+  for (int p = 0; p < model_->nodeCount(); ++p) {
+    state_.qdot[size_t(p)] += dq[size_t(p)];
+    state_.q[size_t(p)] += moveDt * dq[size_t(p)];
   }
 }
 

@@ -192,26 +192,29 @@ double ArticulatedBody::potentialEnergy(const Vec3& gravity) const {
   return e;
 }
 
-Mat6 ArticulatedBody::boneMassMatrix(int b) const {
+Mat6 ArticulatedBody::boneMassMatrix(int b) const { return boneMassMatrices()[size_t(b)]; }
+
+std::vector<Mat6> ArticulatedBody::boneMassMatrices() const {
   const CharacterModel& m = *model_;
+  const int k = m.boneCount();
   const BoneFrames f = frames();
-  const Mat3& R = f.R[size_t(b)];
-  const Bone& bone = m.skeleton.bones[size_t(b)];
-  double Sm = 0;
-  Vec3 Sv = Vec3::Zero();
-  Mat3 Svv = Mat3::Zero();
+  std::vector<double> Sm(size_t(k), 0.0);
+  std::vector<Vec3> Sv(size_t(k), Vec3::Zero());
+  std::vector<Mat3> Svv(size_t(k), Mat3::Zero());
   for (int p = 0; p < m.nodeCount(); ++p) {
     const Influences& in = m.influence[size_t(p)];
-    for (int a = 0; a < in.count; ++a)
-      if (in.bone[size_t(a)] == b) {
-        const double mw = m.nodeMass[size_t(p)] * in.weight[size_t(a)];
-        const Vec3 v = f.P[size_t(b)] * (m.restSkin[size_t(p)] + state_.q[size_t(p)] - bone.bindPosition);
-        Sm += mw;
-        Sv += mw * v;
-        Svv += mw * (v.squaredNorm() * Mat3::Identity() - v * v.transpose());
-      }
+    for (int a = 0; a < in.count; ++a) {
+      const size_t b = size_t(in.bone[size_t(a)]);
+      const double mw = m.nodeMass[size_t(p)] * in.weight[size_t(a)];
+      const Vec3 v = f.P[b] * (m.restSkin[size_t(p)] + state_.q[size_t(p)] - m.skeleton.bones[b].bindPosition);
+      Sm[b] += mw;
+      Sv[b] += mw * v;
+      Svv[b] += mw * (v.squaredNorm() * Mat3::Identity() - v * v.transpose());
+    }
   }
-  return massBlock(b, Sm, Sv, Svv, R);
+  std::vector<Mat6> out(static_cast<size_t>(k));
+  for (int b = 0; b < k; ++b) out[size_t(b)] = massBlock(b, Sm[size_t(b)], Sv[size_t(b)], Svv[size_t(b)], f.R[size_t(b)]);
+  return out;
 }
 
 }  // namespace d2t

@@ -113,11 +113,12 @@ void Character::setTargets(double t) {
   }
 }
 
-void Character::step(double t, double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders) {
+void Character::step(double t, double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders,
+                     const std::vector<const SurfaceTarget*>& targets) {
   bool finite = true;
   setTargets(t + dt);  // (backward Euler: the springs pull towards the end of the step's target)
   try {
-    body->step(dt, gravity, colliders);
+    body->step(dt, gravity, colliders, targets);
   } catch (const std::runtime_error&) {
     finite = false;  // (a factorization that failed: the state went bad)
   }

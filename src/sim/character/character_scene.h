@@ -25,8 +25,8 @@ struct CharacterStats {
   std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
 };
 
-/// A soft articulated character in the World (dissertation ch. 4; part 1: on planes and
-/// height fields, not yet against bodies or mesh colliders).
+/// A soft articulated character in the World (dissertation ch. 4): on planes and height
+/// fields, against mesh colliders, bodies and the other characters.
 struct Character {
   Character(const CharacterSpec& s, CharacterModelPtr m);
   CharacterSpec spec;
@@ -45,7 +45,8 @@ struct Character {
   void setGains(int joint, double stiffness, double damping);
   /// A step from time t; a non-finite state (a blow-up) restarts it and counts a reset.
   /// Updates stats.
-  void step(double t, double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders);
+  void step(double t, double dt, const Vec3& gravity, const std::vector<const Collider*>& colliders,
+            const std::vector<const SurfaceTarget*>& targets = {});
 
  private:
   std::vector<std::pair<double, double>> gains;  // (joints) as edited (empty: the model's)

@@ -1,6 +1,6 @@
 #pragma once
 // Surface shapes: procedural generators (sphere, pumpkin, gear, cylinder,
-// torus/tire, fist, bird) and OBJ meshes, behind one interface.
+// torus/tire, fist, bird, fish) and OBJ meshes, behind one interface.
 //
 // A shape is described in its own frame, centred at the origin, Y up.
 // Deformable bodies need a shape the D2T atlas can parameterise:

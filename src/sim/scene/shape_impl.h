@@ -17,6 +17,7 @@ ShapePtr parseBox(JsonReader& r);       // shape_star.cpp
 ShapePtr parseTorus(JsonReader& r);     // shape_torus.cpp
 ShapePtr parseFist(JsonReader& r);      // shape_solid.cpp
 ShapePtr parseBird(JsonReader& r);      // shape_solid.cpp
+ShapePtr parseFish(JsonReader& r);      // shape_solid.cpp
 ShapePtr parseObj(JsonReader& r);       // shape_obj.cpp
 
 /// Base of the procedural star shapes: subclasses give radius(d); the signed

@@ -1,4 +1,4 @@
-// Rigid collider shapes built as unions of ellipsoids: a fist and a bird.
+// Rigid collider shapes built as unions of ellipsoids: a fist, a bird and a fish.
 // The surface is the union of the parts (signed distance = min over parts);
 // the mesh is the concatenation of the parts' closed meshes, which overlap
 // (fine for rendering and for depth-based contact, not for mass properties).
@@ -106,6 +106,17 @@ ShapePtr parseBird(JsonReader& r) {
   parts.push_back(part(s * Vec3(-0.02, 0.08, -0.25), s * Vec3(0.16, 0.025, 0.26), rotX(15)));
   parts.push_back(part(s * Vec3(-0.36, 0.05, 0), s * Vec3(0.14, 0.02, 0.08), rotZ(-15)));  // tail
   return std::make_shared<EllipsoidUnion>("bird", std::move(parts));
+}
+
+/// A fish `size` [m] long from tail fin to snout, swimming along +X, flat across Z (the
+/// dissertation's Fig. 4.6 pusher: body, tail fin, dorsal fin).
+ShapePtr parseFish(JsonReader& r) {
+  const double s = r.number("size", 0.55, 0, 1e300, true);
+  std::vector<Ellipsoid> parts;
+  parts.push_back(part(s * Vec3(0, 0, 0), s * Vec3(0.4, 0.16, 0.09)));           // body
+  parts.push_back(part(s * Vec3(-0.45, 0, 0), s * Vec3(0.125, 0.145, 0.022)));   // tail fin
+  parts.push_back(part(s * Vec3(-0.02, 0.15, 0), s * Vec3(0.145, 0.07, 0.018)));  // dorsal fin
+  return std::make_shared<EllipsoidUnion>("fish", std::move(parts));
 }
 
 }  // namespace d2t

@@ -223,27 +223,10 @@ void World::step(double dt) {
   std::vector<SkinSummary> skins = summarizeAll();  // (one pass a body: the limits, checks, statistics)
   correctLimitsAll(&skins);              // 15   ... the nodes past a limit on the core
   checkHealth(groups, dt, &skins);       // blow-up: rollback
-  stepCharacters(dt);                    // the characters (ch. 4), on planes and height fields
+  stepCharacters(dt);                    // the characters (ch. 4): character_coupling.cpp
   time_ += dt;
   ++steps_;
   updateStats(skins);
-}
-
-void World::stepCharacters(double dt) {
-  if (characters_.empty()) return;
-  StageTimer t(profile_, Stage::Characters);
-  std::vector<const Collider*> ground;
-  for (const Collider& c : colliders_)
-    if (!c.detectedInStages()) ground.push_back(&c);
-  for (Character& c : characters_) {
-    // (the response's `support` unit rules the characters' as the bodies': response_policies.h)
-    if (c.body->contactSupport() != settings().response.support) c.body->setContactSupport(settings().response.support);
-    c.step(time_, dt, settings().gravity, ground);
-    if (recordTrajectory_) {
-      const Vec3 x = c.body->centreOfMass();
-      c.stats.trajectory.push_back({time_ + dt, x.x(), x.y(), x.z()});
-    }
-  }
 }
 
 void World::moveColliders(double dt) {

@@ -224,8 +224,14 @@ class World {
   void correctLimitsAll(std::vector<SkinSummary>* skins);
   void checkHealth(const std::vector<std::vector<size_t>>& groups, double dt, std::vector<SkinSummary>* skins);
   void updateStats(const std::vector<SkinSummary>& skins);
-  /// The characters' steps (Stage::Characters) and their trajectories.
+  /// The characters' steps (Stage::Characters) and their trajectories (character_coupling.cpp):
+  /// each against the ground and the surfaces of the mesh colliders, bodies and other
+  /// characters as they were before the characters stepped; then the impulses exchanged
+  /// (Newton's third law) and the movable contacts corrected.
   void stepCharacters(double dt);
+  /// The surfaces that may touch a character: `characters` the characters' own (false: none).
+  std::vector<SurfaceTarget> characterTargets(double dt, bool characters);
+  void exchangeCharacterImpulses(const std::vector<std::vector<const SurfaceTarget*>>& seen, double dt);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts, double dt);
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
   void balancePairSupport();

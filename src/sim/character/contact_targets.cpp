@@ -1,0 +1,164 @@
+#include "sim/character/contact_targets.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/character/articulated_body.h"
+#include "sim/contact/collider.h"
+
+namespace d2t {
+
+namespace {
+
+// The area-weighted normals, the box and the hierarchy of a snapshot whose x, v and
+// triangles are set.
+void finish(SurfaceTarget& t) {
+  t.normals.assign(t.x.size(), Vec3::Zero());
+  for (const Vec3i& f : t.triangles) {
+    const Vec3 a = (t.x[size_t(f[1])] - t.x[size_t(f[0])]).cross(t.x[size_t(f[2])] - t.x[size_t(f[0])]);
+    for (int k = 0; k < 3; ++k) t.normals[size_t(f[k])] += a;
+  }
+  for (Vec3& n : t.normals) n = n.norm() > 0 ? Vec3(n.normalized()) : Vec3::UnitY();
+  t.box = Aabb{};
+  for (const Vec3& p : t.x) t.box.grow(p);
+  t.maxSpeed = 0;
+  for (const Vec3& u : t.v) t.maxSpeed = std::max(t.maxSpeed, u.norm());
+  t.bvh = TriangleBvh(t.x, t.triangles);
+}
+
+}  // namespace
+
+double rigidEffectiveMass(const Eigen::Matrix<double, 6, 6>& Minv, const Vec3& c, const Mat3& R, const Vec3& x,
+                          const Vec3& n) {
+  Eigen::Matrix<double, 6, 1> J;
+  J << n, R.transpose() * (x - c).cross(n);  // n . (v + (R w) x r) = n . v + w . R^T (r x n)
+  return 1 / J.dot(Minv * J);
+}
+
+bool SurfaceTarget::query(const Vec3& p, double outside, Hit* hit) const {
+  const double reach = std::max(outside, maxDepth);
+  if (boxDistanceSq(box, p) > reach * reach) return false;
+  if (shape) {
+    const Vec3 local = rotation.transpose() * (p - position);
+    const double d = shape->signedDistance(local);
+    if (d > outside || d < -maxDepth) return false;
+    hit->distance = d;
+    hit->normal = rotation * shape->normal(local);
+    hit->point = p - d * hit->normal;
+    hit->velocity = linear + angular.cross(hit->point - position);
+    return true;
+  }
+  const TriangleBvh::Closest c = bvh.closest(p, reach * reach);
+  if (c.triangle < 0) return false;
+  const Vec3i& f = triangles[size_t(c.triangle)];
+  Vec3 smooth = Vec3::Zero(), vel = Vec3::Zero();
+  for (int k = 0; k < 3; ++k) {
+    smooth += c.bary[size_t(k)] * normals[size_t(f[k])];
+    vel += c.bary[size_t(k)] * v[size_t(f[k])];
+  }
+  if (!(smooth.norm() > 0)) return false;
+  smooth.normalize();
+  const Vec3 d = p - c.point;
+  const double dist = std::sqrt(c.distanceSq);
+  const bool inside = d.dot(smooth) < 0;
+  if (inside ? dist > maxDepth : dist > outside) return false;
+  hit->distance = inside ? -dist : dist;
+  // a rigid surface: the gradient of its distance (exact at edges and corners); a skin: its
+  // smooth normal (the direction to a faceted skin's nearest point turns from node to node)
+  hit->normal = kind == Kind::Collider && dist > 1e-9 ? Vec3((inside ? -d : d) / dist) : smooth;
+  hit->point = c.point;
+  hit->velocity = vel;
+  hit->triangle = c.triangle;
+  hit->bary = c.bary;
+  return true;
+}
+
+double SurfaceTarget::effectiveMass(const Hit& hit, const Vec3& n) const {
+  switch (kind) {
+    case Kind::Collider:
+      return 1e300;
+    case Kind::Body:
+      return rigid.effectiveMass(hit.point, n);
+    case Kind::Character: {
+      const Vec3i& f = triangles[size_t(hit.triangle)];
+      int corner = 0;
+      for (int k = 1; k < 3; ++k)
+        if (hit.bary[size_t(k)] > hit.bary[size_t(corner)]) corner = k;
+      const size_t b = size_t(dominantBone[size_t(f[corner])]);
+      return rigidEffectiveMass(boneInverse[b], boneCentre[b], boneRotation[b], hit.point, n);
+    }
+  }
+  return 1e300;
+}
+
+std::array<std::pair<int, double>, 3> SurfaceTarget::corners(const Hit& hit) const {
+  const Vec3i& f = triangles[size_t(hit.triangle)];
+  return {{{f[0], hit.bary[0]}, {f[1], hit.bary[1]}, {f[2], hit.bary[2]}}};
+}
+
+SurfaceTarget colliderTarget(const Collider& collider, int index) {
+  SurfaceTarget t;
+  t.kind = SurfaceTarget::Kind::Collider;
+  t.index = index;
+  t.shape = collider.desc().shape;
+  t.position = collider.position();
+  t.rotation = collider.orientation().toRotationMatrix();
+  t.linear = collider.velocity();
+  t.angular = collider.angularVelocity();
+  t.friction = collider.desc().friction;
+  const double r = t.shape->boundingRadius();
+  t.box.grow(t.position - Vec3::Constant(r));
+  t.box.grow(t.position + Vec3::Constant(r));
+  t.maxSpeed = t.linear.norm() + t.angular.norm() * r;
+  t.maxDepth = 0.5 * r;  // (the signed distance knows its inside: any depth is a contact's)
+  return t;
+}
+
+SurfaceTarget bodyTarget(LayeredBody& body, int index) {
+  SurfaceTarget t;
+  t.kind = SurfaceTarget::Kind::Body;
+  t.index = index;
+  const int n = int(body.model().restSkin.size());
+  t.x.resize(size_t(n));
+  t.v.resize(size_t(n));
+  for (int i = 0; i < n; ++i) {
+    t.x[size_t(i)] = body.nodePosition(i);
+    t.v[size_t(i)] = body.nodeVelocity(i);
+  }
+  t.triangles = body.model().atlas.triangles;
+  t.friction = body.desc().material.friction;
+  t.rigid = rigidMotion(body);
+  finish(t);
+  t.maxDepth = (t.box.hi - t.box.lo).minCoeff() / 3;
+  return t;
+}
+
+SurfaceTarget characterTarget(const ArticulatedBody& character, int index) {
+  const CharacterModel& m = character.model();
+  SurfaceTarget t;
+  t.kind = SurfaceTarget::Kind::Character;
+  t.index = index;
+  t.x = character.skinPositions();
+  t.v.resize(t.x.size());
+  for (int p = 0; p < m.nodeCount(); ++p) t.v[size_t(p)] = character.nodeVelocity(p);
+  t.triangles = m.triangles;
+  t.friction = m.material.friction;
+  const std::vector<Eigen::Matrix<double, 6, 6>> M = character.boneMassMatrices();
+  for (int b = 0; b < m.boneCount(); ++b) {
+    t.boneInverse.push_back(M[size_t(b)].inverse());
+    t.boneCentre.push_back(character.state().bones[size_t(b)].position);
+    t.boneRotation.push_back(character.state().bones[size_t(b)].orientation.toRotationMatrix());
+  }
+  t.dominantBone.resize(size_t(m.nodeCount()));
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    const Influences& in = m.influence[size_t(p)];
+    int best = 0;
+    for (int a = 1; a < in.count; ++a)
+      if (in.weight[size_t(a)] > in.weight[size_t(best)]) best = a;
+    t.dominantBone[size_t(p)] = in.bone[size_t(best)];
+  }
+  finish(t);
+  return t;
+}
+
+}  // namespace d2t

@@ -1,0 +1,79 @@
+#pragma once
+// The surfaces a character's skin meets besides planes and height fields (dissertation
+// 4.3, 4.5): mesh colliders (rigid, keyframed or dragged), the skins of ch. 3's bodies and
+// those of other characters. Each is a snapshot taken before the characters step: the world
+// positions and velocities of its nodes, smooth normals and a hierarchy over its triangles,
+// and what the other side of a contact weighs there (its effective mass along the normal:
+// infinite for a collider, the rigidified body's for a body, the touched bone's with its
+// skin for a character). A node's contact is its nearest surface point: inside when the
+// node is behind the surface's smooth normal there (a collider's normal: the direction to
+// that point, the gradient of its distance), up to `maxDepth` deep. A collider is queried
+// through its shape's signed distance instead (exact sign for any closed shape, the unions of
+// ellipsoids whose parts' meshes overlap included).
+#include <array>
+#include <vector>
+
+#include "sim/base/triangle_bvh.h"
+#include "sim/contact/body_contact.h"
+#include "sim/scene/shape.h"
+
+namespace d2t {
+
+class ArticulatedBody;
+class Collider;
+class LayeredBody;
+
+struct SurfaceTarget {
+  enum class Kind { Collider, Body, Character } kind = Kind::Collider;
+  int index = -1;  ///< into the world's colliders, bodies or characters
+  std::vector<Vec3> x, v;            ///< (nodes) world positions [m] and velocities [m/s]
+  std::vector<Vec3i> triangles;      ///< outward
+  std::vector<Vec3> normals;         ///< (nodes) smooth (area-weighted) unit normals
+  TriangleBvh bvh;                   ///< over x
+  Aabb box;                          ///< of x
+  double maxSpeed = 0;               ///< largest |v| [m/s]
+  double maxDepth = 0.05;            ///< deepest a node can be inside and be found [m]
+  double friction = 0.5;
+  // a collider: its shape in its frame, and its rigid motion
+  ShapePtr shape;
+  Vec3 position = Vec3::Zero(), linear = Vec3::Zero(), angular = Vec3::Zero();
+  Mat3 rotation = Mat3::Identity();
+  // the other side's mass: a body rigidified; a character's bones (dominant bone per node)
+  RigidMotion rigid;
+  std::vector<Eigen::Matrix<double, 6, 6>> boneInverse;  ///< (bones) M_c(b, b)^-1
+  std::vector<Vec3> boneCentre;
+  std::vector<Mat3> boneRotation;
+  std::vector<int> dominantBone;  ///< (nodes)
+
+  bool movable() const { return kind != Kind::Collider; }
+
+  struct Hit {
+    double distance = 0;      ///< signed: < 0 inside [m]
+    Vec3 normal = Vec3::UnitY();  ///< out of the surface
+    Vec3 point = Vec3::Zero();    ///< the nearest surface point
+    Vec3 velocity = Vec3::Zero(); ///< of that point [m/s]
+    int triangle = -1;
+    std::array<double, 3> bary{};
+  };
+  /// The surface near x: found when x is within `outside` of it outside or `maxDepth` inside.
+  bool query(const Vec3& x, double outside, Hit* hit) const;
+  /// The surface's effective mass at a hit along unit n [kg] (1e300: immovable).
+  double effectiveMass(const Hit& hit, const Vec3& n) const;
+  /// The nodes a hit's impulse reaches, with their shares (the triangle's corners; not for a
+  /// collider).
+  std::array<std::pair<int, double>, 3> corners(const Hit& hit) const;
+};
+
+/// A mesh collider at its current pose (its velocity: its rigid motion).
+SurfaceTarget colliderTarget(const Collider& collider, int index);
+/// A body's deformed skin as it is now.
+SurfaceTarget bodyTarget(LayeredBody& body, int index);
+/// A character's deformed skin as it is now.
+SurfaceTarget characterTarget(const ArticulatedBody& character, int index);
+
+/// The effective mass of a rigid 6-dof body with inverse mass block Minv (linear velocity
+/// world, angular velocity in the frame R) at world point x relative to its origin c along n.
+double rigidEffectiveMass(const Eigen::Matrix<double, 6, 6>& Minv, const Vec3& c, const Mat3& R, const Vec3& x,
+                          const Vec3& n);
+
+}  // namespace d2t
