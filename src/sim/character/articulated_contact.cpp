@@ -345,7 +345,10 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
       for (const Collider* x : colliders)
         if (!x->detectedInStages()) d0 = std::min(d0, x->query(x0).distance);
     }
-    r.target = -std::max(d0, 0.0) / dt;  // (a node above the surface at the start may land on it)
+    // (a node above the surface at the start may land on it; on another character's, which
+    // lands on this one's likewise, half the way: the two close the gap together)
+    const bool shared = r.surface >= 0 && targets[size_t(r.surface)]->kind == SurfaceTarget::Kind::Character;
+    r.target = -(shared ? 0.5 : 1.0) * std::max(d0, 0.0) / dt;
     r.b = r.normal.dot(nodeVelocity(r.node) - r.vo) - r.target;
     // the active set starts from the nodes under a surface and those that touched in the last
     // step; solveRows adds the others that the response would carry across their target
@@ -540,9 +543,16 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
 
 void ArticulatedBody::correctAgainst(const std::vector<const SurfaceTarget*>& targets, double share) {
   if (targets.empty()) return;
+  const Vec3 P0 = linearMomentum();
   correct({}, targets, share);
   const int nv = 6 * model_->boneCount();
   projectJoints(nv, nv + model_->skeleton.rowCount());
+  // (moving the bones and the skin changes what the velocities carry, (4.5)'s omega x r: the
+  // momentum is put back, as the step's projection does after its own correction)
+  if (!pinned_ && springs_.empty()) {
+    const Vec3 fix = (P0 - linearMomentum()) / model_->totalMass;
+    for (CoreState& s : state_.bones) s.velocity += fix;
+  }
 }
 
 // Given impulses: fixed rows at the nodes, each along its impulse (solveRows folds J_cond^T
@@ -560,6 +570,9 @@ void ArticulatedBody::applyNodeImpulses(const std::vector<std::pair<int, Vec3>>&
     rows.push_back(r);
   }
   if (rows.empty()) return;
+  const Vec3 P0 = linearMomentum();
+  Vec3 total = Vec3::Zero();
+  for (const auto& [p, J] : impulses) total += J;
   std::vector<Vec3> dq;
   const Eigen::VectorXd dv = solveRows(rows, dq);
   for (int b = 0; b < model_->boneCount(); ++b) {
@@ -572,6 +585,14 @@ void ArticulatedBody::applyNodeImpulses(const std::vector<std::pair<int, Vec3>>&
   for (int p = 0; p < model_->nodeCount(); ++p) {
     state_.qdot[size_t(p)] += dq[size_t(p)];
     state_.q[size_t(p)] += moveDt * dq[size_t(p)];
+  }
+  // the linear momentum the impulses give, exactly (the step's projection, for the same reason)
+  if (!pinned_ && springs_.empty()) {
+    const Vec3 fix = (P0 + total - linearMomentum()) / model_->totalMass;
+    for (CoreState& s : state_.bones) {
+      s.velocity += fix;
+      s.position += moveDt * fix;
+    }
   }
 }
 
