@@ -161,6 +161,7 @@ void expectSoundRun(const nlohmann::json& m, const std::filesystem::path& scene,
     EXPECT_TRUE(c["energy"]["total"].is_number() && std::isfinite(c["energy"]["total"].get<double>())) << name;
     EXPECT_GT(c["min_height"].get<double>(), -1e-3) << name << ": a node under the ground";
     EXPECT_LT(c["max_joint_error"].get<double>(), 1e-3 * sc.characters[i].radius) << name;
+    EXPECT_LT(c["max_penetration"].get<double>(), 2e-3) << name << ": a node ended a step inside something";
   }
   for (size_t i = 0; i < sc.bodies.size(); ++i) {
     const auto& b = m["bodies"][i];
@@ -215,7 +216,10 @@ TEST(Headless, ShippedScenesRunWithoutResets) {
     Scene sc = loadScene(path.string());
     bool work = false;
     for (const ColliderDesc& c : sc.colliders) work = work || !c.keyframes.empty();
-    for (const CharacterSpec& c : sc.characters) work = work || !c.targets.empty();  // (keyframed joint targets)
+    for (const CharacterSpec& c : sc.characters) {
+      work = work || !c.targets.empty();  // (keyframed joint targets)
+      for (const CharacterSpec::Spring& s : c.springs) work = work || s.circleRadius > 0;  // (a moving anchor)
+    }
     if (work) continue;
     for (BodyDesc& b : sc.bodies)
       if (isHighVariant(path)) b.atlasResolution = 32;

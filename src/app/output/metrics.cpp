@@ -63,6 +63,7 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
     const CoreState& root = a.state().bones.front();
     o["angular_velocity"] = vec(root.orientation * root.angularVelocity);
     o["min_height"] = c.stats.minHeight;
+    o["max_penetration"] = c.stats.maxPenetration;
     o["contacts"] = c.stats.contacts;
     o["max_joint_error"] = c.stats.maxJointError;
     o["max_joint_angle"] = c.stats.maxJointAngle;

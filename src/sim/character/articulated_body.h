@@ -150,9 +150,12 @@ class ArticulatedBody {
   /// response anticipated, (4.30)-(4.32)): velocities change; with moveDt > 0 (the step's
   /// positions already integrated) the positions move with the change.
   void applyNodeImpulses(const std::vector<std::pair<int, Vec3>>& impulses, double moveDt);
-  /// Stage 18 against movable targets at their end-of-step states: the nodes under one are
-  /// moved out by `share` of their depth (the other side corrects its own nodes likewise).
-  void correctAgainst(const std::vector<const SurfaceTarget*>& targets, double share);
+  /// Stage 18 again, at the end states of the movable targets (with the colliders and the
+  /// rigid targets, so that a node pushed out of one is not pushed into another): the nodes
+  /// under another character are moved out by `share` of their depth (the other side
+  /// corrects its own nodes likewise), those under anything else by all of it.
+  void correctAgainst(const std::vector<const Collider*>& colliders, const std::vector<const SurfaceTarget*>& targets,
+                      double share);
   /// Carry the colliders' support inside the free update (on by default; off: the thesis's
   /// block-diagonal response (4.27)-(4.32) alone, which holds a resting skin less deep).
   void setContactSupport(bool on) {
@@ -160,6 +163,9 @@ class ArticulatedBody {
     if (!on) std::fill(state_.support.begin(), state_.support.end(), Vec3::Zero());
   }
   bool contactSupport() const { return supportOn_; }
+  /// The deepest any node is now inside a plane, height field or target [m] (0: none).
+  double deepestPenetration(const std::vector<const Collider*>& colliders,
+                            const std::vector<const SurfaceTarget*>& targets) const;
   /// The nodes in contact in the last step, as the response left them.
   const std::vector<CharacterContact>& contacts() const { return contacts_; }
 
@@ -233,7 +239,8 @@ class ArticulatedBody {
   ContactRow contactRow(const BoneFrames& f, int p, const Vec3& normal) const;
   std::array<Vec3, 3> conjugateDirections(const BoneFrames& f, int p, const Vec3& a, const Vec3& b, const Vec3& c) const;
   std::vector<ContactRow> detect(const std::vector<const Collider*>& colliders,
-                                 const std::vector<const SurfaceTarget*>& targets, double dt, bool speculative) const;
+                                 const std::vector<const SurfaceTarget*>& targets, double dt, bool speculative,
+                                 double reach = 0) const;
   /// The node's side of a contact's mass along n: its dominant bone with its skin, rigid
   /// (the surface target's rule for characters), from M_c(b, b)^-1 (`inverse`, by bone).
   double nodeEffectiveMass(const std::vector<Eigen::Matrix<double, 6, 6>>& inverse, int p, const Vec3& n) const;

@@ -186,7 +186,7 @@ double ArticulatedBody::nodeEffectiveMass(const std::vector<Mat6>& inverse, int 
 // node's row and the impulse given back to the target (World: the exchange) meet there.
 std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vector<const Collider*>& colliders,
                                                                  const std::vector<const SurfaceTarget*>& targets,
-                                                                 double dt, bool speculative) const {
+                                                                 double dt, bool speculative, double reach) const {
   const CharacterModel& m = *model_;
   std::vector<ContactRow> rows;
   const BoneFrames f = frames();
@@ -197,7 +197,7 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
   for (int p = 0; p < m.nodeCount(); ++p) {
     Vec3 x, v;
     nodeAt(f, p, &x, speculative ? &v : nullptr, nullptr);
-    const double margin = speculative ? 0.01 + dt * v.norm() : 0.0;
+    const double margin = speculative ? 0.01 + dt * v.norm() : reach;
     const Collider* best = nullptr;
     SurfaceHit hit;
     for (const Collider* c : colliders) {
@@ -212,8 +212,8 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
     SurfaceTarget::Hit th;
     for (size_t i = 0; i < targets.size(); ++i) {
       SurfaceTarget::Hit h;
-      const double reach = speculative ? margin + dt * targets[i]->maxSpeed : 0.0;
-      if (!targets[i]->query(x, reach, &h) || !(h.distance < reach)) continue;
+      const double within = speculative ? margin + dt * targets[i]->maxSpeed : margin;
+      if (!targets[i]->query(x, within, &h) || !(h.distance < within)) continue;
       if ((best && !(h.distance < hit.distance)) || (bestTarget >= 0 && !(h.distance < th.distance))) continue;
       bestTarget = int(i);
       th = h;
@@ -520,9 +520,13 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
   // own: the limits near theirs are rows too, taken in if the correction would cross them,
   // and the correction is repeated while a limit is still passed by more than 1e-4 rad)
   for (int pass = 0; pass < 3; ++pass) {
-    std::vector<ContactRow> rows = pass == 0 ? detect(colliders, targets, 0, false) : std::vector<ContactRow>{};
+    // (the nodes within 1 cm of a surface too, their rows out until the correction would carry
+    // them into it: moved out of one surface, a node is not pushed into another)
+    std::vector<ContactRow> rows = pass == 0 ? detect(colliders, targets, 0, false, 0.01) : std::vector<ContactRow>{};
+    for (ContactRow& r : rows) r.active = r.depth > 0;
     for (ContactRow& r : rows)
-      r.b = -(r.surface >= 0 && targets[size_t(r.surface)]->movable() ? share : 1.0) * r.depth;
+      r.b = -(r.surface >= 0 && targets[size_t(r.surface)]->kind == SurfaceTarget::Kind::Character ? share : 1.0) *
+            r.depth;
     double worst = 0;
     for (ContactRow& r : limitRows(nullptr, 0)) {
       r.active = r.depth > 0;
@@ -541,10 +545,18 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
   }
 }
 
-void ArticulatedBody::correctAgainst(const std::vector<const SurfaceTarget*>& targets, double share) {
+double ArticulatedBody::deepestPenetration(const std::vector<const Collider*>& colliders,
+                                           const std::vector<const SurfaceTarget*>& targets) const {
+  double deepest = 0;
+  for (const ContactRow& r : detect(colliders, targets, 0, false)) deepest = std::max(deepest, r.depth);
+  return deepest;
+}
+
+void ArticulatedBody::correctAgainst(const std::vector<const Collider*>& colliders,
+                                     const std::vector<const SurfaceTarget*>& targets, double share) {
   if (targets.empty()) return;
   const Vec3 P0 = linearMomentum();
-  correct({}, targets, share);
+  correct(colliders, targets, share);
   const int nv = 6 * model_->boneCount();
   projectJoints(nv, nv + model_->skeleton.rowCount());
   // (moving the bones and the skin changes what the velocities carry, (4.5)'s omega x r: the

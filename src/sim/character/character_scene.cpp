@@ -69,9 +69,10 @@ void Character::start() {
   body->pose(pose);
   std::vector<ArticulatedBody::BoneSpring> springs;
   const std::vector<std::string> bones = characterBoneNames(spec);
-  for (const auto& [bone, k] : spec.springs) {
+  for (const CharacterSpec::Spring& sp : spec.springs) {
+    const CoreSpringDesc& k = sp.spring;
     ArticulatedBody::BoneSpring b;
-    b.bone = int(std::find(bones.begin(), bones.end(), bone) - bones.begin());
+    b.bone = int(std::find(bones.begin(), bones.end(), sp.bone) - bones.begin());
     b.point = k.point;
     b.stiffness = k.stiffness;
     b.damping = k.damping;
@@ -79,6 +80,8 @@ void Character::start() {
     springs.push_back(b);
   }
   body->setBoneSprings(springs);
+  anchors.clear();
+  for (const ArticulatedBody::BoneSpring& b : springs) anchors.push_back(b.anchor);
   for (size_t j = 0; j < gains.size(); ++j) body->setJointGains(int(j), gains[j].first, gains[j].second);
   rest = spec.restAtStart ? pose : std::vector<Quat>(pose.size(), Quat::Identity());
   keys.clear();
@@ -106,6 +109,17 @@ void Character::setTargets(double t) {
     while (i + 1 < k.size() && k[i + 1].time <= t) ++i;
     if (t > k.front().time && i + 1 < k.size()) s = (t - k[i].time) / (k[i + 1].time - k[i].time);
   }
+  // the springs' anchors that circle (scene.h: CharacterSpec::Spring)
+  std::vector<ArticulatedBody::BoneSpring> springs = body->boneSprings();
+  bool moved = false;
+  for (size_t n = 0; n < springs.size() && n < spec.springs.size() && n < anchors.size(); ++n) {
+    const CharacterSpec::Spring& sp = spec.springs[n];
+    if (!(sp.circleRadius > 0)) continue;
+    const double a = 2 * kPi * t / sp.circlePeriod;
+    springs[n].anchor = anchors[n] + sp.circleRadius * Vec3(std::cos(a) - 1, 0, -std::sin(a));
+    moved = true;
+  }
+  if (moved) body->setBoneSprings(springs);
   for (size_t j = 0; j < rest.size(); ++j) {
     Quat q = k.empty() ? rest[j] : s > 0 ? keys[i][j].slerp(s, keys[i + 1][j]) : keys[i][j];
     if (j < poseEdit.size() && poseEdit[j]) q = rotationOf(*poseEdit[j]);

@@ -20,6 +20,9 @@ struct CharacterStats {
   double maxJointAngle = 0;    ///< largest angle of any joint away from its bind pose [rad]
   double maxDisplacement = 0;  ///< largest skin displacement |q| over the run [m]
   double minHeight = 1e300;    ///< lowest world y of any skin node over the run [m]
+  /// deepest any node ended a step inside the ground, a mesh collider, a body or another
+  /// character, over the run [m]
+  double maxPenetration = 0;
   int resets = 0;              ///< numerical blow-ups caught (the character restarted)
   int contacts = 0;            ///< nodes in contact in the last step
   std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
@@ -36,7 +39,7 @@ struct Character {
   /// The body at the spec's placement and starting pose, its springs' targets set.
   void start();
   /// The springs' targets at time t: the keyframes' (scene.h), or the rest pose; a joint
-  /// with a pose edit (the panels' pose editor) takes that instead.
+  /// with a pose edit (the panels' pose editor) takes that instead. The circling anchors to t.
   void setTargets(double t);
   /// The panels' pose editor: per joint, a target rotation vector (body frame) that
   /// overrides the keys, or none. Kept over restarts.
@@ -52,6 +55,7 @@ struct Character {
   std::vector<std::pair<double, double>> gains;  // (joints) as edited (empty: the model's)
   std::vector<Quat> rest;               // (joints) the springs' rest targets
   std::vector<std::vector<Quat>> keys;  // (keys x joints) the keyframed targets
+  std::vector<Vec3> anchors;            // (springs) where each anchor starts
 };
 
 }  // namespace d2t

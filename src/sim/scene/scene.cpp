@@ -245,7 +245,15 @@ CharacterSpec readCharacter(JsonReader r, int index) {
     if (k.has("rest_length"))
       k.fail("rest_length", "a character's springs have no rest length (they pull the point onto the anchor)");
     if (k.has("frame")) k.fail("frame", "a character's spring point is in the body's frame at the bind pose; remove the key");
-    c.springs.push_back({bone, readSpring(k)});
+    CharacterSpec::Spring spring{bone, CoreSpringDesc{}};
+    if (k.has("circle")) {
+      JsonReader circle = k.object("circle");
+      spring.circleRadius = circle.number("radius", 0.5, 0, 1e3, true);
+      spring.circlePeriod = circle.number("period", 4, 1e-3, 1e6, true);
+      circle.finish();
+    }
+    spring.spring = readSpring(k);
+    c.springs.push_back(spring);
   }
   r.finish();
   return c;

@@ -167,8 +167,16 @@ struct CharacterSpec {
   };
   std::vector<TargetKey> targets;
   /// Springs from a point of a named bone (the point in the body's frame at bind) to a world
-  /// anchor (default: where the point starts); rest length 0.
-  std::vector<std::pair<std::string, CoreSpringDesc>> springs;
+  /// anchor (default: where the point starts); rest length 0. The anchor may circle in the
+  /// horizontal plane (radius > 0: starting at the anchor, about the point `radius` towards
+  /// -x from it, counter-clockwise seen from above, once a `period`).
+  struct Spring {
+    std::string bone;
+    CoreSpringDesc spring;
+    double circleRadius = 0;  ///< [m]
+    double circlePeriod = 0;  ///< [s]
+  };
+  std::vector<Spring> springs;
   Vec3 position = Vec3::Zero();
   Quat orientation = Quat::Identity();
   Vec3 velocity = Vec3::Zero();
