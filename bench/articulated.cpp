@@ -1,7 +1,9 @@
 // The soft characters' step against Table 4.1 (dissertation ch. 4): the free update's
 // stages (setup, bones, skin; the response for a character on the ground) per step, for the
-// tube, the snake and the deer, and the cost against the node count n at fixed k and against the bone
-// count k at fixed n (a least-squares fit T = a n + b k + c). Figures only; one core
+// tube, the snake and the deer; Table 4.1's rows in contact (the shipped scenes deer_bird,
+// snake_fish, tube_press, in the window where the collider presses), with the thesis's figures
+// beside; and the cost against the node count n at fixed k and against the bone count k at
+// fixed n (a least-squares fit T = a n + b k + c). Figures only; one core
 // (OMP_NUM_THREADS=1 unless set). Prints medians of several runs:
 //   build/bench/bench_articulated            (all sections, about a minute)
 //   build/bench/bench_articulated --quick    (fewer steps)
@@ -22,6 +24,7 @@
 #include "sim/character/articulated_body.h"
 #include "sim/character/deer.h"
 #include "sim/character/tube.h"
+#include "sim/world/world.h"
 
 using namespace d2t;
 
@@ -149,6 +152,62 @@ void plot(const std::string& path, const std::vector<Point>& byN, const std::vec
   o << "</svg>\n";
 }
 
+// Table 4.1's rows in contact: a shipped scene (its first character at n nodes and k bones, 0:
+// the scene's), stepped to `from` [s], then timed to `to`, the window where its collider presses.
+struct ContactCase {
+  const char* model;
+  const char* scene;
+  int nodes, bones;
+  double from, to;
+  double thesis[9];  // free setup, bones, skin; resp. setup, bones, skin; total1, total2 [ms]; coll.
+};
+
+void contactRow(const ContactCase& r, int runs) {
+  Scene sc = loadScene(std::string(D2T_SOURCE_DIR) + "/scenes/" + r.scene);
+  if (r.nodes > 0) sc.characters[0].nodes = r.nodes;
+  if (r.bones > 0) sc.characters[0].bones = r.bones;
+  std::vector<double> col[8];
+  int n = 0, k = 0, coll = 0;
+  for (int run = 0; run < runs; ++run) {
+    World w(sc);
+    const double dt = w.settings().dt;
+    while (w.time() < r.from - 1e-9) w.step();
+    const ArticulatedBody& b = *w.characters()[0].body;
+    n = b.model().nodeCount();
+    k = b.model().boneCount();
+    const CharacterTimes t0 = b.times();
+    std::vector<double> wall;
+    int steps = 0;
+    coll = 0;
+    while (w.time() < r.to - 1e-9) {
+      const auto c0 = std::chrono::steady_clock::now();
+      w.step();
+      wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count());
+      coll = std::max(coll, int(b.contacts().size()));
+      ++steps;
+    }
+    (void)dt;
+    const CharacterTimes& t = b.times();
+    const double rb = (t.responseBones - t0.responseBones) / steps, rs = (t.responseSkin - t0.responseSkin) / steps;
+    const double fs = (t.setup - t0.setup) / steps, fb = (t.bones - t0.bones) / steps, fk = (t.skin - t0.skin) / steps;
+    col[0].push_back(fs);
+    col[1].push_back(fb);
+    col[2].push_back(fk);
+    col[3].push_back((t.response - t0.response) / steps - rb - rs);
+    col[4].push_back(rb);
+    col[5].push_back(rs);
+    col[6].push_back(fs + fb + fk);
+    col[7].push_back(median(wall));
+  }
+  double f[8];
+  for (int i = 0; i < 8; ++i) f[i] = median(col[i]);
+  std::printf("| %s | %d | %d | %d (%g) | %.2f (%g) | %.2f (%g) | %.2f (%g) | %.2f (%g) | %.2f (%g) | %.2f (%g) | %.2f "
+              "(%g) | %.2f (%g) | %.0f | %.0fx |\n",
+              r.model, n, k, coll, r.thesis[8], f[0], r.thesis[0], f[1], r.thesis[1], f[2], r.thesis[2], f[3],
+              r.thesis[3], f[4], r.thesis[4], f[5], r.thesis[5], f[6], r.thesis[6], f[7], r.thesis[7], 1000 / f[7],
+              r.thesis[7] / f[7]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,6 +240,25 @@ int main(int argc, char** argv) {
     row("deer", deer, false, warmup, steps, runs);
     row("deer", deer, true, warmup, steps, runs);
   }
+
+  std::printf("\n## Table 4.1 in contact (the thesis's figures in brackets)\n\n");
+  std::printf("Each row: the shipped scene, timed over the window where its collider presses (deer_bird 2.0-3.0 s, "
+              "snake_fish 2.0-4.0 s, tube_press 2.5-4.0 s); coll.: the most nodes in contact in a step; response "
+              "bones and skin: its KKT solves (4.31) and skin updates (4.32), the correction's and the given "
+              "impulses' included, its setup the rest (detection, rows); total1 the collision-free update, total2 "
+              "the whole world step; ratio: the thesis's total2 over ours.\n\n");
+  std::printf("| model | n | k | coll. | free setup | free bones | free skin | resp. setup | resp. bones | resp. skin | "
+              "total1 | total2 | steps/s | ratio |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  const ContactCase contact[] = {
+      {"deer + bird", "deer_bird.json", 1748, 0, 2.0, 3.0, {19.7, 34.0, 17.9, 1.1, 15.8, 7.7, 74.8, 123.8, 13}},
+      {"deer + bird", "deer_bird.json", 2755, 0, 2.0, 3.0, {39.3, 36.6, 29.6, 11.3, 14.7, 9.9, 114.1, 160.4, 41}},
+      {"deer + bird", "deer_bird.json", 8408, 0, 2.0, 3.0, {127.0, 64.9, 96.2, 24.5, 17.8, 33.9, 310.0, 449.7, 162}},
+      {"snake + fish", "snake_fish.json", 0, 0, 2.0, 4.0, {38.9, 18.1, 36.5, 6.2, 2.2, 12.9, 106.5, 140.6, 28}},
+      {"tube + box", "tube_press.json", 0, 2, 2.5, 4.0, {2.5, 1.6, 1.9, 3.9, 0.2, 0.8, 9.5, 13.8, 73}},
+      {"tube + box", "tube_press.json", 0, 5, 2.5, 4.0, {3.7, 2.7, 2.1, 7.7, 0.6, 1.0, 14.6, 23.3, 74}},
+  };
+  for (const ContactCase& r : contact) contactRow(r, quick ? 1 : runs);
 
   std::printf("\n## Cost against n (k = 8) and against k (n ~ 3,000), free\n\n");
   std::printf("s: the mean of the bones a node blends (up to 4; shorter bones, more of them).\n\n");

@@ -614,6 +614,7 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
     }
   }
   ++times_.steps;
+  times_.maxContacts = std::max(times_.maxContacts, int(contacts_.size()));
 }
 
 }  // namespace d2t

@@ -84,7 +84,11 @@ constexpr double kLandingGap = 1e-3;
 /// The free update's stages as Table 4.1 names them [ms], summed over the steps taken.
 struct CharacterTimes {
   double setup = 0, bones = 0, skin = 0, response = 0;
+  /// the response's (and its correction's and given impulses') bone solves (4.31) and skin
+  /// updates (4.32), both within `response`; the rest of it is its setup (detection, rows)
+  double responseBones = 0, responseSkin = 0;
   int steps = 0;
+  int maxContacts = 0;  ///< the most nodes in contact in a step
 };
 
 class ArticulatedBody {

@@ -3,6 +3,7 @@
 // anticipated, their active-set solve, detection, the response with friction, the
 // correction.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "sim/character/articulated_body.h"
@@ -98,6 +99,7 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
   };
   for (const ContactRow& r : rows)
     if (r.active) fold(r, 1);
+  const auto t0 = std::chrono::steady_clock::now();
   Eigen::VectorXd sol;
   for (int round = 0; round < 8; ++round) {
     factorKkt(blocks);
@@ -142,6 +144,8 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
       }
     }
   }
+  const auto t1 = std::chrono::steady_clock::now();
+  times_.responseBones += std::chrono::duration<double, std::milli>(t1 - t0).count();
   std::vector<Vec3> impulse(static_cast<size_t>(n), Vec3::Zero());
   for (const ContactRow& r : rows)
     if (r.node >= 0) impulse[size_t(r.node)] += r.lambda * r.normal;
@@ -165,6 +169,7 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
     }
     skin[size_t(p)] = skinDiagInverse_[size_t(p)] * (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a));
   }
+  times_.responseSkin += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
   return sol.head(nv);
 }
 
@@ -555,6 +560,7 @@ double ArticulatedBody::deepestPenetration(const std::vector<const Collider*>& c
 void ArticulatedBody::correctAgainst(const std::vector<const Collider*>& colliders,
                                      const std::vector<const SurfaceTarget*>& targets, double share) {
   if (targets.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
   const Vec3 P0 = linearMomentum();
   correct(colliders, targets, share);
   const int nv = 6 * model_->boneCount();
@@ -565,6 +571,7 @@ void ArticulatedBody::correctAgainst(const std::vector<const Collider*>& collide
     const Vec3 fix = (P0 - linearMomentum()) / model_->totalMass;
     for (CoreState& s : state_.bones) s.velocity += fix;
   }
+  times_.response += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Given impulses: fixed rows at the nodes, each along its impulse (solveRows folds J_cond^T
@@ -582,6 +589,7 @@ void ArticulatedBody::applyNodeImpulses(const std::vector<std::pair<int, Vec3>>&
     rows.push_back(r);
   }
   if (rows.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
   const Vec3 P0 = linearMomentum();
   Vec3 total = Vec3::Zero();
   for (const auto& [p, J] : impulses) total += J;
@@ -606,6 +614,7 @@ void ArticulatedBody::applyNodeImpulses(const std::vector<std::pair<int, Vec3>>&
       s.position += moveDt * fix;
     }
   }
+  times_.response += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace d2t
