@@ -561,17 +561,36 @@ void ArticulatedBody::factorKkt(const std::vector<Mat6>& blocks) {
         if (i != j || r >= c) t.emplace_back(6 * i + r, 6 * j + c, blocks[e](r, c));
   }
   t.insert(t.end(), rowTriplets_.begin(), rowTriplets_.end());
-  for (Eigen::Triplet<double>& e : t) {  // (into the elimination order, the lower triangle)
-    const int r = order_[size_t(e.row())], c = order_[size_t(e.col())];
-    e = Eigen::Triplet<double>(std::max(r, c), std::min(r, c), e.value());
+  bool same = kktMatrix_.rows() == size && kktKeys_.size() == t.size();
+  for (size_t k = 0; k < t.size(); ++k) {  // (into the elimination order, the lower triangle)
+    const int r = order_[size_t(t[k].row())], c = order_[size_t(t[k].col())];
+    t[k] = Eigen::Triplet<double>(std::max(r, c), std::min(r, c), t[k].value());
+    same = same && kktKeys_[k] == std::make_pair(t[k].row(), t[k].col());
   }
-  Eigen::SparseMatrix<double> K(size, size);
-  K.setFromTriplets(t.begin(), t.end());
+  if (same) {  // the pattern of the last assembly: the values into their slots (no sort, no allocation)
+    double* value = kktMatrix_.valuePtr();
+    std::fill(value, value + kktMatrix_.nonZeros(), 0.0);
+    for (size_t k = 0; k < t.size(); ++k) value[kktSlots_[k]] += t[k].value();
+  } else {
+    kktMatrix_.resize(size, size);
+    kktMatrix_.setFromTriplets(t.begin(), t.end());
+    kktMatrix_.makeCompressed();
+    kktKeys_.resize(t.size());
+    kktSlots_.resize(t.size());
+    for (size_t k = 0; k < t.size(); ++k) {
+      kktKeys_[k] = {t[k].row(), t[k].col()};
+      const int* inner = kktMatrix_.innerIndexPtr();
+      const int* first = inner + kktMatrix_.outerIndexPtr()[t[k].col()];
+      const int* last = inner + kktMatrix_.outerIndexPtr()[t[k].col() + 1];
+      kktSlots_[k] = int(std::lower_bound(first, last, t[k].row()) - inner);
+    }
+    kktAnalysed_ = false;
+  }
   if (!kktAnalysed_) {
-    kkt_.analyzePattern(K);
+    kkt_.analyzePattern(kktMatrix_);
     kktAnalysed_ = true;
   }
-  kkt_.factorize(K);
+  kkt_.factorize(kktMatrix_);
   if (kkt_.info() != Eigen::Success)
     throw std::runtime_error("character '" + model_->name + "': the bones' system could not be factored");
 }
@@ -597,11 +616,13 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
   const int nv = 6 * m.boneCount();
   projectJoints(nv, nv + m.skeleton.rowCount());
   if (!contacts_.empty() || limited_) {
+    const auto t0 = std::chrono::steady_clock::now();
     std::vector<const SurfaceTarget*> rigid;  // (the movable: World's correctAgainst, after the exchange)
     for (const SurfaceTarget* t : targets)
       if (!t->movable()) rigid.push_back(t);
     correct(colliders, rigid, 1.0);
     projectJoints(nv, nv + m.skeleton.rowCount());  // (the correction's rows are linear: its drift, out)
+    times_.response += msSince(t0);
   }
   // the linear momentum that gravity and the rows (contacts, drag) give, on every bone alike; not
   // with a spring on a bone (its impulse, k dt times a position, is not known to the rounding

@@ -191,6 +191,7 @@ class ArticulatedBody {
   Vec3 nodePosition(int p) const;
   Vec3 nodeVelocity(int p) const;
   std::vector<Vec3> skinPositions() const;
+  std::vector<Vec3> skinVelocities() const;
   /// The world position of joint j's anchor on its child bone (on its parent: parentAnchor).
   Vec3 childAnchor(int j) const;
   Vec3 parentAnchor(int j) const;
@@ -293,6 +294,11 @@ class ArticulatedBody {
   std::vector<int> order_;  // (6k + rows) a dof's or row's place in the KKT
   Eigen::VectorXd solveKkt(const Eigen::VectorXd& rhs) const;
   bool kktAnalysed_ = false;
+  // the assembled KKT matrix, and where each entry of factorKkt's fixed order lands in it (the
+  // pattern is kept while the entries' positions are the same: values only, then)
+  Eigen::SparseMatrix<double> kktMatrix_;
+  std::vector<std::pair<int, int>> kktKeys_;
+  std::vector<int> kktSlots_;
   std::vector<Eigen::Matrix<double, 6, 6>> blocks_;      // the free step's Mh_cond, pair by pair
   std::vector<Eigen::Triplet<double>> rowTriplets_;      // the KKT's joint rows and -eps I
   std::vector<CharacterContact> contacts_;

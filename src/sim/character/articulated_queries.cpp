@@ -111,6 +111,13 @@ void ArticulatedBody::nodeAt(const BoneFrames& f, int p, Vec3* x, Vec3* v, Mat3*
   }
 }
 
+std::vector<Vec3> ArticulatedBody::skinVelocities() const {
+  const BoneFrames f = frames();
+  std::vector<Vec3> v(size_t(model_->nodeCount()));
+  for (int p = 0; p < model_->nodeCount(); ++p) nodeAt(f, p, nullptr, &v[size_t(p)], nullptr);
+  return v;
+}
+
 std::vector<Vec3> ArticulatedBody::skinPositions() const {
   const BoneFrames f = frames();
   std::vector<Vec3> x(size_t(model_->nodeCount()));

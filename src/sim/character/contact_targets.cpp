@@ -139,8 +139,7 @@ SurfaceTarget characterTarget(const ArticulatedBody& character, int index) {
   t.kind = SurfaceTarget::Kind::Character;
   t.index = index;
   t.x = character.skinPositions();
-  t.v.resize(t.x.size());
-  for (int p = 0; p < m.nodeCount(); ++p) t.v[size_t(p)] = character.nodeVelocity(p);
+  t.v = character.skinVelocities();
   t.triangles = m.triangles;
   t.friction = m.material.friction;
   const std::vector<Eigen::Matrix<double, 6, 6>> M = character.boneMassMatrices();

@@ -30,10 +30,13 @@ namespace {
 constexpr double kCorrectionShare = 1.0;
 constexpr int kCorrectionPasses = 2;
 
-// The box of a character's skin now, grown by `grow` [m].
-Aabb skinBox(const ArticulatedBody& body, double grow) {
+// The box of a character's skin now, grown by 2 cm and twice its fastest node's travel in dt.
+Aabb skinBox(const ArticulatedBody& body, double dt) {
   Aabb box;
   for (const Vec3& x : body.skinPositions()) box.grow(x);
+  double v = 0;
+  for (const Vec3& u : body.skinVelocities()) v = std::max(v, u.norm());
+  const double grow = 0.02 + 2 * dt * v;
   box.lo -= Vec3::Constant(grow);
   box.hi += Vec3::Constant(grow);
   return box;
@@ -43,18 +46,12 @@ bool overlap(const Aabb& a, const Aabb& b) {
   return (a.lo.array() <= b.hi.array()).all() && (b.lo.array() <= a.hi.array()).all();
 }
 
-// How far a character may reach in a step: its fastest node's travel and the margin [m].
-double reach(const ArticulatedBody& body, double dt) {
-  double v = 0;
-  for (int p = 0; p < body.model().nodeCount(); ++p) v = std::max(v, body.nodeVelocity(p).norm());
-  return 0.02 + 2 * dt * v;
-}
-
 }  // namespace
 
-std::vector<SurfaceTarget> World::characterTargets(double dt, bool characters) {
+std::vector<SurfaceTarget> World::characterTargets(double dt, bool characters, std::vector<Aabb>* skinBoxes) {
   std::vector<Aabb> boxes;
-  for (const Character& c : characters_) boxes.push_back(skinBox(*c.body, reach(*c.body, dt)));
+  for (const Character& c : characters_) boxes.push_back(skinBox(*c.body, dt));
+  if (skinBoxes) *skinBoxes = boxes;
   const auto nearAny = [&](const Aabb& box, int except) {
     for (size_t i = 0; i < boxes.size(); ++i)
       if (int(i) != except && overlap(boxes[i], box)) return true;
@@ -88,11 +85,12 @@ void World::stepCharacters(double dt) {
   std::vector<const Collider*> ground;
   for (const Collider& c : colliders_)
     if (!c.detectedInStages()) ground.push_back(&c);
-  const std::vector<SurfaceTarget> targets = characterTargets(dt, characters_.size() > 1);
+  std::vector<Aabb> boxes;
+  const std::vector<SurfaceTarget> targets = characterTargets(dt, characters_.size() > 1, &boxes);
   std::vector<std::vector<const SurfaceTarget*>> seen(characters_.size());
   for (size_t i = 0; i < characters_.size(); ++i) {
     Character& c = characters_[i];
-    const Aabb box = skinBox(*c.body, reach(*c.body, dt));
+    const Aabb& box = boxes[i];
     for (const SurfaceTarget& t : targets)
       if (!(t.kind == SurfaceTarget::Kind::Character && t.index == int(i)) && overlap(box, t.box))
         seen[i].push_back(&t);

@@ -230,7 +230,8 @@ class World {
   /// (Newton's third law) and the movable contacts corrected.
   void stepCharacters(double dt);
   /// The surfaces that may touch a character: `characters` the characters' own (false: none).
-  std::vector<SurfaceTarget> characterTargets(double dt, bool characters);
+  /// (skinBoxes: each character's box, grown by what it may travel in dt)
+  std::vector<SurfaceTarget> characterTargets(double dt, bool characters, std::vector<Aabb>* skinBoxes = nullptr);
   void exchangeCharacterImpulses(const std::vector<std::vector<const SurfaceTarget*>>& seen, double dt);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts, double dt);
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
