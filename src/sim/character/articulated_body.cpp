@@ -468,10 +468,10 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
   };
   std::vector<Mat6> W(pairs_.size(), Mat6::Zero());
   std::vector<Vec6> bw(static_cast<size_t>(k), Vec6::Zero());  // sum m w B H Ft_s (world)
-  condenseBlockDiagonal(frame, Fs, W, bw);
+  if (!rigidSkin_) condenseBlockDiagonal(frame, Fs, W, bw);  // (a rigid skin: the bones' M_c and Ft_c alone)
   condense(W, blocks_);
   std::vector<Mat6> exact;
-  if (exact_) {
+  if (exact_ && !rigidSkin_) {
     std::fill(W.begin(), W.end(), Mat6::Zero());
     std::fill(bw.begin(), bw.end(), Vec6::Zero());
     condenseExactly(frame, Fs, W, bw);
@@ -528,7 +528,7 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
     }
     srhs.segment<3>(3 * p) = dt * Fs[size_t(p)] - m.nodeMass[size_t(p)] * (f.P.transpose() * a);
   }
-  const Eigen::VectorXd dvs = skinSolver_->solve(srhs);
+  const Eigen::VectorXd dvs = rigidSkin_ ? Eigen::VectorXd::Zero(3 * n) : Eigen::VectorXd(skinSolver_->solve(srhs));
   times_.skin += msSince(t2);
 
   // ---- stage 6: the velocities (the positions follow in step()) -----------------------------------

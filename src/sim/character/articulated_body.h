@@ -182,6 +182,13 @@ class ArticulatedBody {
   }
   bool exactCondensation() const { return exact_; }
 
+  /// The rigid-skin comparison mode (dissertation Fig. 4.7): q held at zero (a pure linear-blend
+  /// skin moving with the bones), the bones carrying the skin's mass, contacts solved on the
+  /// bones alone (each row's M_lambda a compliance of 1e-6 / m_p instead of the skin's, which is
+  /// zero), no contact support.
+  void setRigidSkin(bool rigid);
+  bool rigidSkin() const { return rigidSkin_; }
+
   // ---- what a step leaves ------------------------------------------------------------
   /// The joint impulses mu of the last step (N s), joint by joint, row by row.
   const Eigen::VectorXd& jointImpulses() const { return mu_; }
@@ -280,6 +287,7 @@ class ArticulatedBody {
   bool limited_ = false;            // a joint with a limit (its rows: limitRows)
   bool exact_ = false;              // setExactCondensation
   bool supportOn_ = true;           // setContactSupport
+  bool rigidSkin_ = false;          // setRigidSkin
   Vec3 gravity_ = Vec3::Zero();     // the step's
 
   // the skin system, factored once per dt

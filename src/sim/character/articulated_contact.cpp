@@ -12,6 +12,10 @@ namespace d2t {
 
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 
+// A rigid skin's row compliance times the node's mass [-]: small against a bone's (1 / its
+// effective mass), so that the row holds its target to about 1e-6 of the approach.
+constexpr double kRigidSkinCompliance = 1e-6;
+
 // ---- contact with planes and height fields (4.27)-(4.32) ---------------------------------------
 
 
@@ -44,8 +48,8 @@ ArticulatedBody::ContactRow ArticulatedBody::contactRow(const BoneFrames& f, int
   const Influences& in = m.influence[size_t(p)];
   Mat3 P;
   nodeAt(f, p, nullptr, nullptr, &P);
-  const Vec3 h = P * (skinDiagInverse_[size_t(p)] * (P.transpose() * normal));
-  r.mlambda = normal.dot(h);
+  const Vec3 h = rigidSkin_ ? Vec3::Zero() : Vec3(P * (skinDiagInverse_[size_t(p)] * (P.transpose() * normal)));
+  r.mlambda = rigidSkin_ ? kRigidSkinCompliance / m.nodeMass[size_t(p)] : normal.dot(h);
   const Vec3 nt = normal - m.nodeMass[size_t(p)] * h;
   const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
   r.count = in.count;
@@ -67,7 +71,8 @@ std::array<Vec3, 3> ArticulatedBody::conjugateDirections(const BoneFrames& f, in
                                                          const Vec3& c) const {
   Mat3 P;
   nodeAt(f, p, nullptr, nullptr, &P);
-  const Mat3 G = P * skinDiagInverse_[size_t(p)] * P.transpose();
+  // (a rigid skin has no compliance of its own: any metric will do, the rows meet in the bones)
+  const Mat3 G = rigidSkin_ ? Mat3::Identity() : Mat3(P * skinDiagInverse_[size_t(p)] * P.transpose());
   const auto conj = [&](const Vec3& d, const Vec3& e) { return Vec3(d - (e.dot(G * d) / e.dot(G * e)) * e); };
   const Vec3 d1 = conj(b, a);
   return {a, d1, conj(conj(c, a), d1)};
@@ -167,7 +172,9 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
       P += w * f.P[b];
       a += w * (sol.segment<3>(6 * int(b)) + dW[b].cross(f.P[b] * (u - m.skeleton.bones[b].bindPosition)));
     }
-    skin[size_t(p)] = skinDiagInverse_[size_t(p)] * (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a));
+    skin[size_t(p)] = rigidSkin_ ? Vec3::Zero()
+                                 : Vec3(skinDiagInverse_[size_t(p)] *
+                                        (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a)));
   }
   times_.responseSkin += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
   return sol.head(nv);

@@ -224,4 +224,12 @@ std::vector<Mat6> ArticulatedBody::boneMassMatrices() const {
   return out;
 }
 
+void ArticulatedBody::setRigidSkin(bool rigid) {
+  rigidSkin_ = rigid;
+  if (!rigid) return;
+  std::fill(state_.q.begin(), state_.q.end(), Vec3::Zero());
+  std::fill(state_.qdot.begin(), state_.qdot.end(), Vec3::Zero());
+  setContactSupport(false);
+}
+
 }  // namespace d2t

@@ -80,6 +80,7 @@ void Character::start() {
     springs.push_back(b);
   }
   body->setBoneSprings(springs);
+  body->setRigidSkin(spec.rigidSkin);
   anchors.clear();
   for (const ArticulatedBody::BoneSpring& b : springs) anchors.push_back(b.anchor);
   for (size_t j = 0; j < gains.size(); ++j) body->setJointGains(int(j), gains[j].first, gains[j].second);

@@ -238,6 +238,7 @@ CharacterSpec readCharacter(JsonReader r, int index) {
   c.position = r.vec3("position", c.position);
   c.orientation = r.quat("orientation", c.orientation);
   c.velocity = r.vec3("velocity", c.velocity);
+  c.rigidSkin = r.boolean("rigid_skin", false);
   c.angularVelocity = r.vec3("angular_velocity", c.angularVelocity);
   const std::vector<std::string> bones = characterBoneNames(c);
   for (JsonReader& k : r.objectArray("springs", false)) {

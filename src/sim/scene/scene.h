@@ -181,6 +181,8 @@ struct CharacterSpec {
   Quat orientation = Quat::Identity();
   Vec3 velocity = Vec3::Zero();
   Vec3 angularVelocity = Vec3::Zero();
+  /// The rigid-skin comparison mode (Fig. 4.7): q held at zero, contacts on the bones alone.
+  bool rigidSkin = false;
 };
 
 /// The joints' names of a scene's character model, in the model's joint order: a joint is

@@ -95,7 +95,8 @@ void World::stepCharacters(double dt) {
       if (!(t.kind == SurfaceTarget::Kind::Character && t.index == int(i)) && overlap(box, t.box))
         seen[i].push_back(&t);
     // (the response's `support` unit rules the characters' as the bodies': response_policies.h)
-    if (c.body->contactSupport() != settings().response.support) c.body->setContactSupport(settings().response.support);
+    const bool support = settings().response.support && !c.body->rigidSkin();
+    if (c.body->contactSupport() != support) c.body->setContactSupport(support);
     c.step(time_, dt, settings().gravity, ground, seen[i]);
   }
   exchangeCharacterImpulses(seen, dt);

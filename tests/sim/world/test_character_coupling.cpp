@@ -149,3 +149,26 @@ TEST(CharacterCoupling, ABallHittingTheSnakeTurnsItsJointAndDentsItsSkin) {
   EXPECT_GT(s.linearMomentum().z(), 0.2 * p0.z()) << "the snake was not pushed";
   EXPECT_EQ(w.characters()[0].stats.resets, 0);
 }
+
+// Fig. 4.7: the fish pushing the snake's middle (snake_fish, 3 s: it presses from 2 s on). The
+// soft skin dents and keeps the fish out to under 1 mm; the rigid skin (q = 0, contacts on the
+// bones alone, snake_fish_rigid_skin) cannot dent, and the fish goes deeper into it.
+TEST(CharacterCoupling, TheSoftSkinKeepsTheFishOutWhereTheRigidSkinLetsItIn) {
+  const std::string scenes = std::string(D2T_TEST_DATA) + "/../../scenes/";
+  double pen[2], dent[2];
+  for (int rigid = 0; rigid < 2; ++rigid) {
+    World w(loadScene(scenes + (rigid ? "snake_fish_rigid_skin.json" : "snake_fish.json")));
+    ASSERT_EQ(w.characters()[0].body->rigidSkin(), rigid == 1);
+    while (w.time() < 3.0) w.step();
+    pen[rigid] = w.characters()[0].stats.maxPenetration;
+    dent[rigid] = w.characters()[0].stats.maxDisplacement;
+    EXPECT_EQ(w.characters()[0].stats.resets, 0);
+  }
+  std::printf("fish in the snake: soft skin %.3f mm deep (dent %.1f mm), rigid skin %.3f mm (dent %.1f mm)\n",
+              1e3 * pen[0], 1e3 * dent[0], 1e3 * pen[1], 1e3 * dent[1]);
+  EXPECT_LT(pen[0], 1e-3);
+  EXPECT_GT(dent[0], 5e-3);
+  EXPECT_EQ(dent[1], 0.0);
+  EXPECT_GT(pen[1], 2 * pen[0]);
+  EXPECT_GT(pen[1], 1e-3);
+}
