@@ -562,9 +562,9 @@ void ArticulatedBody::factorKkt(const std::vector<Mat6>& blocks) {
   }
   t.insert(t.end(), rowTriplets_.begin(), rowTriplets_.end());
   bool same = kktMatrix_.rows() == size && kktKeys_.size() == t.size();
-  for (size_t k = 0; k < t.size(); ++k) {  // (into the elimination order, the lower triangle)
+  for (size_t k = 0; k < t.size(); ++k) {  // (into the elimination order, the upper triangle)
     const int r = order_[size_t(t[k].row())], c = order_[size_t(t[k].col())];
-    t[k] = Eigen::Triplet<double>(std::max(r, c), std::min(r, c), t[k].value());
+    t[k] = Eigen::Triplet<double>(std::min(r, c), std::max(r, c), t[k].value());
     same = same && kktKeys_[k] == std::make_pair(t[k].row(), t[k].col());
   }
   if (same) {  // the pattern of the last assembly: the values into their slots (no sort, no allocation)

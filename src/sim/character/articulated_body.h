@@ -298,7 +298,8 @@ class ArticulatedBody {
   std::vector<int> pairIndex_;  // (k x k) block index or -1
   std::vector<std::pair<int, int>> pairs_;
   // (in the elimination order order_: prepareBones)
-  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> kkt_;
+  // (the upper triangle: with the natural ordering Eigen factors it in place, no permuted copy)
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Upper, Eigen::NaturalOrdering<int>> kkt_;
   std::vector<int> order_;  // (6k + rows) a dof's or row's place in the KKT
   Eigen::VectorXd solveKkt(const Eigen::VectorXd& rhs) const;
   bool kktAnalysed_ = false;

@@ -545,7 +545,9 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
       worst = std::max(worst, r.depth);
       rows.push_back(r);
     }
-    if (rows.empty() || (pass > 0 && worst <= 1e-4)) return;
+    bool under = false;  // (a node under a surface, or a limit passed: else nothing to correct)
+    for (const ContactRow& r : rows) under = under || r.depth > 0;
+    if (!under || (pass > 0 && worst <= 1e-4)) return;
     std::vector<Vec3> dq;
     const Eigen::VectorXd dx = solveRows(rows, dq);
     for (int b = 0; b < model_->boneCount(); ++b) {
