@@ -1,6 +1,6 @@
 // A soft articulated character's step (articulated_body.h): the free update and the joints.
-// The queries and controls are in articulated_queries.cpp, the contact response with planes
-// and height fields in articulated_contact.cpp.
+// The queries and controls are in articulated_queries.cpp, the contact response in
+// articulated_contact.cpp.
 //
 // Sections: construction and pose, preparation (the skin's factor, the bone pairs, the KKT's
 // elimination order), joint rows and their projection, the step (stage 3's condensation,

@@ -1,7 +1,11 @@
-// A soft articulated character's contact with planes and height fields (articulated_body.h;
-// dissertation (4.27)-(4.32), 3.20-3.21): the rows at a node with the skeleton's response
-// anticipated, their active-set solve, detection, the response with friction, the
-// correction.
+// A soft articulated character's contact (articulated_body.h; dissertation (4.27)-(4.32),
+// 3.20-3.21) with planes, height fields and the surface targets (contact_targets.h).
+//
+// Sections: the rows at a node with the skeleton's response anticipated (contactRow,
+// conjugateDirections); their active-set solve (solveRows); detection (nodeEffectiveMass,
+// detect); joint limits' and the drag's rows; the response with friction (respond); the next
+// step's support (updateSupport); the correction (correct); what the World's exchange calls
+// (deepestPenetration, correctAgainst, applyNodeImpulses).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
