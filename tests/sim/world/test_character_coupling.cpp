@@ -152,15 +152,26 @@ TEST(CharacterCoupling, ABallHittingTheSnakeTurnsItsJointAndDentsItsSkin) {
 
 // Fig. 4.7: the fish pushing the snake's middle (snake_fish, 3 s: it presses from 2 s on). The
 // soft skin dents and keeps the fish out to under 1 mm; the rigid skin (q = 0, contacts on the
-// bones alone, snake_fish_rigid_skin) cannot dent, and the fish goes deeper into it.
+// bones alone: the same scene with "rigid_skin") cannot dent, and the fish goes deeper into it.
+// (Measured against the fish alone: the rigid snake, tossed by the fish, also lands up to 6 mm
+// into the ground, decision 0031; the soft one does not.)
 TEST(CharacterCoupling, TheSoftSkinKeepsTheFishOutWhereTheRigidSkinLetsItIn) {
-  const std::string scenes = std::string(D2T_TEST_DATA) + "/../../scenes/";
+  Scene scene = loadScene(std::string(D2T_TEST_DATA) + "/../../scenes/snake_fish.json");
   double pen[2], dent[2];
   for (int rigid = 0; rigid < 2; ++rigid) {
-    World w(loadScene(scenes + (rigid ? "snake_fish_rigid_skin.json" : "snake_fish.json")));
+    scene.characters[0].rigidSkin = rigid == 1;
+    World w(scene);
     ASSERT_EQ(w.characters()[0].body->rigidSkin(), rigid == 1);
-    while (w.time() < 3.0) w.step();
-    pen[rigid] = w.characters()[0].stats.maxPenetration;
+    const Collider* fish = nullptr;
+    for (const Collider& c : w.colliders())
+      if (c.name() == "fish") fish = &c;
+    ASSERT_NE(fish, nullptr);
+    pen[rigid] = 0;
+    while (w.time() < 3.0) {
+      w.step();
+      const SurfaceTarget t = colliderTarget(*fish, 0);
+      pen[rigid] = std::max(pen[rigid], w.characters()[0].body->deepestPenetration({}, {&t}));
+    }
     dent[rigid] = w.characters()[0].stats.maxDisplacement;
     EXPECT_EQ(w.characters()[0].stats.resets, 0);
   }
@@ -169,6 +180,5 @@ TEST(CharacterCoupling, TheSoftSkinKeepsTheFishOutWhereTheRigidSkinLetsItIn) {
   EXPECT_LT(pen[0], 1e-3);
   EXPECT_GT(dent[0], 5e-3);
   EXPECT_EQ(dent[1], 0.0);
-  EXPECT_GT(pen[1], 2 * pen[0]);
-  EXPECT_GT(pen[1], 1e-3);
+  EXPECT_GT(pen[1], 2 * pen[0] + 1e-4);
 }
