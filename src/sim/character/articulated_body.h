@@ -255,7 +255,8 @@ class ArticulatedBody {
                                  double reach = 0) const;
   /// The node's side of a contact's mass along n: its dominant bone with its skin, rigid
   /// (the surface target's rule for characters), from M_c(b, b)^-1 (`inverse`, by bone).
-  double nodeEffectiveMass(const std::vector<Eigen::Matrix<double, 6, 6>>& inverse, int p, const Vec3& n) const;
+  double nodeEffectiveMass(const std::vector<Eigen::Matrix<double, 6, 6>>& inverse, int p, const Vec3& x,
+                           const Vec3& n) const;
   /// The joint limits' rows: for the step's velocities from `start`, or (null) at the position level.
   std::vector<ContactRow> limitRows(const CharacterState* start, double dt) const;
   /// The mouse's drag spring's rows (none when not dragging).

@@ -184,14 +184,10 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
   return sol.head(nv);
 }
 
-double ArticulatedBody::nodeEffectiveMass(const std::vector<Mat6>& inverse, int p, const Vec3& n) const {
-  const Influences& in = model_->influence[size_t(p)];
-  int best = 0;
-  for (int a = 1; a < in.count; ++a)
-    if (in.weight[size_t(a)] > in.weight[size_t(best)]) best = a;
-  const size_t b = size_t(in.bone[size_t(best)]);
+double ArticulatedBody::nodeEffectiveMass(const std::vector<Mat6>& inverse, int p, const Vec3& x, const Vec3& n) const {
+  const size_t b = size_t(model_->influence[size_t(p)].dominant());
   const CoreState& s = state_.bones[b];
-  return rigidEffectiveMass(inverse[b], s.position, s.orientation.toRotationMatrix(), nodePosition(p), n);
+  return rigidEffectiveMass(inverse[b], s.position, s.orientation.toRotationMatrix(), x, n);
 }
 
 // The deepest surface under (or within `margin` of) each node: the planes and height fields,
@@ -206,9 +202,9 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
   const CharacterModel& m = *model_;
   std::vector<ContactRow> rows;
   const BoneFrames f = frames();
-  std::vector<Mat6> inverse;  // (bones) M_c(b, b)^-1, when a target is movable
+  std::vector<Mat6> inverse;  // (bones) M_c(b, b)^-1, for the velocity rows against a movable target
   for (const SurfaceTarget* t : targets)
-    if (t->movable() && inverse.empty())
+    if (speculative && t->movable() && inverse.empty())
       for (const Mat6& M : boneMassMatrices()) inverse.push_back(M.inverse());
   for (int p = 0; p < m.nodeCount(); ++p) {
     Vec3 x, v;
@@ -242,8 +238,8 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
       r.depth = -th.distance;
       r.vo = th.velocity;
       if (t.movable() && !inverse.empty()) {
-        const double ms = nodeEffectiveMass(inverse, p, th.normal), mo = t.effectiveMass(th, th.normal);
-        r.vo = (ms * (speculative ? v : nodeVelocity(p)) + mo * th.velocity) / (ms + mo);
+        const double ms = nodeEffectiveMass(inverse, p, x, th.normal), mo = t.effectiveMass(th, th.normal);
+        r.vo = (ms * v + mo * th.velocity) / (ms + mo);
       }
       r.friction = std::sqrt(m.material.friction * t.friction);
       rows.push_back(r);

@@ -54,6 +54,13 @@ struct Influences {
   std::array<int, 4> bone{{-1, -1, -1, -1}};
   std::array<double, 4> weight{{0, 0, 0, 0}};
   int count = 0;
+  /// The bone of the largest weight.
+  int dominant() const {
+    int best = 0;
+    for (int a = 1; a < count; ++a)
+      if (weight[size_t(a)] > weight[size_t(best)]) best = a;
+    return bone[size_t(best)];
+  }
 };
 
 /// The general surface layout's stencil: node i's neighbours (itself first, then the nodes it

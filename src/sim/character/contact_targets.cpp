@@ -149,13 +149,7 @@ SurfaceTarget characterTarget(const ArticulatedBody& character, int index) {
     t.boneRotation.push_back(character.state().bones[size_t(b)].orientation.toRotationMatrix());
   }
   t.dominantBone.resize(size_t(m.nodeCount()));
-  for (int p = 0; p < m.nodeCount(); ++p) {
-    const Influences& in = m.influence[size_t(p)];
-    int best = 0;
-    for (int a = 1; a < in.count; ++a)
-      if (in.weight[size_t(a)] > in.weight[size_t(best)]) best = a;
-    t.dominantBone[size_t(p)] = in.bone[size_t(best)];
-  }
+  for (int p = 0; p < m.nodeCount(); ++p) t.dominantBone[size_t(p)] = m.influence[size_t(p)].dominant();
   finish(t);
   return t;
 }
