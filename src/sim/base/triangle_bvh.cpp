@@ -46,6 +46,38 @@ double boxDistanceSq(const Aabb& box, const Vec3& p) {
   return (box.lo - p).cwiseMax(p - box.hi).cwiseMax(0.0).squaredNorm();
 }
 
+bool trianglesOverlap(const std::array<Vec3, 3>& a, const std::array<Vec3, 3>& b) {
+  // (a relative tolerance on the axes' lengths: the triangles' scale squared)
+  double scale = 0;
+  for (int k = 0; k < 3; ++k)
+    scale = std::max({scale, (a[size_t(k)] - a[0]).squaredNorm(), (b[size_t(k)] - b[0]).squaredNorm()});
+  const double tiny = 1e-24 * scale * scale;
+  const auto separates = [&](const Vec3& axis) {
+    if (!(axis.squaredNorm() > tiny)) return false;  // degenerate: no information
+    double alo = 1e300, ahi = -1e300, blo = 1e300, bhi = -1e300;
+    for (int k = 0; k < 3; ++k) {
+      const double pa = axis.dot(a[size_t(k)]), pb = axis.dot(b[size_t(k)]);
+      alo = std::min(alo, pa);
+      ahi = std::max(ahi, pa);
+      blo = std::min(blo, pb);
+      bhi = std::max(bhi, pb);
+    }
+    return ahi < blo || bhi < alo;
+  };
+  const std::array<Vec3, 3> ea{a[1] - a[0], a[2] - a[1], a[0] - a[2]}, eb{b[1] - b[0], b[2] - b[1], b[0] - b[2]};
+  const Vec3 na = ea[0].cross(ea[1]), nb = eb[0].cross(eb[1]);
+  if (separates(na) || separates(nb)) return false;
+  for (const Vec3& u : ea)
+    for (const Vec3& w : eb)
+      if (separates(u.cross(w))) return false;
+  // coplanar (or degenerate) pairs: the in-plane normals of the edges
+  for (const Vec3& u : ea)
+    if (separates(na.cross(u))) return false;
+  for (const Vec3& w : eb)
+    if (separates(nb.cross(w))) return false;
+  return true;
+}
+
 namespace {
 
 // slab test, padded by a relative epsilon so that rays along a face are kept
@@ -180,36 +212,6 @@ int TriangleBvh::crossings(const Vec3& o, const Vec3& d) const {
     }
   });
   return count;
-}
-
-TriangleBvh::Closest TriangleBvh::closest(const Vec3& p, double maxDistanceSq) const {
-  Closest best;
-  best.distanceSq = maxDistanceSq;
-  if (tris_.empty()) return best;
-  int stack[64];
-  int top = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const Node& node = nodes_[size_t(stack[--top])];
-    if (boxDistanceSq(node.box, p) >= best.distanceSq) continue;
-    if (node.count > 0) {
-      for (int i = node.first; i < node.first + node.count; ++i) {
-        const auto& t = tris_[size_t(i)];
-        std::array<double, 3> w;
-        const Vec3 c = closestPointOnTriangle(p, t[0], t[1], t[2], &w);
-        const double d = (c - p).squaredNorm();
-        if (d < best.distanceSq) best = {ids_[size_t(i)], c, w, d};
-      }
-      continue;
-    }
-    // visit the nearer child first (pushed last)
-    const int l = node.first, r = node.first + 1;
-    const bool leftNear = boxDistanceSq(nodes_[size_t(l)].box, p) <= boxDistanceSq(nodes_[size_t(r)].box, p);
-    stack[top++] = leftNear ? r : l;
-    stack[top++] = leftNear ? l : r;
-  }
-  if (best.triangle < 0) best.distanceSq = 1e300;
-  return best;
 }
 
 }  // namespace d2t

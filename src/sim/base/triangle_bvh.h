@@ -1,7 +1,9 @@
 #pragma once
 // A bounding-volume hierarchy over a triangle soup (median split, leaves of up to 4
 // triangles, corners stored inline in leaf order): ray casts (the OBJ shapes' radius and
-// inside votes) and closest-point queries (the characters' contacts with surfaces).
+// inside votes), closest-point queries (the characters' contacts with surfaces, some
+// triangles excluded: a node's own neighbourhood in self-collision) and box queries; and the
+// exact triangle-triangle overlap test.
 #include <array>
 #include <vector>
 
@@ -16,6 +18,12 @@ Vec3 closestPointOnTriangle(const Vec3& p, const Vec3& a, const Vec3& b, const V
 
 /// Squared distance from p to the box (0 inside).
 double boxDistanceSq(const Aabb& box, const Vec3& p);
+
+/// Whether triangles a and b share a point (touching counts), by the separating axis
+/// theorem: they are apart iff their projections separate on one of the two normals, the
+/// nine cross products of their edges, or (coplanar) the six in-plane edge normals.
+/// Degenerate axes (parallel edges) are skipped; a degenerate triangle is a segment or point.
+bool trianglesOverlap(const std::array<Vec3, 3>& a, const std::array<Vec3, 3>& b);
 
 class TriangleBvh {
  public:
@@ -45,7 +53,16 @@ class TriangleBvh {
     double distanceSq = 1e300;
   };
   /// The nearest point of any triangle to p if it is nearer than sqrt(maxDistanceSq).
-  Closest closest(const Vec3& p, double maxDistanceSq) const;
+  Closest closest(const Vec3& p, double maxDistanceSq) const {
+    return closestWhere(p, maxDistanceSq, [](int) { return true; });
+  }
+  /// The same among the triangles whose id `accept`s.
+  template <class Accept>
+  Closest closestWhere(const Vec3& p, double maxDistanceSq, Accept&& accept) const;
+  /// Calls fn(id) for every triangle whose leaf box overlaps `box` (a superset of those whose
+  /// own box does).
+  template <class Fn>
+  void forEachInBox(const Aabb& box, Fn&& fn) const;
 
  private:
   static constexpr int kLeafSize = 4;
@@ -64,5 +81,55 @@ class TriangleBvh {
   std::vector<std::array<Vec3, 3>> tris_;  // leaf order
   std::vector<int> ids_;                   // (leaf order) the triangle's id
 };
+
+template <class Accept>
+TriangleBvh::Closest TriangleBvh::closestWhere(const Vec3& p, double maxDistanceSq, Accept&& accept) const {
+  Closest best;
+  best.distanceSq = maxDistanceSq;
+  if (tris_.empty()) return best;
+  int stack[64];
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& node = nodes_[size_t(stack[--top])];
+    if (boxDistanceSq(node.box, p) >= best.distanceSq) continue;
+    if (node.count > 0) {
+      for (int i = node.first; i < node.first + node.count; ++i) {
+        if (!accept(ids_[size_t(i)])) continue;
+        const auto& t = tris_[size_t(i)];
+        std::array<double, 3> w;
+        const Vec3 c = closestPointOnTriangle(p, t[0], t[1], t[2], &w);
+        const double d = (c - p).squaredNorm();
+        if (d < best.distanceSq) best = {ids_[size_t(i)], c, w, d};
+      }
+      continue;
+    }
+    // visit the nearer child first (pushed last)
+    const int l = node.first, r = node.first + 1;
+    const bool leftNear = boxDistanceSq(nodes_[size_t(l)].box, p) <= boxDistanceSq(nodes_[size_t(r)].box, p);
+    stack[top++] = leftNear ? r : l;
+    stack[top++] = leftNear ? l : r;
+  }
+  if (best.triangle < 0) best.distanceSq = 1e300;
+  return best;
+}
+
+template <class Fn>
+void TriangleBvh::forEachInBox(const Aabb& box, Fn&& fn) const {
+  if (tris_.empty()) return;
+  int stack[64];
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& node = nodes_[size_t(stack[--top])];
+    if ((node.box.hi.array() < box.lo.array()).any() || (box.hi.array() < node.box.lo.array()).any()) continue;
+    if (node.count > 0) {
+      for (int i = node.first; i < node.first + node.count; ++i) fn(ids_[size_t(i)]);
+      continue;
+    }
+    stack[top++] = node.first;
+    stack[top++] = node.first + 1;
+  }
+}
 
 }  // namespace d2t

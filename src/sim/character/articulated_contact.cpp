@@ -223,9 +223,10 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
     int bestTarget = -1;
     SurfaceTarget::Hit th;
     for (size_t i = 0; i < targets.size(); ++i) {
+      if (!targets[i]->reaches(m.influence[size_t(p)])) continue;  // (stage 1: no bone of p near it)
       SurfaceTarget::Hit h;
       const double within = speculative ? margin + dt * targets[i]->maxSpeed : margin;
-      if (!targets[i]->query(x, within, &h) || !(h.distance < within)) continue;
+      if (!targets[i]->queryNode(p, x, within, &h) || !(h.distance < within)) continue;
       if ((best && !(h.distance < hit.distance)) || (bestTarget >= 0 && !(h.distance < th.distance))) continue;
       bestTarget = int(i);
       th = h;
@@ -352,7 +353,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     const Vec3 x0 = nodePositionIn(start, r.node);
     if (r.surface >= 0) {
       SurfaceTarget::Hit h;
-      d0 = targets[size_t(r.surface)]->query(x0, 1.0, &h) ? h.distance : 1.0;
+      d0 = targets[size_t(r.surface)]->queryNode(r.node, x0, 1.0, &h) ? h.distance : 1.0;
     } else {
       for (const Collider* x : colliders)
         if (!x->detectedInStages()) d0 = std::min(d0, x->query(x0).distance);

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "sim/base/json_reader.h"
+#include "sim/character/bone_proxies.h"
 
 namespace d2t {
 
@@ -190,6 +191,7 @@ CharacterModelPtr bakeCharacter(const CharacterDesc& desc) {
     m.totalMass += mass[size_t(b)];
   }
   for (double mp : m.nodeMass) m.totalMass += mp;
+  buildBoneProxies(m);
   return model;
 }
 

@@ -19,6 +19,7 @@
 
 #include "sim/base/math.h"
 #include "sim/character/skeleton.h"
+#include "sim/contact/convex_proxy.h"
 #include "sim/model/layer_elements.h"
 #include "sim/scene/scene.h"
 
@@ -77,6 +78,24 @@ struct SurfaceStencil {
   }
 };
 
+/// Stage 1 of a character's collision detection, per bone (dissertation 4.3; bone_proxies.h):
+/// the skin bone i moves and a convex proxy over it in the bone's own bind coordinates.
+struct BoneProxy {
+  std::vector<int> nodes;      ///< V_i: the nodes bone i carries most (their dominant bone)
+  std::vector<int> triangles;  ///< T_i: the triangles with a corner in V_i
+  std::vector<int> corners;    ///< C_i: their corners (V_i and the ring just outside it)
+  ConvexProxy hull;            ///< over C_i at rest, y_p - c_i (world bind axes, about the bone's centre)
+  /// Each other bone a moving a node of C_i: the bound of how far the blend carries those
+  /// nodes from bone i's rigid motion (bone_proxies.cpp: origin o, largest w_pa, largest
+  /// w_pa |u_p - o| at rest).
+  struct Blend {
+    int bone = -1;
+    Vec3 origin = Vec3::Zero();
+    double weight = 0, reach = 0;
+  };
+  std::vector<Blend> blends;
+};
+
 struct CharacterModel {
   std::string name;
   Skeleton skeleton;  ///< with each bone's bind frame set
@@ -92,6 +111,10 @@ struct CharacterModel {
   std::vector<double> tetVolume;  ///< [m^3]
   SurfaceStencil stencil;
   std::vector<Mat3> stiffness;    ///< K_s blocks by stencil entry [N/m]
+
+  std::vector<BoneProxy> proxies;   ///< (k) stage 1 per bone
+  std::vector<int> ringStart;       ///< (n + 1) node p's triangles (its 1-ring): ringTriangle[ringStart[p] ..)
+  std::vector<int> ringTriangle;
 
   std::vector<double> linkMass;     ///< (k) m_L,i [kg]
   std::vector<Mat3> linkInertia;    ///< (k) I_L,i about the bone's origin, bone frame [kg m^2]

@@ -25,6 +25,11 @@ struct CharacterStats {
   double maxPenetration = 0;
   int resets = 0;              ///< numerical blow-ups caught (the character restarted)
   int contacts = 0;            ///< nodes in contact in the last step
+  /// stage 1 per bone at the last snapshot: the character's own triangles in the patches of
+  /// its bones paired with another surface (the union), how many it has, and its bone pairs
+  /// with itself
+  int pairedTriangles = 0, triangles = 0, selfPairs = 0;
+  int selfContacts = 0;  ///< nodes in contact with the character's own skin in the last step
   std::vector<std::array<double, 4>> trajectory;  ///< (steps) rows [t, com x, y, z]
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/character/articulated_body.h"
+#include "sim/character/self_contact.h"
 #include "sim/contact/collider.h"
 
 namespace d2t {
@@ -12,7 +13,7 @@ namespace {
 
 // The area-weighted normals, the box and the hierarchy of a snapshot whose x, v and
 // triangles are set.
-void finish(SurfaceTarget& t) {
+void finish(SurfaceTarget& t, const std::vector<int>& subset = {}, bool hierarchy = true) {
   t.normals.assign(t.x.size(), Vec3::Zero());
   for (const Vec3i& f : t.triangles) {
     const Vec3 a = (t.x[size_t(f[1])] - t.x[size_t(f[0])]).cross(t.x[size_t(f[2])] - t.x[size_t(f[0])]);
@@ -23,7 +24,7 @@ void finish(SurfaceTarget& t) {
   for (const Vec3& p : t.x) t.box.grow(p);
   t.maxSpeed = 0;
   for (const Vec3& u : t.v) t.maxSpeed = std::max(t.maxSpeed, u.norm());
-  t.bvh = TriangleBvh(t.x, t.triangles);
+  if (hierarchy) t.bvh = TriangleBvh(t.x, t.triangles, subset);
 }
 
 }  // namespace
@@ -71,6 +72,19 @@ bool SurfaceTarget::query(const Vec3& p, double outside, Hit* hit) const {
   hit->triangle = c.triangle;
   hit->bary = c.bary;
   return true;
+}
+
+bool SurfaceTarget::reaches(const Influences& in) const {
+  return bones.empty() || bones[size_t(in.dominant())];
+}
+
+bool SurfaceTarget::queryNode(int p, const Vec3& x, double outside, Hit* hit) const {
+  if (!self) return query(x, outside, hit);
+  const Hit& h = nodeHits[size_t(p)];
+  if (h.triangle < 0) return false;  // (a self target has no hierarchy: its nodes' hits only)
+  *hit = h;
+  hit->distance = (x - h.point).dot(h.normal);  // (x may have moved since the snapshot)
+  return hit->distance < outside && hit->distance > -maxDepth;
 }
 
 double SurfaceTarget::effectiveMass(const Hit& hit, const Vec3& n) const {
@@ -133,7 +147,11 @@ SurfaceTarget bodyTarget(LayeredBody& body, int index) {
   return t;
 }
 
-SurfaceTarget characterTarget(const ArticulatedBody& character, int index) {
+namespace {
+
+// A character's skin now (the hierarchy over `subset`, or none).
+SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index, const std::vector<int>& subset,
+                                bool hierarchy) {
   const CharacterModel& m = character.model();
   SurfaceTarget t;
   t.kind = SurfaceTarget::Kind::Character;
@@ -150,7 +168,40 @@ SurfaceTarget characterTarget(const ArticulatedBody& character, int index) {
   }
   t.dominantBone.resize(size_t(m.nodeCount()));
   for (int p = 0; p < m.nodeCount(); ++p) t.dominantBone[size_t(p)] = m.influence[size_t(p)].dominant();
-  finish(t);
+  finish(t, subset, hierarchy);
+  return t;
+}
+
+}  // namespace
+
+SurfaceTarget characterTarget(const ArticulatedBody& character, int index, const std::vector<int>& subset) {
+  return characterSnapshot(character, index, subset, true);
+}
+
+std::vector<int> patchTriangles(const CharacterModel& m, const std::vector<char>& bones) {
+  std::vector<char> in(m.triangles.size(), 0);
+  for (int b = 0; b < m.boneCount(); ++b)
+    if (bones[size_t(b)])
+      for (int t : m.proxies[size_t(b)].triangles) in[size_t(t)] = 1;
+  std::vector<int> out;
+  for (size_t t = 0; t < in.size(); ++t)
+    if (in[t]) out.push_back(int(t));
+  return out;
+}
+
+SurfaceTarget selfTarget(const ArticulatedBody& character, int index, const std::vector<std::pair<int, int>>& pairs,
+                         double dt) {
+  const CharacterModel& m = character.model();
+  std::vector<char> bones(size_t(m.boneCount()), 0);
+  for (const auto& [i, j] : pairs) bones[size_t(i)] = bones[size_t(j)] = 1;
+  SurfaceTarget t = characterSnapshot(character, index, {}, false);  // (its rows: nodeHits)
+  t.self = true;
+  t.bones = bones;
+  t.nodeHits.assign(size_t(m.nodeCount()), SurfaceTarget::Hit{});
+  const SelfContacts found = detectSelfContacts(m, t, pairs, dt);
+  for (const auto& [p, h] : found.kept) t.nodeHits[size_t(p)] = h;
+  for (const auto& [p, h] : found.near) t.nodeHits[size_t(p)] = h;
+  t.self = !found.kept.empty() || !found.near.empty();
   return t;
 }
 

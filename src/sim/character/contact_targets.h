@@ -20,6 +20,8 @@
 namespace d2t {
 
 class ArticulatedBody;
+struct CharacterModel;
+struct Influences;
 class Collider;
 class LayeredBody;
 
@@ -46,6 +48,8 @@ struct SurfaceTarget {
   std::vector<int> dominantBone;  ///< (nodes)
 
   bool movable() const { return kind != Kind::Collider; }
+  /// Whether stage 1 lets a node with these weights query this surface.
+  bool reaches(const Influences& in) const;
 
   struct Hit {
     double distance = 0;      ///< signed: < 0 inside [m]
@@ -55,8 +59,19 @@ struct SurfaceTarget {
     int triangle = -1;
     std::array<double, 3> bary{};
   };
+  /// Stage 1 (bone_proxies.h): the bones of the character querying this surface whose grown
+  /// proxies came within reach of it; a node is looked up only when its dominant bone (the
+  /// proxy it is in) is here. Empty: every node.
+  std::vector<char> bones;
+  /// A character's own skin (self_contact.h): each node's self-contact at the snapshot
+  /// (triangle -1: none), found once for all its queries.
+  bool self = false;
+  std::vector<Hit> nodeHits;
+
   /// The surface near x: found when x is within `outside` of it outside or `maxDepth` inside.
   bool query(const Vec3& x, double outside, Hit* hit) const;
+  /// The same for node p at x: its self-contact (a self target), or query(x).
+  bool queryNode(int p, const Vec3& x, double outside, Hit* hit) const;
   /// The surface's effective mass at a hit along unit n [kg] (1e300: immovable).
   double effectiveMass(const Hit& hit, const Vec3& n) const;
   /// The nodes a hit's impulse reaches, with their shares (the triangle's corners; not for a
@@ -68,8 +83,16 @@ struct SurfaceTarget {
 SurfaceTarget colliderTarget(const Collider& collider, int index);
 /// A body's deformed skin as it is now.
 SurfaceTarget bodyTarget(LayeredBody& body, int index);
-/// A character's deformed skin as it is now.
-SurfaceTarget characterTarget(const ArticulatedBody& character, int index);
+/// A character's deformed skin as it is now; `subset`: the hierarchy over these triangles only
+/// (stage 2 on the paired bones' patches), all when empty.
+SurfaceTarget characterTarget(const ArticulatedBody& character, int index, const std::vector<int>& subset = {});
+/// A character's skin as a surface for itself: each node's self-contact (cut, or near in the
+/// step dt) found for the bone pairs `pairs` (stage 1's self pairs; self_contact.h); `self`
+/// false when there is none.
+SurfaceTarget selfTarget(const ArticulatedBody& character, int index, const std::vector<std::pair<int, int>>& pairs,
+                         double dt);
+/// The union of the patches T_i of these bones (flags by bone), sorted.
+std::vector<int> patchTriangles(const CharacterModel& m, const std::vector<char>& bones);
 
 /// The effective mass of a rigid 6-dof body with inverse mass block Minv (linear velocity
 /// world, angular velocity in the frame R) at world point x relative to its origin c along n.

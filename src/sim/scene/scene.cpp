@@ -146,7 +146,8 @@ CharacterSpec::JointRotations readJointRotations(JsonReader r, const std::vector
 // "skeleton": { "bones", "joint", "axis", "stiffness", "damping", "limits": { "angle" },
 // "pose": { "axis", "angles", "joints" }, "rest", "targets": [ { "time", "joints" } ] },
 // "mesh": { "nodes" }, "weights": { "blend", "max_influences" }, "core": { "scale" },
-// "material", "position", "orientation", "velocity", "angular_velocity" }.
+// "material", "position", "orientation", "velocity", "angular_velocity", "springs",
+// "rigid_skin", "self_collision" }.
 CharacterSpec readCharacter(JsonReader r, int index) {
   CharacterSpec c;
   c.name = r.string("name", "body" + std::to_string(index));
@@ -239,6 +240,7 @@ CharacterSpec readCharacter(JsonReader r, int index) {
   c.orientation = r.quat("orientation", c.orientation);
   c.velocity = r.vec3("velocity", c.velocity);
   c.rigidSkin = r.boolean("rigid_skin", false);
+  c.selfCollision = r.boolean("self_collision", true);
   c.angularVelocity = r.vec3("angular_velocity", c.angularVelocity);
   const std::vector<std::string> bones = characterBoneNames(c);
   for (JsonReader& k : r.objectArray("springs", false)) {

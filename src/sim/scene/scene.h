@@ -183,6 +183,9 @@ struct CharacterSpec {
   Vec3 angularVelocity = Vec3::Zero();
   /// The rigid-skin comparison mode (Fig. 4.7): q held at zero, contacts on the bones alone.
   bool rigidSkin = false;
+  /// Contact of the skin with itself (self_contact.h); off: parts of it may pass through each
+  /// other (the comparison, or a character that cannot fold onto itself, spared the cost).
+  bool selfCollision = true;
 };
 
 /// The joints' names of a scene's character model, in the model's joint order: a joint is

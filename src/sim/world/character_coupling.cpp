@@ -15,7 +15,9 @@
 // pair's linear momentum is then conserved exactly.
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include "sim/character/bone_proxies.h"
 #include "sim/world/world.h"
 
 namespace d2t {
@@ -30,52 +32,89 @@ namespace {
 constexpr double kCorrectionShare = 1.0;
 constexpr int kCorrectionPasses = 2;
 
-// The box of a character's skin now, grown by 2 cm and twice its fastest node's travel in dt.
-Aabb skinBox(const ArticulatedBody& body, double dt) {
-  Aabb box;
-  for (const Vec3& x : body.skinPositions()) box.grow(x);
-  double v = 0;
-  for (const Vec3& u : body.skinVelocities()) v = std::max(v, u.norm());
-  const double grow = 0.02 + 2 * dt * v;
-  box.lo -= Vec3::Constant(grow);
-  box.hi += Vec3::Constant(grow);
-  return box;
+// The reach stage 1 asks of a pair: the correction's and the rows' 1 cm (and a mm to spare),
+// and what the two sides may travel in dt, twice.
+double pairTolerance(double dt, double speedA, double speedB) { return 0.011 + 2 * dt * (speedA + speedB); }
+
+double fastest(const std::vector<Vec3>& v) {
+  double s = 0;
+  for (const Vec3& u : v) s = std::max(s, u.norm());
+  return s;
 }
 
-bool overlap(const Aabb& a, const Aabb& b) {
-  return (a.lo.array() <= b.hi.array()).all() && (b.lo.array() <= a.hi.array()).all();
+// The flags of the bones on one side of bone pairs.
+std::vector<char> bonesOf(int count, const std::vector<std::pair<int, int>>& pairs, bool first) {
+  std::vector<char> f(size_t(count), 0);
+  for (const auto& [i, j] : pairs) f[size_t(first ? i : j)] = 1;
+  return f;
 }
 
 }  // namespace
 
-std::vector<SurfaceTarget> World::characterTargets(double dt, bool characters, std::vector<Aabb>* skinBoxes) {
-  std::vector<Aabb> boxes;
-  for (const Character& c : characters_) boxes.push_back(skinBox(*c.body, dt));
-  if (skinBoxes) *skinBoxes = boxes;
-  const auto nearAny = [&](const Aabb& box, int except) {
-    for (size_t i = 0; i < boxes.size(); ++i)
-      if (int(i) != except && overlap(boxes[i], box)) return true;
-    return false;
+std::vector<std::vector<SurfaceTarget>> World::characterTargets(double dt) {
+  const size_t nc = characters_.size();
+  const double off = characterPruning_ ? 1.0 : 1e300;  // (pruning off: every pair within reach)
+  std::vector<std::vector<PlacedProxy>> placed(nc);
+  std::vector<double> speed(nc);
+  for (size_t i = 0; i < nc; ++i) {
+    const ArticulatedBody& b = *characters_[i].body;
+    placed[i] = placeBoneProxies(b.model(), b.state().bones, b.state().q);
+    speed[i] = fastest(b.skinVelocities());
+  }
+  std::vector<std::vector<SurfaceTarget>> out(nc);
+  std::vector<std::vector<char>> paired(nc);  // (bones) paired with anything
+  for (size_t i = 0; i < nc; ++i) paired[i].assign(size_t(characters_[i].model->boneCount()), 0);
+  // one surface: snapshot once (`make`), copied to each character it reaches, with its bones
+  const auto offer = [&](const PlacedProxy& proxy, double surfaceSpeed, auto&& make) {
+    std::optional<SurfaceTarget> t;
+    for (size_t i = 0; i < nc; ++i) {
+      const auto pairs = proxyPairs(placed[i], {proxy}, off * pairTolerance(dt, speed[i], surfaceSpeed));
+      if (pairs.empty()) continue;
+      if (!t) t = make();
+      out[i].push_back(*t);
+      out[i].back().bones = bonesOf(characters_[i].model->boneCount(), pairs, true);
+      for (const auto& pr : pairs) paired[i][size_t(pr.first)] = 1;
+    }
   };
-  std::vector<SurfaceTarget> out;
   for (size_t i = 0; i < colliders_.size(); ++i) {
-    if (!colliders_[i].detectedInStages()) continue;
-    SurfaceTarget t = colliderTarget(colliders_[i], int(i));
-    if (nearAny(t.box, -1)) out.push_back(std::move(t));
+    const Collider& c = colliders_[i];
+    if (!c.detectedInStages()) continue;
+    const double reach = c.desc().shape->boundingRadius();
+    offer(placeProxy(c), c.velocity().norm() + c.angularVelocity().norm() * reach,
+          [&] { return colliderTarget(c, int(i)); });
   }
   for (size_t i = 0; i < bodies_.size(); ++i) {
     LayeredBody& b = bodies_[i].layered;
-    Aabb box;
-    double r = 0;  // (the rest skin's radius; its layer may swell it by a fifth)
-    for (const Vec3& x : b.model().restSkin) r = std::max(r, x.norm());
-    r = 1.2 * r + 0.02;
-    box.grow(b.core().position - Vec3::Constant(r));
-    box.grow(b.core().position + Vec3::Constant(r));
-    if (nearAny(box, -1)) out.push_back(bodyTarget(b, int(i)));
+    double reach = 0;  // (the rest skin's radius; its layer may swell it by a fifth)
+    for (const Vec3& x : b.model().restSkin) reach = std::max(reach, 1.2 * x.norm());
+    offer(placeProxy(b, bodies_[i].proxy), b.core().velocity.norm() + b.core().angularVelocity.norm() * reach,
+          [&] { return bodyTarget(b, int(i)); });
   }
-  if (characters)
-    for (size_t i = 0; i < characters_.size(); ++i)
-      if (nearAny(boxes[i], int(i))) out.push_back(characterTarget(*characters_[i].body, int(i)));
+  for (size_t i = 0; i < nc; ++i) {
+    const ArticulatedBody& a = *characters_[i].body;
+    for (size_t j = 0; j < nc; ++j) {
+      if (j == i) continue;
+      const auto pairs = proxyPairs(placed[i], placed[j], off * pairTolerance(dt, speed[i], speed[j]));
+      if (pairs.empty()) continue;
+      const CharacterModel& mj = *characters_[j].model;
+      out[i].push_back(
+          characterTarget(*characters_[j].body, int(j), patchTriangles(mj, bonesOf(mj.boneCount(), pairs, false))));
+      out[i].back().bones = bonesOf(a.model().boneCount(), pairs, true);
+      for (const auto& pr : pairs) paired[i][size_t(pr.first)] = 1;
+    }
+    // itself (its nodes may close on each other at twice its speed)
+    const auto self = characters_[i].spec.selfCollision
+                          ? selfProxyPairs(a.model(), a.state().bones, placed[i], off * pairTolerance(dt, speed[i], speed[i]))
+                          : std::vector<std::pair<int, int>>{};
+    if (!self.empty()) {
+      SurfaceTarget t = selfTarget(a, int(i), self, dt);
+      if (t.self) out[i].push_back(std::move(t));  // (none: no node in self-contact)
+    }
+    CharacterStats& st = characters_[i].stats;
+    st.triangles = int(a.model().triangles.size());
+    st.pairedTriangles = int(patchTriangles(a.model(), paired[i]).size());
+    st.selfPairs = int(self.size());
+  }
   return out;
 }
 
@@ -85,47 +124,42 @@ void World::stepCharacters(double dt) {
   std::vector<const Collider*> ground;
   for (const Collider& c : colliders_)
     if (!c.detectedInStages()) ground.push_back(&c);
-  std::vector<Aabb> boxes;
-  const std::vector<SurfaceTarget> targets = characterTargets(dt, characters_.size() > 1, &boxes);
-  std::vector<std::vector<const SurfaceTarget*>> seen(characters_.size());
+  const auto pointers = [](const std::vector<SurfaceTarget>& list) {
+    std::vector<const SurfaceTarget*> p;
+    for (const SurfaceTarget& t : list) p.push_back(&t);
+    return p;
+  };
+  const std::vector<std::vector<SurfaceTarget>> seen = characterTargets(dt);
+  bool movable = false;
   for (size_t i = 0; i < characters_.size(); ++i) {
     Character& c = characters_[i];
-    const Aabb& box = boxes[i];
-    for (const SurfaceTarget& t : targets)
-      if (!(t.kind == SurfaceTarget::Kind::Character && t.index == int(i)) && overlap(box, t.box))
-        seen[i].push_back(&t);
     // (the response's `support` unit rules the characters' as the bodies': response_policies.h)
     const bool support = settings().response.support && !c.body->rigidSkin();
     if (c.body->contactSupport() != support) c.body->setContactSupport(support);
-    c.step(time_, dt, settings().gravity, ground, seen[i]);
+    c.step(time_, dt, settings().gravity, ground, pointers(seen[i]));
+    for (const SurfaceTarget& t : seen[i]) movable = movable || t.movable();
   }
   exchangeCharacterImpulses(seen, dt);
   // the contacts between movable surfaces corrected at their end-of-step states (each side
   // its own nodes: kCorrectionShare)
-  bool movable = false;
-  for (const SurfaceTarget& t : targets) movable = movable || t.movable();
   for (int pass = 0; movable && pass < kCorrectionPasses; ++pass) {
-    const std::vector<SurfaceTarget> after = characterTargets(0, characters_.size() > 1);
+    const std::vector<std::vector<SurfaceTarget>> after = characterTargets(0);
     for (size_t i = 0; i < characters_.size(); ++i) {
-      std::vector<const SurfaceTarget*> all;
       bool any = false;
-      for (const SurfaceTarget& t : after) {
-        if (t.kind == SurfaceTarget::Kind::Character && t.index == int(i)) continue;
-        all.push_back(&t);
-        any = any || t.movable();
-      }
-      if (any) characters_[i].body->correctAgainst(ground, all, kCorrectionShare);
+      for (const SurfaceTarget& t : after[i]) any = any || t.movable();
+      if (any) characters_[i].body->correctAgainst(ground, pointers(after[i]), kCorrectionShare);
     }
   }
-  const std::vector<SurfaceTarget> after = movable ? characterTargets(0, characters_.size() > 1) : targets;
+  const std::vector<std::vector<SurfaceTarget>> after = movable ? characterTargets(0) : seen;
   for (size_t i = 0; i < characters_.size(); ++i) {
-    std::vector<const SurfaceTarget*> all;
-    for (const SurfaceTarget& t : after)
-      if (!(t.kind == SurfaceTarget::Kind::Character && t.index == int(i))) all.push_back(&t);
-    ArticulatedBody& b = *characters_[i].body;
-    // (what the run reports: the deepest a node ends a step inside anything)
+    // (what the run reports: the deepest a node ends a step inside anything; its nodes in
+    // contact with itself)
     CharacterStats& st = characters_[i].stats;
-    st.maxPenetration = std::max(st.maxPenetration, b.deepestPenetration(ground, all));
+    st.selfContacts = 0;
+    for (const CharacterContact& c : characters_[i].body->contacts())
+      st.selfContacts += c.target >= 0 && seen[i][size_t(c.target)].self;
+    st.maxPenetration =
+        std::max(st.maxPenetration, characters_[i].body->deepestPenetration(ground, pointers(after[i])));
   }
   for (Character& c : characters_)
     if (recordTrajectory_) {
@@ -134,7 +168,7 @@ void World::stepCharacters(double dt) {
     }
 }
 
-void World::exchangeCharacterImpulses(const std::vector<std::vector<const SurfaceTarget*>>& seen, double dt) {
+void World::exchangeCharacterImpulses(const std::vector<std::vector<SurfaceTarget>>& seen, double dt) {
   // one side of a pair: a character (its contacts with the other) or a body
   struct Touch {
     const CharacterContact* contact;
@@ -149,7 +183,7 @@ void World::exchangeCharacterImpulses(const std::vector<std::vector<const Surfac
   for (size_t i = 0; i < characters_.size(); ++i)
     for (const CharacterContact& c : characters_[i].body->contacts()) {
       if (!c.movable) continue;
-      const SurfaceTarget* t = seen[i][size_t(c.target)];
+      const SurfaceTarget* t = &seen[i][size_t(c.target)];
       Side& s = sides[{int(i), int(t->kind), t->index}];
       s.total += c.impulse;
       s.touches.push_back({&c, t});
@@ -178,7 +212,11 @@ void World::exchangeCharacterImpulses(const std::vector<std::vector<const Surfac
   const int kChar = int(SurfaceTarget::Kind::Character), kBody = int(SurfaceTarget::Kind::Body);
   for (const auto& [key, a] : sides) {
     const auto [i, kind, j] = key;
-    if (kind == kChar) {
+    if (kind == kChar && i == j) {
+      // itself: its rows' impulses sum to an internal force's, zero; what they do not, the
+      // touched points take back
+      onCharacter(i, nullptr, &a, -a.total);
+    } else if (kind == kChar) {
       if (j < i && sides.count({j, kChar, i})) continue;  // (the pair, once)
       const auto bi = sides.find({j, kChar, i});
       const Side* b = bi == sides.end() ? nullptr : &bi->second;

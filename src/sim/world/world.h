@@ -81,6 +81,9 @@ class World {
   const std::vector<Body>& bodies() const { return bodies_; }
   /// The soft articulated characters (ch. 4), stepped after the bodies, against the planes
   /// and height fields (part 1: not yet against bodies or mesh colliders).
+  /// Stage 1 per bone for the characters (bone_proxies.h; on by default). Off, every surface
+  /// is paired with every bone (the reference the pruning is checked against).
+  void setCharacterPruning(bool on) { characterPruning_ = on; }
   std::vector<Character>& characters() { return characters_; }
   const std::vector<Character>& characters() const { return characters_; }
   std::vector<Collider>& colliders() { return colliders_; }
@@ -229,10 +232,12 @@ class World {
   /// characters as they were before the characters stepped; then the impulses exchanged
   /// (Newton's third law) and the movable contacts corrected.
   void stepCharacters(double dt);
-  /// The surfaces that may touch a character: `characters` the characters' own (false: none).
-  /// (skinBoxes: each character's box, grown by what it may travel in dt)
-  std::vector<SurfaceTarget> characterTargets(double dt, bool characters, std::vector<Aabb>* skinBoxes = nullptr);
-  void exchangeCharacterImpulses(const std::vector<std::vector<const SurfaceTarget*>>& seen, double dt);
+  /// Each character's surfaces (stage 1 per bone, bone_proxies.h: those its grown bone proxies
+  /// come within reach of, in dt): the mesh colliders, the bodies, the other characters'
+  /// paired patches and its own skin (self-contact), each with the character's bones that
+  /// reach it.
+  std::vector<std::vector<SurfaceTarget>> characterTargets(double dt);
+  void exchangeCharacterImpulses(const std::vector<std::vector<SurfaceTarget>>& seen, double dt);
   void pairImpacts(const std::vector<std::vector<NodeContact>>& contacts, double dt);
   std::set<std::pair<int, int>> supportingPairs() const;  // (a < b) with support between them
   void balancePairSupport();
@@ -248,6 +253,7 @@ class World {
   Scene scene_;
   std::vector<Body> bodies_;
   std::vector<Character> characters_;
+  bool characterPruning_ = true;
   std::vector<Collider> colliders_;
   Profile profile_;
   std::map<std::vector<size_t>, double> groupFloors_;  // energy floors of groups of bodies in contact [J]
