@@ -65,6 +65,7 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
     o["min_height"] = c.stats.minHeight;
     o["max_penetration"] = c.stats.maxPenetration;
     o["contacts"] = c.stats.contacts;
+    o["self_contacts"] = c.stats.selfContacts;  // (nodes in contact with its own skin, last step)
     o["max_joint_error"] = c.stats.maxJointError;
     o["max_joint_angle"] = c.stats.maxJointAngle;
     o["max_displacement"] = c.stats.maxDisplacement;

@@ -149,7 +149,12 @@ SurfaceTarget bodyTarget(LayeredBody& body, int index) {
 
 namespace {
 
-// A character's skin now (the hierarchy over `subset`, or none).
+// (the bones' inverse mass blocks: what the effective masses of its hits need)
+void addBoneMasses(const ArticulatedBody& character, SurfaceTarget& t) {
+  for (const Eigen::Matrix<double, 6, 6>& M : character.boneMassMatrices()) t.boneInverse.push_back(M.inverse());
+}
+
+// A character's skin now (the hierarchy over `subset`, or none; no bone masses).
 SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index, const std::vector<int>& subset,
                                 bool hierarchy) {
   const CharacterModel& m = character.model();
@@ -160,9 +165,7 @@ SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index, con
   t.v = character.skinVelocities();
   t.triangles = m.triangles;
   t.friction = m.material.friction;
-  const std::vector<Eigen::Matrix<double, 6, 6>> M = character.boneMassMatrices();
   for (int b = 0; b < m.boneCount(); ++b) {
-    t.boneInverse.push_back(M[size_t(b)].inverse());
     t.boneCentre.push_back(character.state().bones[size_t(b)].position);
     t.boneRotation.push_back(character.state().bones[size_t(b)].orientation.toRotationMatrix());
   }
@@ -175,7 +178,9 @@ SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index, con
 }  // namespace
 
 SurfaceTarget characterTarget(const ArticulatedBody& character, int index, const std::vector<int>& subset) {
-  return characterSnapshot(character, index, subset, true);
+  SurfaceTarget t = characterSnapshot(character, index, subset, true);
+  addBoneMasses(character, t);
+  return t;
 }
 
 std::vector<int> patchTriangles(const CharacterModel& m, const std::vector<char>& bones) {
@@ -202,6 +207,7 @@ SurfaceTarget selfTarget(const ArticulatedBody& character, int index, const std:
   for (const auto& [p, h] : found.kept) t.nodeHits[size_t(p)] = h;
   for (const auto& [p, h] : found.near) t.nodeHits[size_t(p)] = h;
   t.self = !found.kept.empty() || !found.near.empty();
+  if (t.self) addBoneMasses(character, t);
   return t;
 }
 
