@@ -10,19 +10,10 @@
 
 #include "sim/character/articulated_body.h"
 #include "sim/character/tube.h"
+#include "character/soft_material.h"
 
 namespace d2t {
 namespace {
-
-Material softMaterial(double young = 5e4) {
-  Material m;
-  m.young = young;
-  m.poisson = 0.4;
-  m.density = 1000;
-  m.alpha = 0.1;
-  m.beta = 0.01;
-  return m;
-}
 
 CharacterModelPtr tube(int bones, double stiffness, double damping, int nodes = 292, double young = 5e4,
                        JointType joint = JointType::Ball, int influences = 4) {

@@ -13,17 +13,13 @@
 #include "sim/character/deer.h"
 #include "sim/character/implicit_surface.h"
 #include "sim/contact/collider.h"
+#include "character/soft_material.h"
 
 namespace d2t {
 namespace {
 
 Material deerMaterial() {
-  Material m;
-  m.young = 1e5;
-  m.poisson = 0.4;
-  m.density = 1000;
-  m.alpha = 0.1;
-  m.beta = 0.01;
+  Material m = softMaterial(1e5);
   m.friction = 0.8;
   return m;
 }

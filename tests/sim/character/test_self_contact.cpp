@@ -11,20 +11,11 @@
 #include "sim/character/bone_proxies.h"
 #include "sim/character/self_contact.h"
 #include "sim/character/tube.h"
+#include "character/soft_material.h"
 
 using namespace d2t;
 
 namespace {
-
-Material softMaterial() {
-  Material m;
-  m.young = 5e4;
-  m.poisson = 0.4;
-  m.density = 1000;
-  m.alpha = 0.1;
-  m.beta = 0.01;
-  return m;
-}
 
 CharacterModelPtr tube(int bones, int nodes) {
   TubeSpec t;
