@@ -3,13 +3,16 @@
 // tube, the snake and the deer; Table 4.1's rows in contact (the shipped scenes deer_bird,
 // snake_fish, tube_press, in the window where the collider presses), with the thesis's figures
 // beside; and the cost against the node count n at fixed k and against the bone count k at
-// fixed n (a least-squares fit T = a n + b k + c). Figures only; one core
+// fixed n (a least-squares fit T = a n + b k + c); and in contact against n, the nodes in contact
+// m and k (tube_press at 24 configurations: T = a n + b m + c k + d, and the stages' log-log
+// slopes). Figures only; one core
 // (OMP_NUM_THREADS=1 unless set). Prints medians of several runs:
 //   build/bench/bench_articulated            (all sections, about a minute)
 //   build/bench/bench_articulated --quick    (fewer steps)
 //   build/bench/bench_articulated --plot docs/img/characters_cost.svg   (and the n / k plot)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -208,6 +211,51 @@ void contactRow(const ContactCase& r, int runs) {
               r.thesis[7] / f[7]);
 }
 
+// One contact configuration of the fit: tube_press with n nodes and k bones, timed over
+// [from, to]: the world step's median, m the mean number of nodes in contact, and the stages.
+struct ContactPoint {
+  int n = 0, k = 0;
+  double m = 0, total = 0, skin = 0, bones = 0, responseBones = 0, responseSkin = 0;
+};
+
+ContactPoint contactPoint(int nodes, int bones, double from, double to) {
+  Scene sc = loadScene(std::string(D2T_SOURCE_DIR) + "/scenes/tube_press.json");
+  sc.characters[0].nodes = nodes;
+  sc.characters[0].bones = bones;
+  World w(sc);
+  while (w.time() < from - 1e-9) w.step();
+  const ArticulatedBody& b = *w.characters()[0].body;
+  const CharacterTimes t0 = b.times();
+  std::vector<double> wall;
+  double contacts = 0;
+  while (w.time() < to - 1e-9) {
+    const auto c0 = std::chrono::steady_clock::now();
+    w.step();
+    wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count());
+    contacts += double(b.contacts().size());
+  }
+  const double steps = double(wall.size());
+  const CharacterTimes& t = b.times();
+  ContactPoint p;
+  p.n = b.model().nodeCount();
+  p.k = b.model().boneCount();
+  p.m = contacts / steps;
+  p.total = median(wall);
+  p.skin = (t.skin - t0.skin) / steps;
+  p.bones = (t.bones - t0.bones) / steps;
+  p.responseBones = (t.responseBones - t0.responseBones) / steps;
+  p.responseSkin = (t.responseSkin - t0.responseSkin) / steps;
+  return p;
+}
+
+// Least squares y = X c; returns c and R^2.
+Eigen::VectorXd leastSquares(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, double* r2) {
+  const Eigen::VectorXd c = X.colPivHouseholderQr().solve(y);
+  const double ss = (y.array() - y.mean()).square().sum();
+  *r2 = 1 - (X * c - y).squaredNorm() / ss;
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,6 +340,46 @@ int main(int argc, char** argv) {
   const Eigen::Vector3d c = A.colPivHouseholderQr().solve(b);
   const double mean = b.mean(), ss = (b.array() - mean).square().sum(), res = (A * c - b).squaredNorm();
   std::printf("\nfit: T = %.3e ms x n + %.3e ms x k + %.3f ms, R^2 = %.4f\n", c(0), c(1), c(2), 1 - res / ss);
+
+  std::printf("\n## Cost in contact against n, m and k (tube_press: on the ground 1-2 s, under the box 2.5-4 s)\n\n");
+  std::printf("m: the mean number of nodes in contact; T: the world step's median; skin: the free skin update; "
+              "KKT: the response's bone solves.\n\n");
+  std::printf("| n | k | window | m | T | skin | bones | KKT | resp. skin |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  std::vector<ContactPoint> cp;
+  for (int nodes : {292, 1000, 3000, 6000})
+    for (int k : {2, 5, 10})
+      for (int window = 0; window < 2; ++window) {
+        const ContactPoint p = window == 0 ? contactPoint(nodes, k, 1.0, quick ? 1.2 : 2.0)
+                                           : contactPoint(nodes, k, 2.5, quick ? 2.7 : 4.0);
+        cp.push_back(p);
+        std::printf("| %d | %d | %s | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", p.n, p.k, window ? "box" : "ground",
+                    p.m, p.total, p.skin, p.bones, p.responseBones, p.responseSkin);
+      }
+  {
+    const Eigen::Index N = Eigen::Index(cp.size());
+    Eigen::MatrixXd X(N, 4), L(N, 2), Lm(N, 3);
+    Eigen::VectorXd y(N), skin(N), kkt(N), bonesFree(N);
+    for (Eigen::Index i = 0; i < N; ++i) {
+      const ContactPoint& p = cp[size_t(i)];
+      X.row(i) << p.n, p.m, p.k, 1;
+      y(i) = p.total;
+      L.row(i) << std::log(double(p.n)), 1;
+      Lm.row(i) << std::log(double(p.n)), std::log(std::max(p.m, 1.0)), 1;
+      skin(i) = std::log(p.skin);
+      kkt(i) = std::log(std::max(p.responseBones, 1e-6));
+      bonesFree(i) = std::log(std::max(p.bones, 1e-6));
+    }
+    double r2, r2s, r2k, r2b;
+    const Eigen::VectorXd c = leastSquares(X, y, &r2);
+    const Eigen::VectorXd cs = leastSquares(L, skin, &r2s);
+    const Eigen::VectorXd ck = leastSquares(Lm, kkt, &r2k);
+    const Eigen::VectorXd cb = leastSquares(L, bonesFree, &r2b);
+    std::printf("\nfit over %d configurations: T = %.3e ms x n + %.3e ms x m + %.3e ms x k + %.3f ms, R^2 = %.4f\n",
+                int(N), c(0), c(1), c(2), c(3), r2);
+    std::printf("log-log slopes: free skin against n %.2f (R^2 %.3f); free bones against n %.2f (R^2 %.3f); "
+                "the response's bone solves against n %.2f and m %.2f (R^2 %.3f)\n",
+                cs(0), r2s, cb(0), r2b, ck(0), ck(1), r2k);
+  }
   if (!plotPath.empty()) {
     plot(plotPath, byN, byK);
     std::printf("plot written to %s\n", plotPath.c_str());
