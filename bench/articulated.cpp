@@ -7,7 +7,7 @@
 // m and k (tube_press at 24 configurations: T = a n + b m + c k + d, and the stages' log-log
 // slopes). Figures only; one core
 // (OMP_NUM_THREADS=1 unless set). Prints medians of several runs:
-//   build/bench/bench_articulated            (all sections, about a minute)
+//   build/bench/bench_articulated            (all sections, about five minutes)
 //   build/bench/bench_articulated --quick    (fewer steps)
 //   build/bench/bench_articulated --plot docs/img/characters_cost.svg   (and the n / k plot)
 #include <algorithm>
