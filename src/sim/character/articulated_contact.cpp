@@ -223,7 +223,7 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
     int bestTarget = -1;
     SurfaceTarget::Hit th;
     for (size_t i = 0; i < targets.size(); ++i) {
-      if (!targets[i]->reaches(m.influence[size_t(p)])) continue;  // (stage 1: no bone of p near it)
+      if (!targets[i]->reaches(m.influence[size_t(p)])) continue;  // (stage 1: p's proxy not near it)
       SurfaceTarget::Hit h;
       const double within = speculative ? margin + dt * targets[i]->maxSpeed : margin;
       if (!targets[i]->queryNode(p, x, within, &h) || !(h.distance < within)) continue;
