@@ -28,21 +28,23 @@ double grownProxyMargin(Body& body) {
 }
 
 void proxyLines(World& world, std::vector<LineVertex>* out) {
-  const Eigen::Vector3f color(0.2f, 0.9f, 0.9f);
+  // a cross at x whose arms are the grown margin, but small enough that the crosses stay apart
+  const auto cross = [&](const Vec3& x, double margin, const Eigen::Vector3f& color) {
+    const double arm = std::clamp(margin, 0.005, 0.05);
+    for (int k = 0; k < 3; ++k) {
+      const Vec3 d = arm * Vec3::Unit(k);
+      out->push_back({(x - d).cast<float>(), color});
+      out->push_back({(x + d).cast<float>(), color});
+    }
+  };
   for (Body& b : world.bodies()) {
     const CoreState& s = b.layered.core();
     const Mat3 R = s.orientation.toRotationMatrix();
-    // arms of the grown margin, but small enough that the crosses stay apart
-    const double arm = std::clamp(grownProxyMargin(b), 0.005, 0.05);
-    for (const Vec3& p : b.proxy.points) {
-      const Vec3 x = s.position + R * p;
-      for (int k = 0; k < 3; ++k) {
-        const Vec3 d = arm * Vec3::Unit(k);
-        out->push_back({(x - d).cast<float>(), color});
-        out->push_back({(x + d).cast<float>(), color});
-      }
-    }
+    for (const Vec3& p : b.proxy.points) cross(s.position + R * p, grownProxyMargin(b), Eigen::Vector3f(0.2f, 0.9f, 0.9f));
   }
+  for (const Character& c : world.characters())  // (each bone's, grown by its bound: bone_proxies.h)
+    for (const PlacedProxy& p : placeBoneProxies(*c.model, c.body->state().bones, c.body->state().q))
+      for (const Vec3& x : p.points) cross(x, p.margin, Eigen::Vector3f(0.3f, 0.6f, 1.0f));
 }
 
 void boneLines(const World& world, std::vector<LineVertex>* out) {

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include "sim/character/bone_proxies.h"
 #include "sim/world/world.h"
 
 namespace d2t {
@@ -24,7 +25,8 @@ void contactLines(World& world, const std::vector<std::vector<NodeContact>>& con
                   std::vector<LineVertex>* out);
 
 /// Each body's stage-1 proxy: a cross at each proxy point (world frame) whose arms
-/// are the proxy's margin (grown by the largest skin displacement, as stage 1 uses it).
+/// are the proxy's margin (grown by the largest skin displacement, as stage 1 uses it); then
+/// each character's bones' proxies likewise (blue; grown by the blend's and the skin's bound).
 void proxyLines(World& world, std::vector<LineVertex>* out);
 
 /// The characters' skeletons: each bone's segment as it is posed now (white), a cross at each

@@ -96,6 +96,25 @@ TEST(Overlay, ProxyCrossesSitOnTheProxyPoints) {
   EXPECT_DOUBLE_EQ(grownProxyMargin(b), b.proxy.margin);
 }
 
+// A character's bones' proxies follow the bodies' crosses: one per proxy point of each bone,
+// at the point as stage 1 places it.
+TEST(Overlay, ProxyCrossesShowEachBonesProxy) {
+  World w(loadScene(std::string(D2T_TEST_DATA) + "/../../scenes/tube_press.json"));
+  ASSERT_EQ(w.characters().size(), 1u);
+  const Character& c = w.characters()[0];
+  const std::vector<PlacedProxy> placed = placeBoneProxies(*c.model, c.body->state().bones, c.body->state().q);
+  size_t points = 0;
+  for (const PlacedProxy& p : placed) points += p.points.size();
+  std::vector<LineVertex> lines;
+  proxyLines(w, &lines);
+  size_t bodyLines = 0;
+  for (const Body& b : w.bodies()) bodyLines += 6 * b.proxy.points.size();
+  ASSERT_EQ(lines.size(), bodyLines + 6 * points);
+  const Vec3 first = placed[0].points[0];
+  const Eigen::Vector3f mid = 0.5f * (lines[bodyLines].position + lines[bodyLines + 1].position);
+  EXPECT_LT((mid - first.cast<float>()).norm(), 1e-5f);
+}
+
 TEST(StepLogSeries, RecentStagesAndSummariesAreTheLastSteps) {
   Session s;
   s.world = std::make_unique<World>(ballOnGround(1));
