@@ -11,9 +11,9 @@ namespace d2t {
 
 namespace {
 
-// The area-weighted normals, the box and the hierarchy of a snapshot whose x, v and
-// triangles are set.
-void finish(SurfaceTarget& t, const std::vector<int>& subset = {}, bool hierarchy = true) {
+// The area-weighted normals, the box, the fastest node and the hierarchy (when asked) of a
+// snapshot whose x, v and triangles are set.
+void finish(SurfaceTarget& t, bool hierarchy) {
   t.normals.assign(t.x.size(), Vec3::Zero());
   for (const Vec3i& f : t.triangles) {
     const Vec3 a = (t.x[size_t(f[1])] - t.x[size_t(f[0])]).cross(t.x[size_t(f[2])] - t.x[size_t(f[0])]);
@@ -24,7 +24,7 @@ void finish(SurfaceTarget& t, const std::vector<int>& subset = {}, bool hierarch
   for (const Vec3& p : t.x) t.box.grow(p);
   t.maxSpeed = 0;
   for (const Vec3& u : t.v) t.maxSpeed = std::max(t.maxSpeed, u.norm());
-  if (hierarchy) t.bvh = TriangleBvh(t.x, t.triangles, subset);
+  if (hierarchy) t.bvh = TriangleBvh(t.x, t.triangles);
 }
 
 }  // namespace
@@ -142,21 +142,17 @@ SurfaceTarget bodyTarget(LayeredBody& body, int index) {
   t.triangles = body.model().atlas.triangles;
   t.friction = body.desc().material.friction;
   t.rigid = rigidMotion(body);
-  finish(t);
+  finish(t, true);
   t.maxDepth = (t.box.hi - t.box.lo).minCoeff() / 3;
   return t;
 }
 
-namespace {
-
-// (the bones' inverse mass blocks: what the effective masses of its hits need)
 void addBoneMasses(const ArticulatedBody& character, SurfaceTarget& t) {
+  if (!t.boneInverse.empty()) return;
   for (const Eigen::Matrix<double, 6, 6>& M : character.boneMassMatrices()) t.boneInverse.push_back(M.inverse());
 }
 
-// A character's skin now (the hierarchy over `subset`, or none; no bone masses).
-SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index, const std::vector<int>& subset,
-                                bool hierarchy) {
+SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index) {
   const CharacterModel& m = character.model();
   SurfaceTarget t;
   t.kind = SurfaceTarget::Kind::Character;
@@ -171,15 +167,20 @@ SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index, con
   }
   t.dominantBone.resize(size_t(m.nodeCount()));
   for (int p = 0; p < m.nodeCount(); ++p) t.dominantBone[size_t(p)] = m.influence[size_t(p)].dominant();
-  finish(t, subset, hierarchy);
+  finish(t, false);
   return t;
 }
 
-}  // namespace
+SurfaceTarget pairedTarget(const SurfaceTarget& snapshot, const std::vector<int>& subset) {
+  SurfaceTarget t = snapshot;
+  t.bvh = TriangleBvh(t.x, t.triangles, subset);
+  return t;
+}
 
-SurfaceTarget characterTarget(const ArticulatedBody& character, int index, const std::vector<int>& subset) {
-  SurfaceTarget t = characterSnapshot(character, index, subset, true);
+SurfaceTarget characterTarget(const ArticulatedBody& character, int index) {
+  SurfaceTarget t = characterSnapshot(character, index);
   addBoneMasses(character, t);
+  t.bvh = TriangleBvh(t.x, t.triangles);
   return t;
 }
 
@@ -194,20 +195,20 @@ std::vector<int> patchTriangles(const CharacterModel& m, const std::vector<char>
   return out;
 }
 
-SurfaceTarget selfTarget(const ArticulatedBody& character, int index, const std::vector<std::pair<int, int>>& pairs,
-                         double dt) {
-  const CharacterModel& m = character.model();
-  std::vector<char> bones(size_t(m.boneCount()), 0);
-  for (const auto& [i, j] : pairs) bones[size_t(i)] = bones[size_t(j)] = 1;
-  SurfaceTarget t = characterSnapshot(character, index, {}, false);  // (its rows: nodeHits)
+SurfaceTarget selfTarget(const CharacterModel& m, const SurfaceTarget& snapshot,
+                         const std::vector<std::pair<int, int>>& pairs, double dt) {
+  SurfaceTarget t;
+  t.bones.assign(size_t(m.boneCount()), 0);
+  for (const auto& [i, j] : pairs) t.bones[size_t(i)] = t.bones[size_t(j)] = 1;
+  const SelfContacts found = detectSelfContacts(m, snapshot, pairs, dt);
+  if (found.kept.empty() && found.near.empty()) return t;  // (self false: nothing to copy)
+  std::vector<char> bones = std::move(t.bones);
+  t = snapshot;  // (its rows: nodeHits; no hierarchy)
+  t.bones = std::move(bones);
   t.self = true;
-  t.bones = bones;
   t.nodeHits.assign(size_t(m.nodeCount()), SurfaceTarget::Hit{});
-  const SelfContacts found = detectSelfContacts(m, t, pairs, dt);
   for (const auto& [p, h] : found.kept) t.nodeHits[size_t(p)] = h;
   for (const auto& [p, h] : found.near) t.nodeHits[size_t(p)] = h;
-  t.self = !found.kept.empty() || !found.near.empty();
-  if (t.self) addBoneMasses(character, t);
   return t;
 }
 

@@ -83,14 +83,23 @@ struct SurfaceTarget {
 SurfaceTarget colliderTarget(const Collider& collider, int index);
 /// A body's deformed skin as it is now.
 SurfaceTarget bodyTarget(LayeredBody& body, int index);
-/// A character's deformed skin as it is now; `subset`: the hierarchy over these triangles only
-/// (stage 2 on the paired bones' patches), all when empty.
-SurfaceTarget characterTarget(const ArticulatedBody& character, int index, const std::vector<int>& subset = {});
-/// A character's skin as a surface for itself: each node's self-contact (cut, or near in the
-/// step dt) found for the bone pairs `pairs` (stage 1's self pairs; self_contact.h); `self`
-/// false when there is none.
-SurfaceTarget selfTarget(const ArticulatedBody& character, int index, const std::vector<std::pair<int, int>>& pairs,
-                         double dt);
+/// A character's deformed skin as it is now: positions, velocities, normals, its bones' frames;
+/// no hierarchy, no bone masses (what its own self-contacts need; addBoneMasses, pairedTarget).
+SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index);
+/// The bones' inverse mass blocks of a character's snapshot (what the effective masses of its
+/// hits need), once.
+void addBoneMasses(const ArticulatedBody& character, SurfaceTarget& snapshot);
+/// A copy of a character's snapshot with a hierarchy over `subset` (stage 2 on the paired
+/// bones' patches; all triangles when empty).
+SurfaceTarget pairedTarget(const SurfaceTarget& snapshot, const std::vector<int>& subset);
+/// A character's whole skin now: the snapshot, its bone masses and a hierarchy over it all.
+SurfaceTarget characterTarget(const ArticulatedBody& character, int index);
+/// A character's skin as a surface for itself, from its snapshot: each node's self-contact (cut,
+/// or near in the step dt) found for the bone pairs `pairs` (stage 1's self pairs;
+/// self_contact.h). `self` false when there is none; when there is, the snapshot's bone masses
+/// (if it had them) come along.
+SurfaceTarget selfTarget(const CharacterModel& m, const SurfaceTarget& snapshot,
+                         const std::vector<std::pair<int, int>>& pairs, double dt);
 /// The union of the patches T_i of these bones (flags by bone), sorted.
 std::vector<int> patchTriangles(const CharacterModel& m, const std::vector<char>& bones);
 

@@ -36,12 +36,6 @@ constexpr int kCorrectionPasses = 2;
 // and what the two sides may travel in dt, twice.
 double pairTolerance(double dt, double speedA, double speedB) { return 0.011 + 2 * dt * (speedA + speedB); }
 
-double fastest(const std::vector<Vec3>& v) {
-  double s = 0;
-  for (const Vec3& u : v) s = std::max(s, u.norm());
-  return s;
-}
-
 // The flags of the bones on one side of bone pairs.
 std::vector<char> bonesOf(int count, const std::vector<std::pair<int, int>>& pairs, bool first) {
   std::vector<char> f(size_t(count), 0);
@@ -55,12 +49,18 @@ std::vector<std::vector<SurfaceTarget>> World::characterTargets(double dt) {
   const size_t nc = characters_.size();
   const double off = characterPruning_ ? 1.0 : 1e300;  // (pruning off: every pair within reach)
   std::vector<std::vector<PlacedProxy>> placed(nc);
+  std::vector<SurfaceTarget> skin(nc);  // each character's skin now, taken once (bone masses when asked)
   std::vector<double> speed(nc);
   for (size_t i = 0; i < nc; ++i) {
     const ArticulatedBody& b = *characters_[i].body;
     placed[i] = placeBoneProxies(b.model(), b.state().bones, b.state().q);
-    speed[i] = fastest(b.skinVelocities());
+    skin[i] = characterSnapshot(b, int(i));
+    speed[i] = skin[i].maxSpeed;
   }
+  const auto massed = [&](size_t j) -> const SurfaceTarget& {
+    addBoneMasses(*characters_[j].body, skin[j]);
+    return skin[j];
+  };
   std::vector<std::vector<SurfaceTarget>> out(nc);
   std::vector<std::vector<char>> paired(nc);  // (bones) paired with anything
   for (size_t i = 0; i < nc; ++i) paired[i].assign(size_t(characters_[i].model->boneCount()), 0);
@@ -97,8 +97,7 @@ std::vector<std::vector<SurfaceTarget>> World::characterTargets(double dt) {
       const auto pairs = proxyPairs(placed[i], placed[j], off * pairTolerance(dt, speed[i], speed[j]));
       if (pairs.empty()) continue;
       const CharacterModel& mj = *characters_[j].model;
-      out[i].push_back(
-          characterTarget(*characters_[j].body, int(j), patchTriangles(mj, bonesOf(mj.boneCount(), pairs, false))));
+      out[i].push_back(pairedTarget(massed(j), patchTriangles(mj, bonesOf(mj.boneCount(), pairs, false))));
       out[i].back().bones = bonesOf(a.model().boneCount(), pairs, true);
       for (const auto& pr : pairs) paired[i][size_t(pr.first)] = 1;
     }
@@ -107,8 +106,11 @@ std::vector<std::vector<SurfaceTarget>> World::characterTargets(double dt) {
                           ? selfProxyPairs(a.model(), a.state().bones, placed[i], off * pairTolerance(dt, speed[i], speed[i]))
                           : std::vector<std::pair<int, int>>{};
     if (!self.empty()) {
-      SurfaceTarget t = selfTarget(a, int(i), self, dt);
-      if (t.self) out[i].push_back(std::move(t));  // (none: no node in self-contact)
+      SurfaceTarget t = selfTarget(a.model(), skin[i], self, dt);
+      if (t.self) {  // (none: no node in self-contact)
+        t.boneInverse = massed(i).boneInverse;
+        out[i].push_back(std::move(t));
+      }
     }
     CharacterStats& st = characters_[i].stats;
     st.triangles = int(a.model().triangles.size());
