@@ -37,6 +37,9 @@ struct Aabb {
   Vec3 lo = Vec3::Constant(1e300);
   Vec3 hi = Vec3::Constant(-1e300);
   void grow(const Vec3& p) { lo = lo.cwiseMin(p); hi = hi.cwiseMax(p); }
+  void grow(const Aabb& b) { lo = lo.cwiseMin(b.lo); hi = hi.cwiseMax(b.hi); }
+  /// Whether the two boxes share a point (touching counts).
+  bool overlaps(const Aabb& b) const { return (lo.array() <= b.hi.array()).all() && (b.lo.array() <= hi.array()).all(); }
   bool empty() const { return (hi.array() < lo.array()).any(); }
   Vec3 center() const { return 0.5 * (lo + hi); }
 };

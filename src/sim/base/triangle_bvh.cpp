@@ -144,6 +144,25 @@ TriangleBvh::TriangleBvh(const std::vector<Vec3>& positions, const std::vector<V
   }
 }
 
+void TriangleBvh::refit(const std::vector<Vec3>& positions, const std::vector<Vec3i>& triangles) {
+  for (size_t i = 0; i < tris_.size(); ++i) {
+    const Vec3i& t = triangles[size_t(ids_[i])];
+    tris_[i] = {positions[size_t(t[0])], positions[size_t(t[1])], positions[size_t(t[2])]};
+  }
+  // (a node's children come after it: from the back, every child is refit before its parent)
+  for (size_t k = nodes_.size(); k-- > 0;) {
+    Node& node = nodes_[k];
+    node.box = Aabb{};
+    if (node.count > 0) {
+      for (int i = node.first; i < node.first + node.count; ++i)
+        for (const Vec3& c : tris_[size_t(i)]) node.box.grow(c);
+    } else {
+      node.box.grow(nodes_[size_t(node.first)].box);
+      node.box.grow(nodes_[size_t(node.first) + 1].box);
+    }
+  }
+}
+
 void TriangleBvh::build(const std::vector<Vec3>& positions, const std::vector<Vec3i>& triangles,
                         std::vector<int>& order, const std::vector<Vec3>& centroid, int begin, int end, int id) {
   Aabb box, cbox;

@@ -34,6 +34,10 @@ class TriangleBvh {
               const std::vector<int>& subset = {});
 
   bool empty() const { return tris_.empty(); }
+  /// The same hierarchy at new positions of the same triangles: the corners reloaded and the
+  /// boxes refit bottom-up (as tight as a fresh build's while the triangles keep their
+  /// arrangement; looser, never wrong, when they do not).
+  void refit(const std::vector<Vec3>& positions, const std::vector<Vec3i>& triangles);
   /// The box of every triangle.
   const Aabb& bounds() const { return nodes_.front().box; }
 
@@ -59,8 +63,7 @@ class TriangleBvh {
   /// The same among the triangles whose id `accept`s.
   template <class Accept>
   Closest closestWhere(const Vec3& p, double maxDistanceSq, Accept&& accept) const;
-  /// Calls fn(id) for every triangle whose leaf box overlaps `box` (a superset of those whose
-  /// own box does).
+  /// Calls fn(id) for every triangle whose own box overlaps `box`.
   template <class Fn>
   void forEachInBox(const Aabb& box, Fn&& fn) const;
 
@@ -122,9 +125,13 @@ void TriangleBvh::forEachInBox(const Aabb& box, Fn&& fn) const {
   stack[top++] = 0;
   while (top > 0) {
     const Node& node = nodes_[size_t(stack[--top])];
-    if ((node.box.hi.array() < box.lo.array()).any() || (box.hi.array() < node.box.lo.array()).any()) continue;
+    if (!node.box.overlaps(box)) continue;
     if (node.count > 0) {
-      for (int i = node.first; i < node.first + node.count; ++i) fn(ids_[size_t(i)]);
+      for (int i = node.first; i < node.first + node.count; ++i) {
+        const auto& t = tris_[size_t(i)];
+        const Vec3 lo = t[0].cwiseMin(t[1]).cwiseMin(t[2]), hi = t[0].cwiseMax(t[1]).cwiseMax(t[2]);
+        if ((lo.array() <= box.hi.array()).all() && (box.lo.array() <= hi.array()).all()) fn(ids_[size_t(i)]);
+      }
       continue;
     }
     stack[top++] = node.first;

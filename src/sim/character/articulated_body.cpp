@@ -591,6 +591,7 @@ void ArticulatedBody::factorKkt(const std::vector<Mat6>& blocks) {
     kktAnalysed_ = true;
   }
   kkt_.factorize(kktMatrix_);
+  ++times_.kktFactorizations;
   if (kkt_.info() != Eigen::Success)
     throw std::runtime_error("character '" + model_->name + "': the bones' system could not be factored");
 }

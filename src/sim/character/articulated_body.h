@@ -89,6 +89,7 @@ struct CharacterTimes {
   double responseBones = 0, responseSkin = 0;
   int steps = 0;
   int maxContacts = 0;  ///< the most nodes in contact in a step
+  int kktFactorizations = 0;  ///< the bones' KKT systems factored (free update, active-set rounds)
 };
 
 class ArticulatedBody {

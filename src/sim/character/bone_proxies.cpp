@@ -53,6 +53,7 @@ void buildBoneProxies(CharacterModel& m) {
         local.push_back(m.restSkin[size_t(p)] - centre);
       }
     bp.hull = makeProxy(local, kProxyPoints);
+    if (!bp.triangles.empty()) bp.hierarchy = TriangleBvh(m.restSkin, m.triangles, bp.triangles);
     // the blends: per other bone a moving a node of C_i, o_ia the w_pa-weighted centroid
     std::map<int, std::pair<Vec3, double>> sums;
     for (int p : bp.corners) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sim/base/math.h"
+#include "sim/base/triangle_bvh.h"
 #include "sim/character/skeleton.h"
 #include "sim/contact/convex_proxy.h"
 #include "sim/model/layer_elements.h"
@@ -85,6 +86,7 @@ struct BoneProxy {
   std::vector<int> triangles;  ///< T_i: the triangles with a corner in V_i
   std::vector<int> corners;    ///< C_i: their corners (V_i and the ring just outside it)
   ConvexProxy hull;            ///< over C_i at rest, y_p - c_i (world bind axes, about the bone's centre)
+  TriangleBvh hierarchy;       ///< over T_i at rest (built once; refit to the skin at a state)
   /// Each other bone a moving a node of C_i: the bound of how far the blend carries those
   /// nodes from bone i's rigid motion (bone_proxies.cpp: origin o, largest w_pa, largest
   /// w_pa |u_p - o| at rest).

@@ -15,13 +15,6 @@ namespace {
 // m/s at 60 Hz, an approach is caught by its ring's cut, a step later).
 constexpr double kNearGap = 1e-3, kNearReach = 0.011;
 
-// Past this many node-triangle pairs in a sweep, a hierarchy over its triangles pays.
-constexpr size_t kBruteForcePairs = 2048;
-
-bool overlaps(const Aabb& a, const Aabb& b) {
-  return (a.lo.array() <= b.hi.array()).all() && (b.lo.array() <= a.hi.array()).all();
-}
-
 }  // namespace
 
 SelfContacts detectSelfContacts(const CharacterModel& m, const SurfaceTarget& skin,
@@ -30,65 +23,45 @@ SelfContacts detectSelfContacts(const CharacterModel& m, const SurfaceTarget& sk
   if (pairs.empty()) return out;
   const int n = m.nodeCount();
   const std::vector<Vec3>& x = skin.x;
-  // each patch's box in its bone's frame (R_j^T (x - c_j): tight about a bone), of the
-  // deformed corners C_j
   std::vector<char> used(size_t(m.boneCount()), 0);
   for (const auto& [i, j] : pairs) used[size_t(i)] = used[size_t(j)] = 1;
   const auto local = [&](int b, const Vec3& p) {
     return Vec3(skin.boneRotation[size_t(b)].transpose() * (p - skin.boneCentre[size_t(b)]));
   };
+  // each patch's box in its bone's frame (R_j^T (x - c_j) of its deformed corners C_j: tight
+  // about a bone), and its hierarchy refit to the skin
   std::vector<Aabb> patchBox(used.size());
-  for (size_t b = 0; b < used.size(); ++b)
-    if (used[b])
-      for (int p : m.proxies[b].corners) patchBox[b].grow(local(int(b), x[size_t(p)]));
+  std::vector<TriangleBvh> patch(used.size());
+  for (size_t b = 0; b < used.size(); ++b) {
+    if (!used[b]) continue;
+    for (int p : m.proxies[b].corners) patchBox[b].grow(local(int(b), x[size_t(p)]));
+    patch[b] = m.proxies[b].hierarchy;
+    patch[b].refit(x, m.triangles);
+  }
   std::vector<double> reach(static_cast<size_t>(n), -1);  // (lazily) each node's ring's reach
   // how far a node looks: its ring's reach, or kNearReach where nearer
   const auto radius = [&](int p) { return std::max(reach[size_t(p)], dt > 0 ? kNearReach : 0.0); };
   std::vector<TriangleBvh::Closest> best(static_cast<size_t>(n));
   std::vector<char> seen(static_cast<size_t>(n), 0), cut(static_cast<size_t>(n), 0);
-  std::vector<int> nodes, tris;
-  // the nodes of V_i against the triangles of T_j
+  std::vector<int> ringOf(static_cast<size_t>(n), -1);  // q is in p's rest 1-ring: ringOf[q] == p
+  // the nodes of V_i near T_j (its box in bone j's frame) against T_j's triangles near them
   const auto sweep = [&](int i, int j) {
-    nodes.clear();
-    Aabb around;  // their world box, grown by their reach
+    if (patch[size_t(j)].empty()) return;
     for (int p : m.proxies[size_t(i)].nodes) {
       if (reach[size_t(p)] < 0) reach[size_t(p)] = ringReach(m, x, p);
-      const double r = radius(p);
-      const Vec3 y = local(j, x[size_t(p)]);
-      if ((y.array() < patchBox[size_t(j)].lo.array() - r).any() || (y.array() > patchBox[size_t(j)].hi.array() + r).any())
-        continue;
-      nodes.push_back(p);
-      around.grow(x[size_t(p)] - Vec3::Constant(r));
-      around.grow(x[size_t(p)] + Vec3::Constant(r));
-    }
-    if (nodes.empty()) return;
-    tris.clear();
-    std::vector<Aabb> boxes;
-    for (int t : m.proxies[size_t(j)].triangles) {
-      Aabb b;
-      for (int c = 0; c < 3; ++c) b.grow(x[size_t(m.triangles[size_t(t)][c])]);
-      if (!overlaps(b, around)) continue;
-      tris.push_back(t);
-      boxes.push_back(b);
-    }
-    if (tris.empty()) return;
-    // (many nodes against many triangles: a hierarchy over the triangles near them)
-    const bool deep = nodes.size() * tris.size() > kBruteForcePairs;
-    const TriangleBvh bvh = deep ? TriangleBvh(x, m.triangles, tris) : TriangleBvh();
-    for (int p : nodes) {
       const double r = radius(p), ring = reach[size_t(p)];
       const Vec3& xp = x[size_t(p)];
+      const Vec3 y = local(j, xp);
+      if ((y.array() < patchBox[size_t(j)].lo.array() - r).any() || (y.array() > patchBox[size_t(j)].hi.array() + r).any())
+        continue;
+      for (int e = m.stencil.start[size_t(p)]; e < m.stencil.start[size_t(p) + 1]; ++e)
+        ringOf[size_t(m.stencil.column[size_t(e)])] = p;
       Aabb near;
       near.grow(xp - Vec3::Constant(r));
       near.grow(xp + Vec3::Constant(r));
-      const auto test = [&](int t) {
+      patch[size_t(j)].forEachInBox(near, [&](int t) {
         const Vec3i& f = m.triangles[size_t(t)];
-        // (cheap rejections first: the triangle's bounding sphere, then p's own 2-ring)
-        const Vec3 centre = (x[size_t(f[0])] + x[size_t(f[1])] + x[size_t(f[2])]) / 3.0;
-        double rt = 0;
-        for (int c = 0; c < 3; ++c) rt = std::max(rt, (x[size_t(f[c])] - centre).squaredNorm());
-        if ((centre - xp).norm() > std::sqrt(rt) + r) return;
-        if (inTwoRing(m, p, f)) return;
+        if (ringOf[size_t(f[0])] == p || ringOf[size_t(f[1])] == p || ringOf[size_t(f[2])] == p) return;  // (inTwoRing)
         std::array<double, 3> w;
         const Vec3 c = closestPointOnTriangle(xp, x[size_t(f[0])], x[size_t(f[1])], x[size_t(f[2])], &w);
         const double d = (c - xp).squaredNorm();
@@ -98,13 +71,7 @@ SelfContacts detectSelfContacts(const CharacterModel& m, const SurfaceTarget& sk
         seen[size_t(p)] = 1;  // (stage 2's report)
         // the exact post-process: p's 1-ring against the triangle
         if (!cut[size_t(p)] && ringOverlaps(m, x, p, f)) cut[size_t(p)] = 1;
-      };
-      if (deep) {
-        bvh.forEachInBox(near, test);
-      } else {
-        for (size_t k = 0; k < tris.size(); ++k)
-          if (overlaps(boxes[k], near)) test(tris[k]);
-      }
+      });
     }
   };
   for (const auto& [i, j] : pairs) {
