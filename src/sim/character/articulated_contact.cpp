@@ -18,7 +18,13 @@ using Mat6 = Eigen::Matrix<double, 6, 6>;
 
 // A rigid skin's row compliance times the node's mass [-]: small against a bone's (1 / its
 // effective mass), so that the row holds its target to about 1e-6 of the approach.
-constexpr double kRigidSkinCompliance = 1e-6;
+constexpr double kRigidSkinCompliance = 1e-4;
+
+// The correction's passes stop once no node is deeper than this [m] and no limit passed by more
+// than kLimitSlack [rad]. (A rigid skin puts many rows on one bone's 6 dofs: its active set drops
+// those that pull, and one pass left the snake_fish_rigid_skin's tail 6 mm into the ground where
+// it landed; a pass at the corrected state takes those rows back.)
+constexpr double kCorrectionSlack = 2e-4, kLimitSlack = 1e-4;
 
 // ---- contact with planes and height fields (4.27)-(4.32) ---------------------------------------
 
@@ -241,6 +247,12 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
       if (t.movable() && !inverse.empty()) {
         const double ms = nodeEffectiveMass(inverse, p, x, th.normal), mo = t.effectiveMass(th, th.normal);
         r.vo = (ms * v + mo * th.velocity) / (ms + mo);
+        // at most what stops the other side's approach there: the pair's impulse for two free
+        // sides, ms mo a / (ms + mo), is less; a side held from behind (a tube under another,
+        // on the ground) cannot reach v_o, and its row, asking for it, would push it into the
+        // ground as hard as its compliance lets (a rigid skin's: 900 N s, which the exchange
+        // gave the other tube)
+        r.upper = mo * std::max(0.0, th.normal.dot(th.velocity - v));
       }
       r.friction = std::sqrt(m.material.friction * t.friction);
       rows.push_back(r);
@@ -440,6 +452,7 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     n.depth = r.depth;
     n.b = r.normal.dot(rel) - r.target;
     n.lower = -total(r);  // (it may take back what the node has, not pull)
+    n.upper = r.upper - r.lambda;  // (against a movable surface: its bound, as above)
     fr.push_back(n);
     // two two-sided rows against the slip and across it, each at most mu times the node's
     // normal impulse (the cone's box: a node that sticks holds in both directions). The three
@@ -530,25 +543,28 @@ void ArticulatedBody::updateSupport(double dt) {
 void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
                               const std::vector<const SurfaceTarget*>& targets, double share) {
   // (a limit's correction turns the bones beyond it, which may carry the next joint past its
-  // own: the limits near theirs are rows too, taken in if the correction would cross them,
-  // and the correction is repeated while a limit is still passed by more than 1e-4 rad)
+  // own: the limits near theirs are rows too, taken in if the correction would cross them; the
+  // passes repeat, each at the state the last left, while a node or a limit is still past its
+  // slack above)
   for (int pass = 0; pass < 3; ++pass) {
     // (the nodes within 1 cm of a surface too, their rows out until the correction would carry
     // them into it: moved out of one surface, a node is not pushed into another)
-    std::vector<ContactRow> rows = pass == 0 ? detect(colliders, targets, 0, false, 0.01) : std::vector<ContactRow>{};
-    for (ContactRow& r : rows) r.active = r.depth > 0;
-    for (ContactRow& r : rows)
+    std::vector<ContactRow> rows = detect(colliders, targets, 0, false, 0.01);
+    double deepest = 0, worst = 0;
+    for (ContactRow& r : rows) {
+      r.active = r.depth > 0;
+      deepest = std::max(deepest, r.depth);
       r.b = -(r.surface >= 0 && targets[size_t(r.surface)]->kind == SurfaceTarget::Kind::Character ? share : 1.0) *
             r.depth;
-    double worst = 0;
+    }
     for (ContactRow& r : limitRows(nullptr, 0)) {
       r.active = r.depth > 0;
       worst = std::max(worst, r.depth);
       rows.push_back(r);
     }
-    bool under = false;  // (a node under a surface, or a limit passed: else nothing to correct)
-    for (const ContactRow& r : rows) under = under || r.depth > 0;
-    if (!under || (pass > 0 && worst <= 1e-4)) return;
+    // (nothing under a surface or past a limit: nothing to correct; after a pass, what is left
+    // within the slack stays)
+    if (pass == 0 ? deepest <= 0 && worst <= 0 : deepest <= kCorrectionSlack && worst <= kLimitSlack) return;
     std::vector<Vec3> dq;
     const Eigen::VectorXd dx = solveRows(rows, dq);
     for (int b = 0; b < model_->boneCount(); ++b) {
