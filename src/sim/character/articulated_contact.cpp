@@ -17,7 +17,9 @@ namespace d2t {
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 
 // A rigid skin's row compliance times the node's mass [-]: small against a bone's (1 / its
-// effective mass), so that the row holds its target to about 1e-6 of the approach.
+// effective mass: the row holds its target to about 1e-4 of the approach), not so small that the
+// few mm/s by which the targets of a bone's rows differ become large impulses (a rigid bone cannot
+// meet them all: 1e-6 threw a snake lying on the ground at 1.7 m/s; decision 0033).
 constexpr double kRigidSkinCompliance = 1e-4;
 
 // The correction's passes stop once no node is deeper than this [m] and no limit passed by more
