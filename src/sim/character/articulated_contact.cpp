@@ -546,12 +546,14 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
                               const std::vector<const SurfaceTarget*>& targets, double share) {
   // (a limit's correction turns the bones beyond it, which may carry the next joint past its
   // own: the limits near theirs are rows too, taken in if the correction would cross them; the
-  // passes repeat, each at the state the last left, while a node or a limit is still past its
-  // slack above)
+  // passes repeat, each at the state the last left, while a limit is still past its slack, or a
+  // node the last pass left out of its active set would still be deeper than its slack (by the
+  // rows' linear prediction: then the contacts are detected again)
+  bool contacts = true;
   for (int pass = 0; pass < 3; ++pass) {
     // (the nodes within 1 cm of a surface too, their rows out until the correction would carry
     // them into it: moved out of one surface, a node is not pushed into another)
-    std::vector<ContactRow> rows = detect(colliders, targets, 0, false, 0.01);
+    std::vector<ContactRow> rows = contacts ? detect(colliders, targets, 0, false, 0.01) : std::vector<ContactRow>{};
     double deepest = 0, worst = 0;
     for (ContactRow& r : rows) {
       r.active = r.depth > 0;
@@ -566,7 +568,7 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
     }
     // (nothing under a surface or past a limit: nothing to correct; after a pass, what is left
     // within the slack stays)
-    if (pass == 0 ? deepest <= 0 && worst <= 0 : deepest <= kCorrectionSlack && worst <= kLimitSlack) return;
+    if (pass == 0 ? deepest <= 1e-4 && worst <= 0 : deepest <= kCorrectionSlack && worst <= kLimitSlack) return;
     std::vector<Vec3> dq;
     const Eigen::VectorXd dx = solveRows(rows, dq);
     for (int b = 0; b < model_->boneCount(); ++b) {
@@ -575,6 +577,13 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
       s.orientation = integrateBodyRotation(s.orientation, dx.segment<3>(6 * b + 3), 1.0);
     }
     for (int p = 0; p < model_->nodeCount(); ++p) state_.q[size_t(p)] += dq[size_t(p)];
+    contacts = false;
+    for (const ContactRow& r : rows) {
+      if (r.kind != ContactRow::Kind::Contact || r.active || r.fixed) continue;
+      double moved = 0;  // (out of the surface)
+      for (int a = 0; a < r.count; ++a) moved += r.j[size_t(a)].dot(dx.segment<6>(6 * r.bone[size_t(a)]));
+      contacts = contacts || r.depth - moved > kCorrectionSlack;
+    }
   }
 }
 

@@ -118,6 +118,17 @@ std::vector<PlacedProxy> placeBoneProxies(const CharacterModel& m, const std::ve
   return out;
 }
 
+void sweepBoneProxies(const CharacterModel& m, const std::vector<Vec3>& v, double time,
+                      std::vector<PlacedProxy>& proxies) {
+  for (size_t i = 0; i < proxies.size(); ++i) {
+    double fastest = 0;
+    for (int p : m.proxies[i].corners) fastest = std::max(fastest, v[size_t(p)].squaredNorm());
+    const double by = time * std::sqrt(fastest);
+    proxies[i].margin += by;
+    proxies[i].radius += by;
+  }
+}
+
 void boundingSphere(const std::vector<PlacedProxy>& proxies, Vec3* centre, double* radius) {
   Vec3 c = Vec3::Zero();
   for (const PlacedProxy& p : proxies) c += p.centre;

@@ -36,6 +36,12 @@ void buildBoneProxies(CharacterModel& m);
 std::vector<PlacedProxy> placeBoneProxies(const CharacterModel& m, const std::vector<CoreState>& bones,
                                           const std::vector<Vec3>& q);
 
+/// Each bone's placed proxy grown by `time` [s] times the fastest of its patch's corners C_i
+/// (velocities v, one per node): what the patch may travel (stage 1 against a surface that
+/// moves: every bone by its own speed, not the character's fastest node's).
+void sweepBoneProxies(const CharacterModel& m, const std::vector<Vec3>& v, double time,
+                      std::vector<PlacedProxy>& proxies);
+
 /// The bounding sphere of a set of placed proxies (the hierarchy's root).
 void boundingSphere(const std::vector<PlacedProxy>& proxies, Vec3* centre, double* radius);
 

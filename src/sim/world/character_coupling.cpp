@@ -32,9 +32,16 @@ namespace {
 constexpr double kCorrectionShare = 1.0;
 constexpr int kCorrectionPasses = 2;
 
-// The reach stage 1 asks of a pair: the correction's and the rows' 1 cm (and a mm to spare),
-// and what the two sides may travel in dt, twice.
-double pairTolerance(double dt, double speedA, double speedB) { return 0.011 + 2 * dt * (speedA + speedB); }
+// The reach stage 1 asks of a pair: the correction's and the rows' 1 cm (and a mm to spare);
+// each side's proxy is grown by what it may travel in dt, twice (a bone: its patch's fastest
+// node, sweepBoneProxies).
+constexpr double kPairReach = 0.011;
+
+PlacedProxy swept(PlacedProxy p, double by) {
+  p.margin += by;
+  p.radius += by;
+  return p;
+}
 
 // The flags of the bones on one side of bone pairs.
 std::vector<char> bonesOf(int count, const std::vector<std::pair<int, int>>& pairs, bool first) {
@@ -48,14 +55,14 @@ std::vector<char> bonesOf(int count, const std::vector<std::pair<int, int>>& pai
 std::vector<std::vector<SurfaceTarget>> World::characterTargets(double dt) {
   const size_t nc = characters_.size();
   const double off = characterPruning_ ? 1.0 : 1e300;  // (pruning off: every pair within reach)
+  const double reach = off * kPairReach;
   std::vector<std::vector<PlacedProxy>> placed(nc);
   std::vector<SurfaceTarget> skin(nc);  // each character's skin now, taken once (bone masses when asked)
-  std::vector<double> speed(nc);
   for (size_t i = 0; i < nc; ++i) {
     const ArticulatedBody& b = *characters_[i].body;
-    placed[i] = placeBoneProxies(b.model(), b.state().bones, b.state().q);
     skin[i] = characterSnapshot(b, int(i));
-    speed[i] = skin[i].maxSpeed;
+    placed[i] = placeBoneProxies(b.model(), b.state().bones, b.state().q);
+    sweepBoneProxies(b.model(), skin[i].v, 2 * dt, placed[i]);
   }
   const auto massed = [&](size_t j) -> const SurfaceTarget& {
     addBoneMasses(*characters_[j].body, skin[j]);
@@ -67,8 +74,9 @@ std::vector<std::vector<SurfaceTarget>> World::characterTargets(double dt) {
   // one surface: snapshot once (`make`), copied to each character it reaches, with its bones
   const auto offer = [&](const PlacedProxy& proxy, double surfaceSpeed, auto&& make) {
     std::optional<SurfaceTarget> t;
+    const PlacedProxy moving = swept(proxy, 2 * dt * surfaceSpeed);
     for (size_t i = 0; i < nc; ++i) {
-      const auto pairs = proxyPairs(placed[i], {proxy}, off * pairTolerance(dt, speed[i], surfaceSpeed));
+      const auto pairs = proxyPairs(placed[i], {moving}, reach);
       if (pairs.empty()) continue;
       if (!t) t = make();
       out[i].push_back(*t);
@@ -94,16 +102,16 @@ std::vector<std::vector<SurfaceTarget>> World::characterTargets(double dt) {
     const ArticulatedBody& a = *characters_[i].body;
     for (size_t j = 0; j < nc; ++j) {
       if (j == i) continue;
-      const auto pairs = proxyPairs(placed[i], placed[j], off * pairTolerance(dt, speed[i], speed[j]));
+      const auto pairs = proxyPairs(placed[i], placed[j], reach);
       if (pairs.empty()) continue;
       const CharacterModel& mj = *characters_[j].model;
       out[i].push_back(pairedTarget(massed(j), patchTriangles(mj, bonesOf(mj.boneCount(), pairs, false))));
       out[i].back().bones = bonesOf(a.model().boneCount(), pairs, true);
       for (const auto& pr : pairs) paired[i][size_t(pr.first)] = 1;
     }
-    // itself (its nodes may close on each other at twice its speed)
+    // itself (two of its bones close at the sum of their speeds: both proxies are swept)
     const auto self = characters_[i].spec.selfCollision
-                          ? selfProxyPairs(a.model(), a.state().bones, placed[i], off * pairTolerance(dt, speed[i], speed[i]))
+                          ? selfProxyPairs(a.model(), a.state().bones, placed[i], reach)
                           : std::vector<std::pair<int, int>>{};
     if (!self.empty()) {
       SurfaceTarget t = selfTarget(a.model(), skin[i], self, dt);
