@@ -22,11 +22,13 @@ using Mat6 = Eigen::Matrix<double, 6, 6>;
 // meet them all: 1e-6 threw a snake lying on the ground at 1.7 m/s; decision 0033).
 constexpr double kRigidSkinCompliance = 1e-4;
 
-// The correction's passes stop once no node is deeper than this [m] and no limit passed by more
+// The correction starts when a node is deeper than kCorrectionStart [m] (or a limit passed);
+// its passes stop once no node is deeper than kCorrectionSlack [m] and no limit passed by more
 // than kLimitSlack [rad]. (A rigid skin puts many rows on one bone's 6 dofs: its active set drops
 // those that pull, and one pass left the snake_fish_rigid_skin's tail 6 mm into the ground where
-// it landed; a pass at the corrected state takes those rows back.)
-constexpr double kCorrectionSlack = 2e-4, kLimitSlack = 1e-4;
+// it landed; a pass at the corrected state takes those rows back. Starting at 0.1 mm rather than
+// at any depth spares deer_bird 0.9 of its 7.1 factorizations a step.)
+constexpr double kCorrectionStart = 1e-4, kCorrectionSlack = 2e-4, kLimitSlack = 1e-4;
 
 // ---- contact with planes and height fields (4.27)-(4.32) ---------------------------------------
 
@@ -568,7 +570,7 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
     }
     // (nothing under a surface or past a limit: nothing to correct; after a pass, what is left
     // within the slack stays)
-    if (pass == 0 ? deepest <= 1e-4 && worst <= 0 : deepest <= kCorrectionSlack && worst <= kLimitSlack) return;
+    if (pass == 0 ? deepest <= kCorrectionStart && worst <= 0 : deepest <= kCorrectionSlack && worst <= kLimitSlack) return;
     std::vector<Vec3> dq;
     const Eigen::VectorXd dx = solveRows(rows, dq);
     for (int b = 0; b < model_->boneCount(); ++b) {
