@@ -30,6 +30,10 @@ constexpr double kRigidSkinCompliance = 1e-4;
 // at any depth spares deer_bird 0.9 of its 7.1 factorizations a step.)
 constexpr double kCorrectionStart = 1e-4, kCorrectionSlack = 2e-4, kLimitSlack = 1e-4;
 
+// The rows that may change in solveRows' active set before it refactors rather than carry them
+// as rank-one terms (a term costs a solve with the factor, about an eighth of a factorization).
+constexpr int kRankUpdates = 8;
+
 // ---- contact with planes and height fields (4.27)-(4.32) ---------------------------------------
 
 
@@ -95,8 +99,13 @@ std::array<Vec3, 3> ArticulatedBody::conjugateDirections(const BoneFrames& f, in
 // The rows with the skeleton's response anticipated: M_c* = Mh_cond + sum_k J_cond,k^T
 // J_cond,k / M_lambda,k, b_c* = -sum J^T b / M_lambda (4.31), the joints' rows keeping J dv_c =
 // 0; lambda_k = -(J_cond,k dv_c + b_k) / M_lambda,k (4.30); one-sided rows pulling (lambda < 0)
-// leave, a row past a bound [lower, upper] becomes that given impulse; at most 8 rounds. Returns dv_c (6k) and the rows' lambdas; then the skin's change of every node
-// (4.32): Mh_p^-1 (P^T n lambda - m_p sum_i w_pi B_pi^T dv_c,i), in `skin`.
+// leave, a row past a bound [lower, upper] becomes that given impulse; at most 8 rounds. A
+// round after the first solves with the last factorization and the rows that changed since as
+// rank-one terms (Woodbury: M_c* = A + U C U^T, U's columns the rows' J_cond, C their +-1 /
+// M_lambda; x = y - Z (C^-1 + U^T Z)^-1 U^T y, y = A^-1 rhs, Z = A^-1 U: a solve a changed row),
+// refactoring once more than kRankUpdates rows changed. Returns dv_c (6k) and the rows' lambdas;
+// then the skin's change of every node (4.32): Mh_p^-1 (P^T n lambda - m_p sum_i w_pi B_pi^T
+// dv_c,i), in `skin`.
 Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin,
                                            std::vector<Vec3>* impulses) {
   const CharacterModel& m = *model_;
@@ -104,7 +113,19 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
   // a row's part of M_c* and b_c* (sign +1: add, -1: take out), or of a given impulse
   std::vector<Mat6> blocks = blocks_;
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
+  // the rank-one terms since the last factorization: u (J_cond on the bones' dofs), A^-1 u, and
+  // their weights; those still to be solved for (from `pending` on)
+  std::vector<Eigen::VectorXd> U, Z;
+  std::vector<double> C;
+  size_t pending = 0;
+  bool factored = false;
   const auto fold = [&](const ContactRow& r, double sign) {
+    if (factored && !r.fixed) {
+      Eigen::VectorXd u = Eigen::VectorXd::Zero(size);
+      for (int a = 0; a < r.count; ++a) u.segment<6>(6 * r.bone[size_t(a)]) += r.j[size_t(a)].transpose();
+      U.push_back(std::move(u));
+      C.push_back(sign / r.mlambda);
+    }
     for (int a = 0; a < r.count; ++a) {
       if (r.fixed) {  // a given impulse: J_cond^T lambda on the bones
         rhs.segment<6>(6 * r.bone[size_t(a)]) += sign * r.j[size_t(a)].transpose() * r.lambda;
@@ -121,8 +142,27 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
   const auto t0 = std::chrono::steady_clock::now();
   Eigen::VectorXd sol;
   for (int round = 0; round < 8; ++round) {
-    factorKkt(blocks);
+    if (!factored || U.size() > size_t(kRankUpdates)) {
+      factorKkt(blocks);
+      factored = true;
+      U.clear();
+      Z.clear();
+      C.clear();
+      pending = 0;
+    }
+    for (; pending < U.size(); ++pending) Z.push_back(solveKkt(U[pending]));
     sol = solveKkt(rhs);
+    if (!U.empty()) {
+      const Eigen::Index t = Eigen::Index(U.size());
+      Eigen::MatrixXd S(t, t);
+      Eigen::VectorXd uy(t);
+      for (Eigen::Index i = 0; i < t; ++i) {
+        uy(i) = U[size_t(i)].dot(sol);
+        for (Eigen::Index j = 0; j < t; ++j) S(i, j) = U[size_t(i)].dot(Z[size_t(j)]) + (i == j ? 1 / C[size_t(i)] : 0.0);
+      }
+      const Eigen::VectorXd w = S.partialPivLu().solve(uy);
+      for (Eigen::Index j = 0; j < t; ++j) sol -= w(j) * Z[size_t(j)];
+    }
     bool changed = false;
     for (ContactRow& r : rows) {
       if (r.fixed) continue;
@@ -154,6 +194,7 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
     if (!changed) break;
     if (round + 1 == 8) {  // (the last set, solved once more so that dv_c and the lambdas agree)
       factorKkt(blocks);
+      factored = false;
       sol = solveKkt(rhs);
       for (ContactRow& r : rows) {
         if (!r.active || r.fixed) continue;
