@@ -14,6 +14,23 @@ namespace {
 // The proxy's samples (the design's "about 32 points").
 constexpr int kProxyPoints = 32;
 
+// Orders ids[begin, end) so that runs of BoneProxy::kNodeRun are near each other at x: halves
+// at the median along the longest axis of their box until a run is left.
+void runOrder(std::vector<int>& ids, const std::vector<Vec3>& x, size_t begin, size_t end) {
+  if (end - begin <= size_t(BoneProxy::kNodeRun)) return;
+  Aabb box;
+  for (size_t i = begin; i < end; ++i) box.grow(x[size_t(ids[i])]);
+  int axis;
+  (box.hi - box.lo).maxCoeff(&axis);
+  // (the split on a run boundary, so that every run but the last is full)
+  const size_t runs = (end - begin + BoneProxy::kNodeRun - 1) / BoneProxy::kNodeRun;
+  const size_t mid = begin + (runs / 2) * BoneProxy::kNodeRun;
+  std::nth_element(ids.begin() + long(begin), ids.begin() + long(mid), ids.begin() + long(end),
+                   [&](int a, int b) { return x[size_t(a)][axis] < x[size_t(b)][axis]; });
+  runOrder(ids, x, begin, mid);
+  runOrder(ids, x, mid, end);
+}
+
 }  // namespace
 
 void buildBoneProxies(CharacterModel& m) {
@@ -37,6 +54,7 @@ void buildBoneProxies(CharacterModel& m) {
   }
   for (int i = 0; i < k; ++i) {
     BoneProxy& bp = m.proxies[size_t(i)];
+    runOrder(bp.nodes, m.restSkin, 0, bp.nodes.size());
     const Vec3& centre = m.skeleton.bones[size_t(i)].bindPosition;
     std::vector<char> corner(size_t(n), 0);
     for (size_t t = 0; t < m.triangles.size(); ++t) {

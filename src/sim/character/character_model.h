@@ -82,7 +82,10 @@ struct SurfaceStencil {
 /// Stage 1 of a character's collision detection, per bone (dissertation 4.3; bone_proxies.h):
 /// the skin bone i moves and a convex proxy over it in the bone's own bind coordinates.
 struct BoneProxy {
-  std::vector<int> nodes;      ///< V_i: the nodes bone i carries most (their dominant bone)
+  /// V_i: the nodes bone i carries most (their dominant bone), in runs of kNodeRun near each
+  /// other at rest (what self-contact boxes a run at a time)
+  std::vector<int> nodes;
+  static constexpr int kNodeRun = 16;
   std::vector<int> triangles;  ///< T_i: the triangles with a corner in V_i
   std::vector<int> corners;    ///< C_i: their corners (V_i and the ring just outside it)
   ConvexProxy hull;            ///< over C_i at rest, y_p - c_i (world bind axes, about the bone's centre)
