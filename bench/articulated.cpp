@@ -5,9 +5,10 @@
 // beside; and the cost against the node count n at fixed k and against the bone count k at
 // fixed n (a least-squares fit T = a n + b k + c); and in contact against n, the nodes in contact
 // m and k (tube_press at 24 configurations: T = a n + b m + c k + d, and the stages' log-log
-// slopes). Figures only; one core
+// slopes); and the block-diagonal condensation against the exact one in those scenes' contact
+// windows. Figures only; one core
 // (OMP_NUM_THREADS=1 unless set). Prints medians of several runs:
-//   build/bench/bench_articulated            (all sections, about five minutes)
+//   build/bench/bench_articulated            (all sections, about six minutes)
 //   build/bench/bench_articulated --quick    (fewer steps)
 //   build/bench/bench_articulated --plot docs/img/characters_cost.svg   (and the n / k plot)
 #include <algorithm>
@@ -248,6 +249,43 @@ ContactPoint contactPoint(int nodes, int bones, double from, double to) {
   return p;
 }
 
+// The block-diagonal condensation against the exact one (Mt_s^-1 itself, (4.22)'s free update)
+// in a shipped scene's contact window: a second world with the exact condensation is set to the
+// first's character state before each step, and both step; the differences after the step
+// (largest over the window; the bones' velocities also on average), and the contact impulses'
+// sum (relative). The rows take the skin block-diagonally in both (4.30)-(4.32).
+void condensationRow(const char* scene, double from, double to) {
+  const Scene sc = loadScene(std::string(D2T_SOURCE_DIR) + "/scenes/" + scene);
+  World a(sc), b(sc);
+  b.characters()[0].body->setExactCondensation(true);
+  while (a.time() < from - 1e-9) {
+    a.step();
+    b.step();
+  }
+  double worstV = 0, sumV = 0, worstX = 0, worstImpulse = 0, contacts = 0;
+  int steps = 0;
+  while (a.time() < to - 1e-9) {
+    b.characters()[0].body->state() = a.characters()[0].body->state();
+    a.step();
+    b.step();
+    const ArticulatedBody &A = *a.characters()[0].body, &B = *b.characters()[0].body;
+    double dv = 0;
+    for (size_t i = 0; i < A.state().bones.size(); ++i)
+      dv = std::max(dv, (A.state().bones[i].velocity - B.state().bones[i].velocity).norm());
+    for (int p = 0; p < A.model().nodeCount(); ++p) worstX = std::max(worstX, (A.nodePosition(p) - B.nodePosition(p)).norm());
+    Vec3 ia = Vec3::Zero(), ib = Vec3::Zero();
+    for (const CharacterContact& c : A.contacts()) ia += c.impulse;
+    for (const CharacterContact& c : B.contacts()) ib += c.impulse;
+    worstV = std::max(worstV, dv);
+    sumV += dv;
+    worstImpulse = std::max(worstImpulse, (ia - ib).norm() / std::max(ia.norm(), 1e-12));
+    contacts += double(A.contacts().size());
+    ++steps;
+  }
+  std::printf("| %s | %.1f-%.1f s | %d | %.0f | %.2e (%.2e) | %.2e | %.2f%% |\n", scene, from, to, steps,
+              contacts / steps, worstV, sumV / steps, worstX, 100 * worstImpulse);
+}
+
 // Least squares y = X c; returns c and R^2.
 Eigen::VectorXd leastSquares(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, double* r2) {
   const Eigen::VectorXd c = X.colPivHouseholderQr().solve(y);
@@ -380,6 +418,16 @@ int main(int argc, char** argv) {
                 "the response's bone solves against n %.2f and m %.2f (R^2 %.3f)\n",
                 cs(0), r2s, cb(0), r2b, ck(0), ck(1), r2k);
   }
+  std::printf("\n## The condensation in contact: block-diagonal against exact\n\n");
+  std::printf("One step from the same state with the exact condensation (Mt_s^-1, (4.22)'s free update) and with "
+              "the block-diagonal one the characters run with; the rows take the skin block-diagonally in both. "
+              "Largest differences after the step over the window (the bones' velocities: largest, and mean); "
+              "impulse: the contacts' summed impulse, relative.\n\n");
+  std::printf("| scene | window | steps | contacts | bone velocity [m/s] | node position [m] | impulse |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  condensationRow("tube_press.json", 2.5, 4.0);
+  condensationRow("snake_fish.json", 2.0, quick ? 2.2 : 3.0);
+  condensationRow("deer_bird.json", 2.0, quick ? 2.1 : 2.5);
   if (!plotPath.empty()) {
     plot(plotPath, byN, byK);
     std::printf("plot written to %s\n", plotPath.c_str());
