@@ -129,8 +129,7 @@ void TriangleBvh::forEachInBox(const Aabb& box, Fn&& fn) const {
     if (node.count > 0) {
       for (int i = node.first; i < node.first + node.count; ++i) {
         const auto& t = tris_[size_t(i)];
-        const Vec3 lo = t[0].cwiseMin(t[1]).cwiseMin(t[2]), hi = t[0].cwiseMax(t[1]).cwiseMax(t[2]);
-        if ((lo.array() <= box.hi.array()).all() && (box.lo.array() <= hi.array()).all()) fn(ids_[size_t(i)]);
+        if (Aabb{t[0].cwiseMin(t[1]).cwiseMin(t[2]), t[0].cwiseMax(t[1]).cwiseMax(t[2])}.overlaps(box)) fn(ids_[size_t(i)]);
       }
       continue;
     }
