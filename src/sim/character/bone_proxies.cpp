@@ -99,6 +99,17 @@ void buildBoneProxies(CharacterModel& m) {
       bp.blends.push_back(b);
     }
   }
+  // the seams: bone b's patch meets bone a's where a corner of T_a is a node of V_b
+  for (int a = 0; a < k; ++a) {
+    std::vector<char> met(size_t(k), 0);
+    for (int p : m.proxies[size_t(a)].corners) {
+      const int b = m.influence[size_t(p)].dominant();
+      if (b != a && !met[size_t(b)]) {
+        met[size_t(b)] = 1;
+        m.proxies[size_t(a)].seams.push_back(b);
+      }
+    }
+  }
 }
 
 std::vector<PlacedProxy> placeBoneProxies(const CharacterModel& m, const std::vector<CoreState>& bones,
@@ -186,15 +197,18 @@ std::vector<std::pair<int, int>> proxyPairs(const std::vector<PlacedProxy>& a, c
 std::vector<std::pair<int, int>> selfProxyPairs(const CharacterModel& m, const std::vector<CoreState>& bones,
                                                 const std::vector<PlacedProxy>& proxies, double tolerance) {
   const int k = m.boneCount();
-  // joined bones: -1 apart, 1 folded past kSeamAngle, 0 not joined
+  // bones whose patches meet (joined, or sharing a seam): -1 apart, 1 turned past kSeamAngle
+  // from each other; 0 elsewhere
   std::vector<int> joined(size_t(k) * size_t(k), 0);
-  for (const Joint& j : m.skeleton.joints) {
-    if (j.parent < 0) continue;
-    const auto P = [&](int b) { return Quat(bones[size_t(b)].orientation * m.skeleton.bones[size_t(b)].bindOrientation.conjugate()); };
-    const double angle = 2 * std::asin(std::min(1.0, (P(j.parent).conjugate() * P(j.child)).vec().norm()));
-    joined[size_t(j.parent) * size_t(k) + size_t(j.child)] = joined[size_t(j.child) * size_t(k) + size_t(j.parent)] =
-        angle >= kSeamAngle ? 1 : -1;
-  }
+  const auto P = [&](int b) { return Quat(bones[size_t(b)].orientation * m.skeleton.bones[size_t(b)].bindOrientation.conjugate()); };
+  const auto mark = [&](int a, int b) {
+    const double angle = 2 * std::asin(std::min(1.0, (P(a).conjugate() * P(b)).vec().norm()));
+    joined[size_t(a) * size_t(k) + size_t(b)] = joined[size_t(b) * size_t(k) + size_t(a)] = angle >= kSeamAngle ? 1 : -1;
+  };
+  for (const Joint& j : m.skeleton.joints)
+    if (j.parent >= 0) mark(j.parent, j.child);
+  for (int a = 0; a < k; ++a)
+    for (int b : m.proxies[size_t(a)].seams) mark(a, b);
   std::vector<std::pair<int, int>> out;
   for (int i = 0; i < k; ++i)
     for (int j = i + 1; j < k; ++j)

@@ -55,8 +55,9 @@ std::vector<std::pair<int, int>> proxyPairs(const std::vector<PlacedProxy>& a, c
 /// first touch at 115-150 degrees; decision 0032.)
 constexpr double kSeamAngle = 60 * kPi / 180;
 
-/// A character with itself (its bones' states): the pairs i < j of its bones within reach, two
-/// joined bones only when folded past kSeamAngle.
+/// A character with itself (its bones' states): the pairs i < j of its bones within reach; two
+/// bones whose patches meet (joined, or sharing a seam: BoneProxy::seams) only once they have
+/// turned past kSeamAngle from each other (the deer: 12 of its 69 pairs; decision 0033).
 std::vector<std::pair<int, int>> selfProxyPairs(const CharacterModel& m, const std::vector<CoreState>& bones,
                                                 const std::vector<PlacedProxy>& proxies, double tolerance);
 

@@ -90,6 +90,7 @@ struct BoneProxy {
   std::vector<int> corners;    ///< C_i: their corners (V_i and the ring just outside it)
   ConvexProxy hull;            ///< over C_i at rest, y_p - c_i (world bind axes, about the bone's centre)
   TriangleBvh hierarchy;       ///< over T_i at rest (built once; refit to the skin at a state)
+  std::vector<int> seams;      ///< the bones whose patches meet this one (a node of V_j in C_i)
   /// Each other bone a moving a node of C_i: the bound of how far the blend carries those
   /// nodes from bone i's rigid motion (bone_proxies.cpp: origin o, largest w_pa, largest
   /// w_pa |u_p - o| at rest).
