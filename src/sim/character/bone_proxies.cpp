@@ -152,9 +152,7 @@ void sweepBoneProxies(const CharacterModel& m, const std::vector<Vec3>& v, doubl
   for (size_t i = 0; i < proxies.size(); ++i) {
     double fastest = 0;
     for (int p : m.proxies[i].corners) fastest = std::max(fastest, v[size_t(p)].squaredNorm());
-    const double by = time * std::sqrt(fastest);
-    proxies[i].margin += by;
-    proxies[i].radius += by;
+    proxies[i].sweep(time * std::sqrt(fastest));
   }
 }
 

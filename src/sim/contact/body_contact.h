@@ -45,6 +45,11 @@ struct PlacedProxy {
   double radius = 0;         ///< bounding sphere about centre [m]
   double grow = 0;           ///< largest skin displacement |q| [m] (0: rigid)
   bool rigid = false;        ///< a collider: two rigid proxies are never a pair
+  /// Grown by `by` [m] all round (what its surface may travel: stage 1 against a moving one).
+  void sweep(double by) {
+    margin += by;
+    radius += by;
+  }
 };
 PlacedProxy placeProxy(LayeredBody& body, const ConvexProxy& proxy);
 /// A mesh collider's proxy at its current pose (Collider::detectedInStages).

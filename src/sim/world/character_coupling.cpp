@@ -37,12 +37,6 @@ constexpr int kCorrectionPasses = 2;
 // node, sweepBoneProxies).
 constexpr double kPairReach = 0.011;
 
-PlacedProxy swept(PlacedProxy p, double by) {
-  p.margin += by;
-  p.radius += by;
-  return p;
-}
-
 // The flags of the bones on one side of bone pairs.
 std::vector<char> bonesOf(int count, const std::vector<std::pair<int, int>>& pairs, bool first) {
   std::vector<char> f(size_t(count), 0);
@@ -74,7 +68,8 @@ std::vector<std::vector<SurfaceTarget>> World::characterTargets(double dt) {
   // one surface: snapshot once (`make`), copied to each character it reaches, with its bones
   const auto offer = [&](const PlacedProxy& proxy, double surfaceSpeed, auto&& make) {
     std::optional<SurfaceTarget> t;
-    const PlacedProxy moving = swept(proxy, 2 * dt * surfaceSpeed);
+    PlacedProxy moving = proxy;
+    moving.sweep(2 * dt * surfaceSpeed);
     for (size_t i = 0; i < nc; ++i) {
       const auto pairs = proxyPairs(placed[i], {moving}, reach);
       if (pairs.empty()) continue;
