@@ -199,7 +199,8 @@ class ArticulatedBody {
   Vec3 nodePosition(int p) const;
   Vec3 nodeVelocity(int p) const;
   std::vector<Vec3> skinPositions() const;
-  std::vector<Vec3> skinVelocities() const;
+  /// The skin's positions and velocities (one pass over the nodes).
+  void skinState(std::vector<Vec3>& positions, std::vector<Vec3>& velocities) const;
   /// The world position of joint j's anchor on its child bone (on its parent: parentAnchor).
   Vec3 childAnchor(int j) const;
   Vec3 parentAnchor(int j) const;

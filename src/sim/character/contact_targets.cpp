@@ -157,8 +157,7 @@ SurfaceTarget characterSnapshot(const ArticulatedBody& character, int index) {
   SurfaceTarget t;
   t.kind = SurfaceTarget::Kind::Character;
   t.index = index;
-  t.x = character.skinPositions();
-  t.v = character.skinVelocities();
+  character.skinState(t.x, t.v);
   t.triangles = m.triangles;
   t.friction = m.material.friction;
   for (int b = 0; b < m.boneCount(); ++b) {

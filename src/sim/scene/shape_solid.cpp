@@ -47,8 +47,11 @@ class EllipsoidUnion final : public Shape {
   ShapeTopology topology() const override { return ShapeTopology::Solid; }
 
   double signedDistance(const Vec3& p) const override {
+    // (a part's distance is at least the distance to its bounding sphere: the parts whose
+    // sphere lies beyond the nearest found so far leave the minimum as it is)
     double d = 1e300;
-    for (const Ellipsoid& e : parts_) d = std::min(d, e.signedDistance(p));
+    for (const Ellipsoid& e : parts_)
+      if ((p - e.centre).norm() - e.semiAxes.maxCoeff() < d) d = std::min(d, e.signedDistance(p));
     return d;
   }
 
