@@ -128,7 +128,7 @@ void ArticulatedBody::prepareBones() {
   const CharacterModel& m = *model_;
   const int k = m.boneCount();
   pairs_.clear();
-  kktAnalysed_ = false;
+  kktKeys_.clear();  // (a new pattern: analysed at the next factorization)
   pairIndex_.assign(size_t(k) * size_t(k), -1);
   const auto add = [&](int i, int j) {
     if (pairIndex_[size_t(i) * size_t(k) + size_t(j)] >= 0) return;
@@ -175,8 +175,8 @@ void ArticulatedBody::prepareBones() {
 Eigen::VectorXd ArticulatedBody::solveKkt(const Eigen::VectorXd& rhs) const {
   Eigen::VectorXd p(rhs.size()), x(rhs.size());
   for (Eigen::Index i = 0; i < rhs.size(); ++i) p(order_[size_t(i)]) = rhs(i);
-  const Eigen::VectorXd y = kkt_.solve(p);
-  for (Eigen::Index i = 0; i < rhs.size(); ++i) x(i) = y(order_[size_t(i)]);
+  kkt_.solve(p);
+  for (Eigen::Index i = 0; i < rhs.size(); ++i) x(i) = p(order_[size_t(i)]);
   return x;
 }
 
@@ -561,38 +561,22 @@ void ArticulatedBody::factorKkt(const std::vector<Mat6>& blocks) {
         if (i != j || r >= c) t.emplace_back(6 * i + r, 6 * j + c, blocks[e](r, c));
   }
   t.insert(t.end(), rowTriplets_.begin(), rowTriplets_.end());
-  bool same = kktMatrix_.rows() == size && kktKeys_.size() == t.size();
-  for (size_t k = 0; k < t.size(); ++k) {  // (into the elimination order, the upper triangle)
+  bool same = kkt_.rows() == size && kktKeys_.size() == t.size();
+  for (size_t k = 0; k < t.size(); ++k) {  // (into the elimination order, the lower triangle)
     const int r = order_[size_t(t[k].row())], c = order_[size_t(t[k].col())];
-    t[k] = Eigen::Triplet<double>(std::min(r, c), std::max(r, c), t[k].value());
+    t[k] = Eigen::Triplet<double>(std::max(r, c), std::min(r, c), t[k].value());
     same = same && kktKeys_[k] == std::make_pair(t[k].row(), t[k].col());
   }
-  if (same) {  // the pattern of the last assembly: the values into their slots (no sort, no allocation)
-    double* value = kktMatrix_.valuePtr();
-    std::fill(value, value + kktMatrix_.nonZeros(), 0.0);
-    for (size_t k = 0; k < t.size(); ++k) value[kktSlots_[k]] += t[k].value();
-  } else {
-    kktMatrix_.resize(size, size);
-    kktMatrix_.setFromTriplets(t.begin(), t.end());
-    kktMatrix_.makeCompressed();
+  if (!same) {  // (a new pattern: its analysis; else the values into the last one's slots)
     kktKeys_.resize(t.size());
-    kktSlots_.resize(t.size());
-    for (size_t k = 0; k < t.size(); ++k) {
-      kktKeys_[k] = {t[k].row(), t[k].col()};
-      const int* inner = kktMatrix_.innerIndexPtr();
-      const int* first = inner + kktMatrix_.outerIndexPtr()[t[k].col()];
-      const int* last = inner + kktMatrix_.outerIndexPtr()[t[k].col() + 1];
-      kktSlots_[k] = int(std::lower_bound(first, last, t[k].row()) - inner);
-    }
-    kktAnalysed_ = false;
+    for (size_t k = 0; k < t.size(); ++k) kktKeys_[k] = {t[k].row(), t[k].col()};
+    kktSlots_ = kkt_.analyze(size, kktKeys_);
   }
-  if (!kktAnalysed_) {
-    kkt_.analyzePattern(kktMatrix_);
-    kktAnalysed_ = true;
-  }
-  kkt_.factorize(kktMatrix_);
+  double* value = kkt_.clearStorage();
+  for (size_t k = 0; k < t.size(); ++k) value[kktSlots_[k]] += t[k].value();
   ++times_.kktFactorizations;
-  if (kkt_.info() != Eigen::Success)
+  times_.kktAnalyses = kkt_.analyses();
+  if (!kkt_.factorize())
     throw std::runtime_error("character '" + model_->name + "': the bones' system could not be factored");
 }
 

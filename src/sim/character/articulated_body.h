@@ -24,11 +24,11 @@
 // free update as ch. 3's bodies' does (CharacterState::support), so that a character at rest
 // dents its skin as the static solve does.
 #include <Eigen/CholmodSupport>
-#include <Eigen/SparseCholesky>
 
 #include <memory>
 #include <vector>
 
+#include "sim/base/supernodal_ldlt.h"
 #include "sim/character/character_model.h"
 #include "sim/character/contact_targets.h"
 #include "sim/contact/collider.h"
@@ -90,6 +90,9 @@ struct CharacterTimes {
   int steps = 0;
   int maxContacts = 0;  ///< the most nodes in contact in a step
   int kktFactorizations = 0;  ///< the bones' KKT systems factored (free update, active-set rounds)
+  /// the KKT's pattern analysed (its elimination order and supernodes): once while contacts
+  /// come and go, their rows folded into the bones' blocks
+  int kktAnalyses = 0;
 };
 
 class ArticulatedBody {
@@ -300,15 +303,12 @@ class ArticulatedBody {
   // the bones' KKT: the bone pairs that share a node or a joint, the pattern analysed once
   std::vector<int> pairIndex_;  // (k x k) block index or -1
   std::vector<std::pair<int, int>> pairs_;
-  // (in the elimination order order_: prepareBones)
-  // (the upper triangle: with the natural ordering Eigen factors it in place, no permuted copy)
-  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Upper, Eigen::NaturalOrdering<int>> kkt_;
+  // (in the elimination order order_: prepareBones) the lower triangle, factored by supernodes
+  SupernodalLdlt kkt_;
   std::vector<int> order_;  // (6k + rows) a dof's or row's place in the KKT
   Eigen::VectorXd solveKkt(const Eigen::VectorXd& rhs) const;
-  bool kktAnalysed_ = false;
-  // the assembled KKT matrix, and where each entry of factorKkt's fixed order lands in it (the
-  // pattern is kept while the entries' positions are the same: values only, then)
-  Eigen::SparseMatrix<double> kktMatrix_;
+  // the entries of factorKkt's fixed order, and their slots in the factor's storage (the
+  // pattern is analysed again only when the entries' positions change)
   std::vector<std::pair<int, int>> kktKeys_;
   std::vector<int> kktSlots_;
   std::vector<Eigen::Matrix<double, 6, 6>> blocks_;      // the free step's Mh_cond, pair by pair
