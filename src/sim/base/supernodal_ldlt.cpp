@@ -140,13 +140,15 @@ void SupernodalLdlt::solve(Eigen::VectorXd& x) const {
   for (const Supernode& s : supernodes_) {  // L z = b: the block's columns, their rows below gathered
     const double* L = storage_.data() + s.offset;
     const int* rows = rows_.data() + s.rowStart;
-    std::fill(g.begin(), g.begin() + s.height, 0.0);
+    Eigen::Map<Eigen::VectorXd> G(g.data(), s.height);
+    G.setZero();
     for (int c = 0; c < s.width; ++c, L += s.height) {
-      const double xc = X[s.first + c] - g[size_t(c)];
+      const double xc = X[s.first + c] - G(c);
       X[s.first + c] = xc;
-      for (int r = c + 1; r < s.height; ++r) g[size_t(r)] += L[r] * xc;
+      const int m = s.height - c - 1;
+      G.segment(c + 1, m) += xc * Eigen::Map<const Eigen::VectorXd>(L + c + 1, m);
     }
-    for (int r = s.width; r < s.height; ++r) X[rows[r]] -= g[size_t(r)];
+    for (int r = s.width; r < s.height; ++r) X[rows[r]] -= G(r);
   }
   for (int j = 0; j < n_; ++j) X[j] /= pivots_[size_t(j)];
   for (auto it = supernodes_.rbegin(); it != supernodes_.rend(); ++it) {  // L^T x = z / D

@@ -8,6 +8,8 @@
 // factorKkt; step).
 #include "sim/character/articulated_body.h"
 
+#include <Eigen/OrderingMethods>
+
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -100,9 +102,26 @@ void ArticulatedBody::prepareSkin(double dt) {
   if (dt == preparedDt_) return;
   const CharacterModel& m = *model_;
   const int n = m.nodeCount();
+  if (skinOrder_.empty()) {  // the nodes' elimination order: AMD on the stencil's graph
+    std::vector<Eigen::Triplet<double>> g;
+    g.reserve(m.stencil.column.size());
+    for (int i = 0; i < n; ++i)
+      for (int e = m.stencil.start[size_t(i)]; e < m.stencil.start[size_t(i) + 1]; ++e)
+        g.emplace_back(i, m.stencil.column[size_t(e)], 1.0);
+    Eigen::SparseMatrix<double> G(n, n);
+    G.setFromTriplets(g.begin(), g.end());
+    Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> P;
+    Eigen::AMDOrdering<int>()(G, P);
+    skinOrder_.resize(size_t(n));
+    for (int i = 0; i < n; ++i) skinOrder_[size_t(P.indices()[i])] = i;
+  }
+  // Mt_s = (1 + dt alpha) M + (dt beta + dt^2) K, its lower triangle in that order (a node's three
+  // dofs together: the factor's supernodes are runs of whole nodes)
   const double a = 1 + dt * m.material.alpha, b = dt * m.material.beta + dt * dt;
-  std::vector<Eigen::Triplet<double>> t;
-  t.reserve(m.stencil.column.size() * 9);
+  std::vector<std::pair<int, int>> entries;
+  std::vector<double> values;
+  entries.reserve(m.stencil.column.size() * 6);
+  values.reserve(m.stencil.column.size() * 6);
   skinDiagInverse_.resize(size_t(n));
   for (int i = 0; i < n; ++i)
     for (int e = m.stencil.start[size_t(i)]; e < m.stencil.start[size_t(i) + 1]; ++e) {
@@ -113,15 +132,28 @@ void ArticulatedBody::prepareSkin(double dt) {
         skinDiagInverse_[size_t(i)] = blk.inverse();
       }
       for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + r, 3 * j + c, blk(r, c));
+        for (int c = 0; c < 3; ++c) {
+          const int I = 3 * skinOrder_[size_t(i)] + r, J = 3 * skinOrder_[size_t(j)] + c;
+          if (I < J) continue;
+          entries.push_back({I, J});
+          values.push_back(blk(r, c));
+        }
     }
-  Eigen::SparseMatrix<double> A(3 * n, 3 * n);
-  A.setFromTriplets(t.begin(), t.end());
-  skinSolver_ = std::make_unique<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>>();
-  skinSolver_->compute(A);
-  if (skinSolver_->info() != Eigen::Success)
+  if (skinSlots_.empty()) skinSlots_ = skinFactor_.analyze(3 * n, entries);  // (one pattern for every dt)
+  double* value = skinFactor_.clearStorage();
+  for (size_t k = 0; k < values.size(); ++k) value[skinSlots_[k]] += values[k];
+  if (!skinFactor_.factorize())
     throw std::runtime_error("character '" + m.name + "': the skin's implicit matrix could not be factored");
   preparedDt_ = dt;
+}
+
+Eigen::VectorXd ArticulatedBody::solveSkin(const Eigen::VectorXd& rhs) const {
+  const int n = model_->nodeCount();
+  Eigen::VectorXd p(rhs.size()), x(rhs.size());
+  for (int i = 0; i < n; ++i) p.segment<3>(3 * skinOrder_[size_t(i)]) = rhs.segment<3>(3 * i);
+  skinFactor_.solve(p);
+  for (int i = 0; i < n; ++i) x.segment<3>(3 * i) = p.segment<3>(3 * skinOrder_[size_t(i)]);
+  return x;
 }
 
 void ArticulatedBody::prepareBones() {
@@ -328,9 +360,10 @@ void ArticulatedBody::condenseExactly(const std::vector<NodeFrame>& frame, const
     }
     f.segment<3>(3 * p) = Fs[size_t(p)];
   }
-  const Eigen::MatrixXd Z = skinSolver_->solve(Msb);
+  Eigen::MatrixXd Z(3 * n, 6 * k);
+  for (int c = 0; c < 6 * k; ++c) Z.col(c) = solveSkin(Msb.col(c));
   const Eigen::MatrixXd full = Msb.transpose() * Z;
-  const Eigen::VectorXd y = Msb.transpose() * skinSolver_->solve(f);
+  const Eigen::VectorXd y = Msb.transpose() * solveSkin(f);
   for (size_t e = 0; e < pairs_.size(); ++e) {
     const auto [i, j] = pairs_[e];
     if (i <= j) W[e] = full.block<6, 6>(6 * i, 6 * j);
@@ -528,7 +561,7 @@ void ArticulatedBody::freeVelocities(double dt, const Vec3& gravity) {
     }
     srhs.segment<3>(3 * p) = dt * Fs[size_t(p)] - m.nodeMass[size_t(p)] * (f.P.transpose() * a);
   }
-  const Eigen::VectorXd dvs = rigidSkin_ ? Eigen::VectorXd::Zero(3 * n) : Eigen::VectorXd(skinSolver_->solve(srhs));
+  const Eigen::VectorXd dvs = rigidSkin_ ? Eigen::VectorXd::Zero(3 * n) : solveSkin(srhs);
   times_.skin += msSince(t2);
 
   // ---- stage 6: the velocities (the positions follow in step()) -----------------------------------

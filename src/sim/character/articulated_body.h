@@ -23,7 +23,7 @@
 // joint pins the character to the world. The colliders' support of the last step loads the
 // free update as ch. 3's bodies' does (CharacterState::support), so that a character at rest
 // dents its skin as the static solve does.
-#include <Eigen/CholmodSupport>
+#include <Eigen/SparseCore>
 
 #include <memory>
 #include <vector>
@@ -298,7 +298,10 @@ class ArticulatedBody {
 
   // the skin system, factored once per dt
   double preparedDt_ = -1;
-  std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> skinSolver_;
+  SupernodalLdlt skinFactor_;          // (its lower triangle in the order skinOrder_)
+  std::vector<int> skinOrder_;         // (n) a node's place in the elimination order (AMD)
+  std::vector<int> skinSlots_;         // prepareSkin's entries' slots in the factor
+  Eigen::VectorXd solveSkin(const Eigen::VectorXd& rhs) const;  // Mt_s^-1 rhs
   std::vector<Mat3> skinDiagInverse_;  // (n) Mh_p^-1
   // the bones' KKT: the bone pairs that share a node or a joint, the pattern analysed once
   std::vector<int> pairIndex_;  // (k x k) block index or -1
