@@ -43,7 +43,7 @@ std::vector<int> SupernodalLdlt::analyze(int n, const std::vector<std::pair<int,
   supernodes_.clear();
   rows_.clear();
   maxHeight_ = maxWidth_ = 0;
-  std::vector<int> superOf(static_cast<size_t>(n));
+  superOf_.assign(static_cast<size_t>(n), 0);
   int offset = 0;
   for (int j = 0; j < n;) {
     Supernode s;
@@ -55,7 +55,7 @@ std::vector<int> SupernodalLdlt::analyze(int n, const std::vector<std::pair<int,
     s.rowStart = int(rows_.size());
     for (int c = j; c <= last; ++c) {
       rows_.push_back(c);
-      superOf[size_t(c)] = int(supernodes_.size());
+      superOf_[size_t(c)] = int(supernodes_.size());
     }
     rows_.insert(rows_.end(), below[size_t(last)].begin(), below[size_t(last)].end());
     s.height = int(rows_.size()) - s.rowStart;
@@ -69,11 +69,12 @@ std::vector<int> SupernodalLdlt::analyze(int n, const std::vector<std::pair<int,
   storage_.assign(size_t(offset), 0.0);
   pivots_.assign(size_t(n), 0.0);
   scratchW_.resize(size_t(maxHeight_) * size_t(maxWidth_));
+  scratchRow_.resize(size_t(maxHeight_));
   scratchC_.resize(size_t(maxHeight_) * size_t(maxHeight_));
 
   // a row's place in a supernode's block
   const auto slotOf = [&](int row, int column) {
-    const Supernode& s = supernodes_[size_t(superOf[size_t(column)])];
+    const Supernode& s = supernodes_[size_t(superOf_[size_t(column)])];
     const int* r0 = rows_.data() + s.rowStart;
     const int* r = row < s.first + s.width ? r0 + (row - s.first) : std::lower_bound(r0 + s.width, r0 + s.height, row);
     if (r == r0 + s.height || *r != row) throw std::logic_error("SupernodalLdlt::analyze: a row outside its column's pattern");
@@ -82,14 +83,6 @@ std::vector<int> SupernodalLdlt::analyze(int n, const std::vector<std::pair<int,
   std::vector<int> slots;
   slots.reserve(entries.size());
   for (const auto& [i, j] : entries) slots.push_back(slotOf(i, j));
-  // each supernode's update of the columns below it: the lower triangle of its rows below, by
-  // column, to their slots
-  updates_.clear();
-  for (Supernode& s : supernodes_) {
-    s.updateStart = int(updates_.size());
-    for (int b = s.width; b < s.height; ++b)
-      for (int a = b; a < s.height; ++a) updates_.push_back(slotOf(rows_[size_t(s.rowStart + a)], rows_[size_t(s.rowStart + b)]));
-  }
   return slots;
 }
 
@@ -121,14 +114,30 @@ bool SupernodalLdlt::factorize() {
     const Eigen::Map<Eigen::MatrixXd> L(L0, s.height, s.width);
     const int mb = s.height - s.width;
     if (mb == 0) continue;
-    // its update L21 D L21^T of the columns below, scattered
+    // its update L21 D L21^T of the columns below, scattered: its rows below are, from any one
+    // of them on, a subset of that row's column's pattern (the supernode T that holds it), so
+    // each run of them in one T is placed by one merge with T's rows
     const auto L21 = L.bottomRows(mb);
     Eigen::Map<Eigen::MatrixXd> W(scratchW_.data(), mb, s.width), C(scratchC_.data(), mb, mb);
     W = L21 * Eigen::Map<const Eigen::VectorXd>(d, s.width).asDiagonal();
     C.triangularView<Eigen::Lower>() = L21 * W.transpose();
-    const int* slot = updates_.data() + s.updateStart;
-    for (int b = 0; b < mb; ++b)
-      for (int a = b; a < mb; ++a) storage_[size_t(*slot++)] -= C(a, b);
+    const int* below = rows_.data() + s.rowStart + s.width;
+    int* place = scratchRow_.data();
+    for (int b = 0; b < mb;) {
+      const Supernode& t = supernodes_[size_t(superOf_[size_t(below[b])])];
+      const int* trows = rows_.data() + t.rowStart;
+      for (int a = b, q = below[b] - t.first; a < mb; ++a, ++q) {
+        while (q < t.height && trows[q] != below[a]) ++q;
+        if (q == t.height) throw std::logic_error("SupernodalLdlt::factorize: a row outside its column's pattern");
+        place[a] = q;
+      }
+      int e = b;
+      for (; e < mb && below[e] < t.first + t.width; ++e) {
+        double* column = storage_.data() + t.offset + (below[e] - t.first) * t.height;
+        for (int a = e; a < mb; ++a) column[place[a]] -= C(a, e);
+      }
+      b = e;
+    }
   }
   return true;
 }
