@@ -5,6 +5,7 @@ D2T_PACKAGES=(
   libglfw3-dev libglew-dev                            # window, GL loader
   libeigen3-dev                                       # linear algebra
   libsuitesparse-dev                                  # CHOLMOD: the direct solver of Mt_e
+  libccd-dev                                          # GJK intersection (stage 1's pruning)
   libimgui-dev                                        # Dear ImGui (+ GLFW/OpenGL3 backends)
   libtinyobjloader-dev nlohmann-json3-dev libcli11-dev libstb-dev
   libgtest-dev                                        # tests (ctest)

@@ -170,8 +170,7 @@ namespace {
 
 bool within(const PlacedProxy& a, const PlacedProxy& b, double tolerance) {
   if ((a.centre - b.centre).norm() > a.radius + b.radius + tolerance) return false;
-  const HullDistance d = hullDistance(a.points, b.points);
-  return (d.overlap ? -d.depth : d.distance) - a.margin - b.margin < tolerance;
+  return hullsWithin(a.points, b.points, a.margin + b.margin + tolerance);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <functional>
 
+#include <ccd/ccd.h>
+
 namespace d2t {
 
 // ---- proxies -------------------------------------------------------------------------------------
@@ -304,6 +306,39 @@ HullDistance hullDistance(const std::vector<Vec3>& a, const std::vector<Vec3>& b
     r.normal.setZero();  // undetermined
   }
   return r;
+}
+
+}  // namespace d2t
+
+// ---- the pruning test (libccd) -------------------------------------------------------------------
+
+namespace d2t {
+
+namespace {
+
+struct GrownHull {
+  const std::vector<Vec3>* points;
+  double radius;  // the sphere the hull is grown by [m]
+};
+
+// the farthest point of hull + sphere along dir: the hull's support plus radius * dir / |dir|
+void grownSupport(const void* object, const ccd_vec3_t* dir, ccd_vec3_t* out) {
+  const GrownHull& h = *static_cast<const GrownHull*>(object);
+  const Vec3 d(dir->v[0], dir->v[1], dir->v[2]);
+  const Vec3 s = (*h.points)[size_t(supportIndex(*h.points, d))] + h.radius * d.normalized();
+  ccdVec3Set(out, s.x(), s.y(), s.z());
+}
+
+}  // namespace
+
+bool hullsWithin(const std::vector<Vec3>& a, const std::vector<Vec3>& b, double gap) {
+  if (a.empty() || b.empty()) return false;
+  const GrownHull ga{&a, 0.5 * gap}, gb{&b, 0.5 * gap};
+  ccd_t ccd;
+  CCD_INIT(&ccd);
+  ccd.support1 = grownSupport;
+  ccd.support2 = grownSupport;
+  return ccdGJKIntersect(&ga, &gb, &ccd) != 0;
 }
 
 }  // namespace d2t

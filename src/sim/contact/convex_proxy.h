@@ -36,4 +36,10 @@ struct HullDistance {
 };
 HullDistance hullDistance(const std::vector<Vec3>& a, const std::vector<Vec3>& b);
 
+/// Whether the convex hulls of `a` and `b` come within `gap` [m] of each other: stage 1's
+/// pruning test where the gap itself is not needed (libccd's GJK intersection on the hulls grown
+/// by gap / 2 each; it stops at the first separating axis or enclosing simplex, where
+/// hullDistance runs on to the distance, or through EPA to the depth). gap >= 0.
+bool hullsWithin(const std::vector<Vec3>& a, const std::vector<Vec3>& b, double gap);
+
 }  // namespace d2t

@@ -93,6 +93,43 @@ TEST(Gjk, RandomPointCloudsAgreeWithBruteForceForSpheres) {
   }
 }
 
+// hullsWithin (libccd) against the exact distance: axis-aligned boxes (the distance in closed
+// form) and turned point clouds (hullDistance's), gaps on both sides of the distance
+TEST(Gjk, HullsWithinAGapAgreesWithTheDistance) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int within = 0, apart = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const Vec3 half(0.2 + 0.5 * (u(rng) + 1), 0.2 + 0.5 * (u(rng) + 1), 0.2 + 0.5 * (u(rng) + 1));
+    const Vec3 c = 3 * Vec3(u(rng), u(rng), u(rng));
+    double d2 = 0;  // [-1, 1]^3 to the box (c, half)
+    for (int i = 0; i < 3; ++i) d2 += std::pow(std::max(0.0, std::abs(c[i]) - 1 - half[i]), 2);
+    const double dist = std::sqrt(d2), gap = 0.8 * (u(rng) + 1);
+    if (std::abs(dist - gap) < 1e-6) continue;
+    const bool w = hullsWithin(boxCorners(Vec3::Zero(), Vec3(1, 1, 1)), boxCorners(c, half), gap);
+    EXPECT_EQ(w, dist < gap) << "trial " << trial << " distance " << dist << " gap " << gap;
+    (w ? within : apart) += 1;
+  }
+  EXPECT_GT(within, 50);
+  EXPECT_GT(apart, 50);
+  std::normal_distribution<double> g;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<Vec3> a, b;
+    const Quat turn = Quat(Vec4(g(rng), g(rng), g(rng), g(rng)).normalized());
+    const Vec3 cb = 1.2 * Vec3(g(rng), g(rng), g(rng));
+    for (int i = 0; i < 12; ++i) {
+      a.push_back(Vec3(0.6 * u(rng), 0.3 * u(rng), 0.2 * u(rng)));
+      b.push_back(cb + turn * Vec3(0.5 * u(rng), 0.4 * u(rng), 0.1 * u(rng)));
+    }
+    const HullDistance d = hullDistance(a, b);
+    const double dist = d.overlap ? 0 : d.distance;
+    for (double gap : {0.0, 0.05, 0.3}) {
+      if (std::abs(dist - gap) < 1e-6) continue;
+      EXPECT_EQ(hullsWithin(a, b, gap), d.overlap || dist < gap) << "trial " << trial << " gap " << gap;
+    }
+  }
+}
+
 TEST(Proxy, GrownHullContainsEverySkinNode) {
   for (const char* shape : {"sphere", "pumpkin"}) {
     BodyDesc d = test::ball(kR, 32, 1e5);
