@@ -266,9 +266,12 @@ class ArticulatedBody {
   std::vector<ContactRow> limitRows(const CharacterState* start, double dt) const;
   /// The mouse's drag spring's rows (none when not dragging).
   std::vector<ContactRow> dragRows(const CharacterState& start, double dt) const;
-  /// (impulses: the rows' impulses added node by node, when given)
-  Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin,
-                            std::vector<Vec3>* impulses = nullptr);
+  /// The rows' solve: dv_c (6k); the rows' impulses added node by node to `impulse` (n).
+  Eigen::VectorXd solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& impulse);
+  /// The skin's change (4.32) for a change dv_c of the bones and node impulses, added to `to`
+  /// (n): at every node, or at `nodes` only.
+  void addSkinChange(const Eigen::VectorXd& dvc, const std::vector<Vec3>& impulse, std::vector<Vec3>& to,
+                     const std::vector<int>* nodes = nullptr);
   Vec3 nodePositionIn(const CharacterState& st, int p) const;
   void prepareSkin(double dt);
   // stage 3's sums W (per bone pair, world) and bw, with Mh_p^-1 or with Mt_s^-1 itself

@@ -103,13 +103,11 @@ std::array<Vec3, 3> ArticulatedBody::conjugateDirections(const BoneFrames& f, in
 // round after the first solves with the last factorization and the rows that changed since as
 // rank-one terms (Woodbury: M_c* = A + U C U^T, U's columns the rows' J_cond, C their +-1 /
 // M_lambda; x = y - Z (C^-1 + U^T Z)^-1 U^T y, y = A^-1 rhs, Z = A^-1 U: a solve a changed row),
-// refactoring once more than kRankUpdates rows changed. Returns dv_c (6k) and the rows' lambdas;
-// then the skin's change of every node (4.32): Mh_p^-1 (P^T n lambda - m_p sum_i w_pi B_pi^T
-// dv_c,i), in `skin`.
-Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& skin,
-                                           std::vector<Vec3>* impulses) {
+// refactoring once more than kRankUpdates rows changed. Returns dv_c (6k) and the rows' lambdas,
+// their impulses added to `impulse`; the skin's change follows from both (addSkinChange).
+Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::vector<Vec3>& impulse) {
   const CharacterModel& m = *model_;
-  const int k = m.boneCount(), n = m.nodeCount(), nv = 6 * k, size = nv + m.skeleton.rowCount();
+  const int k = m.boneCount(), nv = 6 * k, size = nv + m.skeleton.rowCount();
   // a row's part of M_c* and b_c* (sign +1: add, -1: take out), or of a given impulse
   std::vector<Mat6> blocks = blocks_;
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
@@ -204,19 +202,26 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
       }
     }
   }
-  const auto t1 = std::chrono::steady_clock::now();
-  times_.responseBones += std::chrono::duration<double, std::milli>(t1 - t0).count();
-  std::vector<Vec3> impulse(static_cast<size_t>(n), Vec3::Zero());
-  for (const ContactRow& r : rows)
+  times_.responseBones += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (const ContactRow& r : rows) {
     if (r.node >= 0) impulse[size_t(r.node)] += r.lambda * r.normal;
-  for (const ContactRow& r : rows) rowImpulse_ += r.lambda * r.normal;
-  if (impulses)
-    for (int p = 0; p < n; ++p) (*impulses)[size_t(p)] += impulse[size_t(p)];
-  skin.resize(size_t(n));
+    rowImpulse_ += r.lambda * r.normal;
+  }
+  return sol.head(nv);
+}
+
+// (4.32): Mh_p^-1 (P^T J_p - m_p sum_i w_pi B_pi^T dv_c,i) at node p, J_p its impulse (linear in
+// both: the response's two solves give their sums' change in one pass)
+void ArticulatedBody::addSkinChange(const Eigen::VectorXd& dvc, const std::vector<Vec3>& impulse,
+                                    std::vector<Vec3>& to, const std::vector<int>* nodes) {
+  if (rigidSkin_) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const CharacterModel& m = *model_;
+  const int k = m.boneCount(), n = m.nodeCount();
   const BoneFrames f = frames();
   std::vector<Vec3> dW(static_cast<size_t>(k));  // the bones' world angular velocity changes
-  for (int b = 0; b < k; ++b) dW[size_t(b)] = f.R[size_t(b)] * sol.segment<3>(6 * b + 3);
-  for (int p = 0; p < n; ++p) {
+  for (int b = 0; b < k; ++b) dW[size_t(b)] = f.R[size_t(b)] * dvc.segment<3>(6 * b + 3);
+  const auto node = [&](int p) {
     const Influences& in = m.influence[size_t(p)];
     const Vec3 u = m.restSkin[size_t(p)] + state_.q[size_t(p)];
     Mat3 P = Mat3::Zero();
@@ -225,14 +230,15 @@ Eigen::VectorXd ArticulatedBody::solveRows(std::vector<ContactRow>& rows, std::v
       const size_t b = size_t(in.bone[size_t(c)]);
       const double w = in.weight[size_t(c)];
       P += w * f.P[b];
-      a += w * (sol.segment<3>(6 * int(b)) + dW[b].cross(f.P[b] * (u - m.skeleton.bones[b].bindPosition)));
+      a += w * (dvc.segment<3>(6 * int(b)) + dW[b].cross(f.P[b] * (u - m.skeleton.bones[b].bindPosition)));
     }
-    skin[size_t(p)] = rigidSkin_ ? Vec3::Zero()
-                                 : Vec3(skinDiagInverse_[size_t(p)] *
-                                        (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a)));
-  }
-  times_.responseSkin += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
-  return sol.head(nv);
+    to[size_t(p)] += skinDiagInverse_[size_t(p)] * (P.transpose() * (impulse[size_t(p)] - m.nodeMass[size_t(p)] * a));
+  };
+  if (nodes)
+    for (int p : *nodes) node(p);
+  else
+    for (int p = 0; p < n; ++p) node(p);
+  times_.responseSkin += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 double ArticulatedBody::nodeEffectiveMass(const std::vector<Mat6>& inverse, int p, const Vec3& x, const Vec3& n) const {
@@ -457,13 +463,22 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
     std::fill(state_.touching.begin(), state_.touching.end(), 0);
     return;
   }
-  std::vector<Vec3> dvs, impulse(size_t(n), Vec3::Zero());
-  const Eigen::VectorXd dv = solveRows(rows, dvs, &impulse);
-  for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs[size_t(p)];
+  std::vector<Vec3> impulse(size_t(n), Vec3::Zero());
+  Eigen::VectorXd dv = solveRows(rows, impulse);
   for (int b = 0; b < k; ++b) {
     state_.bones[size_t(b)].velocity += dv.segment<3>(6 * b);
     state_.bones[size_t(b)].angularVelocity += dv.segment<3>(6 * b + 3);
   }
+  // the skin's change at the rows' nodes now (friction starts from their velocities); at every
+  // node once both solves are done (4.32 is linear: one pass with their sums), less this
+  std::vector<int> at;
+  for (const ContactRow& r : rows)
+    if (r.node >= 0) at.push_back(r.node);
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  std::vector<Vec3> early(size_t(n), Vec3::Zero());
+  addSkinChange(dv, impulse, early, &at);
+  for (int p : at) state_.qdot[size_t(p)] += early[size_t(p)];
   // friction (3.20) with the skeleton's response anticipated as for the normal rows (below),
   // solved with the normal rows holding their targets (a friction impulse on the skin alone,
   // P^-1 dx_t, strains a stiff skin by the whole slip)
@@ -520,13 +535,15 @@ void ArticulatedBody::respond(double dt, const CharacterState& start, const std:
   // (the normal rows of the friction solve take back at most what the node has: their
   // impulse, with the first solve's, is the node's total)
   if (!fr.empty()) {
-    const Eigen::VectorXd dvf = solveRows(fr, dvs, &impulse);
-    for (int p = 0; p < n; ++p) state_.qdot[size_t(p)] += dvs[size_t(p)];
+    const Eigen::VectorXd dvf = solveRows(fr, impulse);
     for (int b = 0; b < k; ++b) {
       state_.bones[size_t(b)].velocity += dvf.segment<3>(6 * b);
       state_.bones[size_t(b)].angularVelocity += dvf.segment<3>(6 * b + 3);
     }
+    dv += dvf;
   }
+  for (int p : at) state_.qdot[size_t(p)] -= early[size_t(p)];
+  addSkinChange(dv, impulse, state_.qdot);
   for (CharacterContact& c : contacts_) c.impulse = impulse[size_t(c.node)];
   integratePositions(start, dt);
 }
@@ -612,14 +629,14 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
     // (nothing under a surface or past a limit: nothing to correct; after a pass, what is left
     // within the slack stays)
     if (pass == 0 ? deepest <= kCorrectionStart && worst <= 0 : deepest <= kCorrectionSlack && worst <= kLimitSlack) return;
-    std::vector<Vec3> dq;
-    const Eigen::VectorXd dx = solveRows(rows, dq);
+    std::vector<Vec3> moved(size_t(model_->nodeCount()), Vec3::Zero());  // (the rows' displacements)
+    const Eigen::VectorXd dx = solveRows(rows, moved);
     for (int b = 0; b < model_->boneCount(); ++b) {
       CoreState& s = state_.bones[size_t(b)];
       s.position += dx.segment<3>(6 * b);
       s.orientation = integrateBodyRotation(s.orientation, dx.segment<3>(6 * b + 3), 1.0);
     }
-    for (int p = 0; p < model_->nodeCount(); ++p) state_.q[size_t(p)] += dq[size_t(p)];
+    addSkinChange(dx, moved, state_.q);
     contacts = false;
     for (const ContactRow& r : rows) {
       if (r.kind != ContactRow::Kind::Contact || r.active || r.fixed) continue;
@@ -673,8 +690,10 @@ void ArticulatedBody::applyNodeImpulses(const std::vector<std::pair<int, Vec3>>&
   const Vec3 P0 = linearMomentum();
   Vec3 total = Vec3::Zero();
   for (const auto& [p, J] : impulses) total += J;
-  std::vector<Vec3> dq;
-  const Eigen::VectorXd dv = solveRows(rows, dq);
+  const int n = model_->nodeCount();
+  std::vector<Vec3> given(size_t(n), Vec3::Zero()), dq(size_t(n), Vec3::Zero());
+  const Eigen::VectorXd dv = solveRows(rows, given);
+  addSkinChange(dv, given, dq);
   for (int b = 0; b < model_->boneCount(); ++b) {
     CoreState& s = state_.bones[size_t(b)];
     s.velocity += dv.segment<3>(6 * b);
@@ -682,7 +701,7 @@ void ArticulatedBody::applyNodeImpulses(const std::vector<std::pair<int, Vec3>>&
     s.position += moveDt * dv.segment<3>(6 * b);
     s.orientation = integrateBodyRotation(s.orientation, dv.segment<3>(6 * b + 3), moveDt);
   }
-  for (int p = 0; p < model_->nodeCount(); ++p) {
+  for (int p = 0; p < n; ++p) {
     state_.qdot[size_t(p)] += dq[size_t(p)];
     state_.q[size_t(p)] += moveDt * dq[size_t(p)];
   }
