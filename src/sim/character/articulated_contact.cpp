@@ -631,12 +631,12 @@ void ArticulatedBody::correct(const std::vector<const Collider*>& colliders,
     if (pass == 0 ? deepest <= kCorrectionStart && worst <= 0 : deepest <= kCorrectionSlack && worst <= kLimitSlack) return;
     std::vector<Vec3> moved(size_t(model_->nodeCount()), Vec3::Zero());  // (the rows' displacements)
     const Eigen::VectorXd dx = solveRows(rows, moved);
+    addSkinChange(dx, moved, state_.q);  // (at the bones' frames the rows were made at)
     for (int b = 0; b < model_->boneCount(); ++b) {
       CoreState& s = state_.bones[size_t(b)];
       s.position += dx.segment<3>(6 * b);
       s.orientation = integrateBodyRotation(s.orientation, dx.segment<3>(6 * b + 3), 1.0);
     }
-    addSkinChange(dx, moved, state_.q);
     contacts = false;
     for (const ContactRow& r : rows) {
       if (r.kind != ContactRow::Kind::Contact || r.active || r.fixed) continue;
