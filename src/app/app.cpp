@@ -18,6 +18,7 @@
 #include "gpu/gl/egl_context.h"
 #include "sim/model/baked_body.h"
 #include "sim/model/bake_report.h"
+#include "sim/contact/collider_pieces.h"
 #include "sim/scene/obj_loader.h"
 
 namespace d2t {
@@ -58,6 +59,24 @@ int listScenes() {
     std::cout << "  " << f.filename().string();
     for (size_t pad = f.filename().string().size(); pad < column; ++pad) std::cout << ' ';
     std::cout << description << "\n";
+  }
+  return 0;
+}
+
+int printMeshReport(const std::string& path) {
+  try {
+    TriMesh mesh = loadObjSoup(path);
+    const MeshReport report = orientPieces(&mesh);
+    std::cout << meshReportText(report, path);
+    const std::vector<ColliderPiece> pieces = cutIntoPieces(mesh, report.closedTriangle);
+    int doubleSided = 0;
+    for (const ColliderPiece& p : pieces) doubleSided += p.doubleSided;
+    std::cout << "  as a collider, stage 1 sees it as " << pieces.size() << (pieces.size() == 1 ? " piece" : " pieces")
+              << (pieces.size() == 1 ? " (its hull: closed and close to it)" : " (nearly flat clusters)") << ", "
+              << doubleSided << " of them double-sided\n";
+  } catch (const InputError& e) {
+    std::cerr << "d2tsim: " << e.what() << "\n";
+    return 1;
   }
   return 0;
 }

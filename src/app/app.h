@@ -17,6 +17,10 @@ int runApp(const Options& options);
 /// Prints the shipped scenes with their descriptions (--list-scenes).
 int listScenes();
 
+/// Prints what the loader sees in an OBJ file and what it can be used as (--mesh-report);
+/// 0, or 1 with the error when the file cannot be read.
+int printMeshReport(const std::string& path);
+
 /// Writes tightly packed RGB rows (top first) as a PNG; throws std::runtime_error on failure.
 void writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgb);
 

@@ -61,6 +61,10 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
                  "Write the scene's first body's rest surface as an OBJ mesh to PATH (about --resolution "
                  "segments across; default: its atlas resolution) and exit")
       ->type_name("PATH");
+  app.add_option("--mesh-report", o->meshReport,
+                 "Print what the loader sees in an OBJ file (pieces, boundary and non-manifold edges, winding, "
+                 "star-shaped or not) and what it can be (a collider, a soft body) and exit")
+      ->type_name("MODEL.obj");
   app.add_option("--width", o->width, "Image width in pixels")->check(CLI::Range(16, 8192));
   app.add_option("--height", o->height, "Image height in pixels")->check(CLI::Range(16, 8192));
   try {

@@ -20,6 +20,7 @@ struct Options {
   std::string bench;              ///< CSV, one row per step, one column per stage [ms]
   std::string bakeReport;         ///< bake the bodies, write a JSON report, exit
   std::string exportObj;          ///< write the first body's rest skin as an OBJ file, exit
+  std::string meshReport;         ///< print what the loader sees in an OBJ file, exit
   int width = 1280, height = 720; ///< window / headless image size [px]
   bool sizeGiven = false;         ///< --width or --height was given (else a window takes the saved size)
 };

@@ -387,18 +387,20 @@ int ContactCamera::find(LayeredBody& a, LayeredBody& b, const ProxyContact& pair
   return finish(found[0], found[1], pair.normal, outA, outB);
 }
 
-int ContactCamera::find(LayeredBody& a, const Collider& b, const ProxyContact& pair,
+int ContactCamera::find(LayeredBody& a, const Collider& b, int piece, const ProxyContact& pair,
                         std::vector<NodeContact>* outA) {
+  const ColliderSide side(b, piece, pair.normal);
+  const ContactSurface self(a);
+  const ContactSurface& surface = side.surface();
   PairPatches patches;
-  if (!draw(a, b, pair, a.desc().name, b.name(), &patches)) return 0;
+  if (!draw(self, surface, pair, a.desc().name, b.name(), &patches)) return 0;
   // passes 4-5 for the body only; the normal is the collider's (it keeps its shape),
   // smooth at the contact's barycentric, as the CPU's
-  const TriMesh& mesh = b.localMesh();
-  const ContactSurface self(a), surface(b);
+  const std::vector<Vec3i>& tris = side.triangles();
   std::vector<NodeContact> found, none;
-  for (const MappedNode& m : mapNodes(a.modelPtr(), patches.a, 0, mesh.triangles.size())) {
+  for (const MappedNode& m : mapNodes(a.modelPtr(), patches.a, 0, tris.size())) {
     const int node = patches.a.nodes[m.index];
-    const Vec3 nrm = pairNormal(self, node, surface, mesh.triangles[size_t(m.triangle)], m.bary, -n_);
+    const Vec3 nrm = pairNormal(self, node, surface, tris[size_t(m.triangle)], m.bary, -n_);
     found.push_back(makeColliderContact(a, node, patches.a.x[m.index], b, nrm, m.depth));
   }
   return finish(found, none, pair.normal, outA, nullptr);

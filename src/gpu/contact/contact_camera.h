@@ -45,7 +45,7 @@ class ContactCamera final : public PairContactFinder {
   int find(LayeredBody& a, LayeredBody& b, const ProxyContact& pair, std::vector<NodeContact>* outA,
            std::vector<NodeContact>* outB) override;
   /// ... for a body and a mesh collider (as findColliderContacts).
-  int find(LayeredBody& a, const Collider& b, const ProxyContact& pair,
+  int find(LayeredBody& a, const Collider& b, int piece, const ProxyContact& pair,
            std::vector<NodeContact>* outA) override;
 
   int resolution() const { return resolution_; }

@@ -41,6 +41,7 @@ struct Aabb {
   /// Whether the two boxes share a point (touching counts).
   bool overlaps(const Aabb& b) const { return (lo.array() <= b.hi.array()).all() && (b.lo.array() <= hi.array()).all(); }
   bool empty() const { return (hi.array() < lo.array()).any(); }
+  bool contains(const Vec3& p) const { return (lo.array() <= p.array()).all() && (p.array() <= hi.array()).all(); }
   Vec3 center() const { return 0.5 * (lo + hi); }
 };
 

@@ -17,14 +17,16 @@ ConvexProxy makeProxy(const BakedBody& m, int maxPoints) { return makeProxy(m.re
 
 namespace {
 
-PlacedProxy place(const ConvexProxy& p, const Vec3& position, const Mat3& R, double grow) {
+// The proxy at (position, R), its bounding sphere about the local point `centre`.
+PlacedProxy place(const ConvexProxy& p, const Vec3& position, const Mat3& R, double grow,
+                  const Vec3& centre = Vec3::Zero()) {
   PlacedProxy w;
   w.grow = grow;
   w.margin = p.margin + grow;
-  w.centre = position;
+  w.centre = position + R * centre;
   for (const Vec3& x : p.points) {
     w.points.push_back(position + R * x);
-    w.radius = std::max(w.radius, x.norm());
+    w.radius = std::max(w.radius, (x - centre).norm());
   }
   w.radius += w.margin;
   return w;
@@ -42,6 +44,42 @@ PlacedProxy placeProxy(const Collider& c) {
   w.rigid = true;
   return w;
 }
+
+PlacedProxy placeProxy(const Collider& c, int piece) {
+  const ColliderPiece& p = c.pieces()[size_t(piece)];
+  PlacedProxy w = place(p.proxy, c.position(), c.orientation().toRotationMatrix(), 0, p.centre);
+  w.rigid = true;
+  w.axis = c.orientation() * p.axis;
+  w.doubleSided = p.doubleSided;
+  w.piece = &p;
+  w.position = c.position();
+  w.rotation = c.orientation().toRotationMatrix();
+  return w;
+}
+
+namespace {
+
+// Whether world point x lies over a collider's cluster: seen along the cluster's axis,
+// inside one of its own triangles (not its skirt's).
+bool overCluster(const PlacedProxy& w, const Vec3& x) {
+  const ColliderPiece& p = *w.piece;
+  const Vec3 local = w.rotation.transpose() * (x - w.position);
+  const Vec3 t1 = p.axis.unitOrthogonal(), t2 = p.axis.cross(t1);
+  auto plane = [&](const Vec3& v) { return Vec2(t1.dot(v), t2.dot(v)); };
+  const Vec2 q = plane(local);
+  for (int k = 0; k < p.own; ++k) {
+    const Vec3i& t = p.mesh.triangles[size_t(k)];
+    const Vec2 a = plane(p.mesh.positions[size_t(t[0])]), e0 = plane(p.mesh.positions[size_t(t[1])]) - a,
+               e1 = plane(p.mesh.positions[size_t(t[2])]) - a, r = q - a;
+    const double det = e0.x() * e1.y() - e0.y() * e1.x();
+    if (std::abs(det) < 1e-30) continue;
+    const double u = (r.x() * e1.y() - r.y() * e1.x()) / det, v = (e0.x() * r.y() - e0.y() * r.x()) / det;
+    if (u >= 0 && v >= 0 && u + v <= 1) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::vector<ProxyContact> findProxyContacts(const std::vector<PlacedProxy>& w, double tolerance,
                                             PairStats* stats) {
@@ -64,6 +102,12 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<PlacedProxy>& w, d
       const HullDistance d = hullDistance(pa.points, pb.points);
       const double gap = (d.overlap ? -d.depth : d.distance) - pa.margin - pb.margin;
       if (gap >= tolerance) continue;
+      // an open cluster that A's centre is beside, not over (A on its edge: a step's
+      // nosing, a bowl's rim), within A's reach of its plane: which side A is on is
+      // undecided there; the clusters A is over, and their skirts, hold it
+      if (pb.piece && pb.doubleSided && std::abs(pb.axis.dot(pa.centre - pb.centre)) < pa.radius &&
+          !overCluster(pb, pa.centre))
+        continue;
       if (stats) ++stats->proxyPairs;
       ProxyContact c;
       c.a = std::min(i, j);
@@ -78,6 +122,10 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<PlacedProxy>& w, d
       Vec3 nrm = d.normal.norm() > 0 ? d.normal : Vec3(pb.centre - pa.centre);
       if (nrm.norm() < 1e-12) nrm = Vec3::UnitY();
       c.normal = nrm.normalized();
+      // a collider's flat cluster (after the bodies: B): along its axis, into it from A's
+      // side (an open one) or from outside (a closed one's axis is outward)
+      if (!pb.axis.isZero())
+        c.normal = pb.doubleSided && pb.axis.dot(pa.centre - pb.centre) < 0 ? pb.axis : Vec3(-pb.axis);
       c.planePoint = 0.5 * (d.onA + pa.margin * c.normal + d.onB - pb.margin * c.normal);
       out.push_back(c);
     }
@@ -426,13 +474,34 @@ ContactSurface::ContactSurface(LayeredBody& b)
       position(b.core().position),
       rotation(b.core().orientation.toRotationMatrix()) {}
 
-ContactSurface::ContactSurface(const Collider& c)
+ContactSurface::ContactSurface(const Collider& c, const ColliderPiece& piece, const std::vector<Vec3i>* tris)
     : body(nullptr),
-      rest(&c.localMesh().positions),
-      triangles(&c.localMesh().triangles),
-      bvh(&c.bvh()),
+      rest(&piece.mesh.positions),
+      triangles(tris),
+      bvh(&piece.bvh),
       position(c.position()),
       rotation(c.orientation().toRotationMatrix()) {}
+
+namespace {
+
+// The piece's triangles wound to face a body along -n (from the collider to it), n world.
+std::vector<Vec3i> facingAlong(const Collider& c, const ColliderPiece& piece, const Vec3& n) {
+  const Vec3 nl = c.orientation().conjugate() * n;
+  std::vector<Vec3i> out = piece.mesh.triangles;
+  const std::vector<Vec3>& x = piece.mesh.positions;
+  for (Vec3i& t : out)
+    if ((x[size_t(t[1])] - x[size_t(t[0])]).cross(x[size_t(t[2])] - x[size_t(t[0])]).dot(nl) > 0)
+      std::swap(t[1], t[2]);
+  return out;
+}
+
+}  // namespace
+
+ColliderSide::ColliderSide(const Collider& c, int piece, const Vec3& n)
+    : facing_(c.pieces()[size_t(piece)].doubleSided ? facingAlong(c, c.pieces()[size_t(piece)], n)
+                                                    : std::vector<Vec3i>{}),
+      surface_(c, c.pieces()[size_t(piece)],
+               c.pieces()[size_t(piece)].doubleSided ? &facing_ : &c.pieces()[size_t(piece)].mesh.triangles) {}
 
 Vec3 pairNormal(const ContactSurface& self, int node, const ContactSurface& other, const Vec3i& tri,
                 const std::array<double, 3>& bary, const Vec3& fallback) {
@@ -495,9 +564,11 @@ NodeContact makeColliderContact(LayeredBody& self, int node, const Vec3& x, cons
   return k;
 }
 
-int findColliderContacts(LayeredBody& a, const Collider& b, const ProxyContact& pair,
+int findColliderContacts(LayeredBody& a, const Collider& b, int piece, const ProxyContact& pair,
                          std::vector<NodeContact>* outA) {
-  const ContactSurface sa(a), sb(b);
+  const ColliderSide side(b, piece, pair.normal);
+  const ContactSurface sa(a);
+  const ContactSurface& sb = side.surface();
   PairPatches patches;
   if (!findPairPatches(sa, sb, pair, &patches)) return 0;
   LazyPositions pa(sa, patches.a), pb(sb, patches.b);
@@ -510,8 +581,8 @@ int findColliderContacts(LayeredBody& a, const Collider& b, const ProxyContact& 
   return found;
 }
 
-void findCoreColliderPoints(const LayeredBody& a, const Collider& b, const ProxyContact& pair, double margin,
-                            std::vector<CorePointContact>* out) {
+void findCoreColliderPoints(const LayeredBody& a, const Collider& b, int piece, const ProxyContact& pair,
+                            double margin, std::vector<CorePointContact>* out) {
   const BakedBody& m = a.model();
   const CoreState& s = a.core();
   const Mat3 R = s.orientation.toRotationMatrix();
@@ -520,8 +591,9 @@ void findCoreColliderPoints(const LayeredBody& a, const Collider& b, const Proxy
   // the farthest a crushed layer can reach along n (a bound: it only picks triangles)
   const auto [radius, thickest] = a.coreExtent();
   const double reach = n.dot(s.position) + radius + keep * thickest;
-  // the collider's triangles facing A that reach below it along n
-  const ContactSurface sb(b);
+  // the piece's triangles facing A that reach below it along n
+  const ColliderSide side(b, piece, n);
+  const ContactSurface& sb = side.surface();
   LazyPositions pb(sb, SkinPatch{});
   const SkinPatch theirs = patchOf(sb, n, -1, -(reach + margin), 0, pb);
   if (theirs.triangles.empty()) return;

@@ -45,6 +45,14 @@ struct PlacedProxy {
   double radius = 0;         ///< bounding sphere about centre [m]
   double grow = 0;           ///< largest skin displacement |q| [m] (0: rigid)
   bool rigid = false;        ///< a collider: two rigid proxies are never a pair
+  /// A collider's flat cluster (ColliderPiece::axis, world; zero otherwise): a pair with
+  /// it takes this axis as its normal, towards the cluster from the body's side of it
+  /// (double-sided) or from outside (one-sided).
+  Vec3 axis = Vec3::Zero();
+  bool doubleSided = false;
+  const ColliderPiece* piece = nullptr;  ///< ... the cluster (collider frame), and the collider's pose
+  Vec3 position = Vec3::Zero();
+  Mat3 rotation = Mat3::Identity();
   /// Grown by `by` [m] all round (what its surface may travel: stage 1 against a moving one).
   void sweep(double by) {
     margin += by;
@@ -52,8 +60,10 @@ struct PlacedProxy {
   }
 };
 PlacedProxy placeProxy(LayeredBody& body, const ConvexProxy& proxy);
-/// A mesh collider's proxy at its current pose (Collider::detectedInStages).
+/// A mesh collider's proxy at its current pose (Collider::detectedInStages): the whole
+/// mesh's, or one piece's (stage 1 pairs a body with each piece it nears).
 PlacedProxy placeProxy(const Collider& collider);
+PlacedProxy placeProxy(const Collider& collider, int piece);
 
 /// A pair of bodies (or a body and a mesh collider) whose grown proxies are
 /// closer than the tolerance.
@@ -128,7 +138,8 @@ void unifyPairNormal(std::vector<NodeContact>& a, std::vector<NodeContact>& b, c
 /// Refers to the body or collider, which must outlive it.
 struct ContactSurface {
   ContactSurface(LayeredBody& body);    // NOLINT: a body is a contact surface
-  ContactSurface(const Collider& collider);   // NOLINT: so is a mesh collider
+  /// A piece of a mesh collider, with its triangles as `triangles` lists them.
+  ContactSurface(const Collider& collider, const ColliderPiece& piece, const std::vector<Vec3i>* triangles);
   LayeredBody* body;             ///< the deformable body, or null (rigid)
   const std::vector<Vec3>* rest;       ///< (nodes) surface frame [m]
   const std::vector<Vec3i>* triangles; ///< outward (counter-clockwise seen from outside)
@@ -138,6 +149,23 @@ struct ContactSurface {
   /// Node i in the surface frame, and in the world.
   Vec3 local(int i) const { return body ? body->nodeLocal(i) : (*rest)[size_t(i)]; }
   Vec3 node(int i) const { return position + rotation * local(i); }
+};
+
+/// Piece `piece` of mesh collider `c` as body A sees it along the pair normal n (from A
+/// towards the collider): its triangles, those of a double-sided (open) piece wound to
+/// face A, so that stage 2 meets an open sheet from the side A is on. Refers to the
+/// collider, which must outlive it.
+class ColliderSide {
+ public:
+  ColliderSide(const Collider& c, int piece, const Vec3& n);
+  ColliderSide(const ColliderSide&) = delete;
+  ColliderSide& operator=(const ColliderSide&) = delete;
+  const ContactSurface& surface() const { return surface_; }
+  const std::vector<Vec3i>& triangles() const { return *surface_.triangles; }
+
+ private:
+  std::vector<Vec3i> facing_;  // (double-sided pieces) the piece's triangles, wound to face A
+  ContactSurface surface_;
 };
 
 /// The contact normal stage 2 gives node `node` of `self` behind triangle `tri` of
@@ -182,23 +210,23 @@ int findSkinContacts(LayeredBody& a, LayeredBody& b, const ProxyContact& pair,
 NodeContact makeColliderContact(LayeredBody& self, int node, const Vec3& x, const Collider& c,
                                 const Vec3& normal, double depth);
 
-/// Stage 2 (CPU) between a body (the pair's A) and a mesh collider (B): A's patch
-/// is cast along n against the collider's triangles facing it, as against another
-/// skin; the normal is the collider's (it keeps its shape), unified over the pair
-/// (makeColliderContact). Appends A's contacts (and those within the margin);
-/// returns the colliding ones.
-int findColliderContacts(LayeredBody& a, const Collider& b, const ProxyContact& pair,
+/// Stage 2 (CPU) between a body (the pair's A) and piece `piece` of a mesh collider (B):
+/// A's patch is cast along n against the piece's triangles facing it (ColliderSide), as
+/// against another skin; the normal is the collider's (it keeps its shape), unified
+/// over the pair (makeColliderContact). Appends A's contacts (and those within the
+/// margin); returns the colliding ones.
+int findColliderContacts(LayeredBody& a, const Collider& b, int piece, const ProxyContact& pair,
                          std::vector<NodeContact>* outA);
 
-/// The core of body A (the pair's) against mesh collider B (policy `skin_on_core`,
+/// The core of body A (the pair's) against piece `piece` of mesh collider B (policy `skin_on_core`,
 /// core_point_rows.h): the core points within their crushed layer (keep h_i, keep =
 /// Material::minLayer) of the collider, or within `margin` of that, cast along the pair
-/// normal n against the collider's triangles facing A as stage 2 casts the skin's nodes;
+/// normal n against the piece's triangles facing A as stage 2 casts the skin's nodes;
 /// depth = n . f_i + keep h_i - (the surface's height along n there), normal -n (out of
 /// the collider, as the pair's skin contacts). The core points are rigid: the CPU finds
 /// them for either backend. Appends them to `out`.
-void findCoreColliderPoints(const LayeredBody& a, const Collider& b, const ProxyContact& pair, double margin,
-                            std::vector<CorePointContact>* out);
+void findCoreColliderPoints(const LayeredBody& a, const Collider& b, int piece, const ProxyContact& pair,
+                            double margin, std::vector<CorePointContact>* out);
 
 /// Stage 2 for the pairs that stage 1 found, as another implementation does it
 /// (the GPU's contact camera); the CPU reference is findSkinContacts and
@@ -208,7 +236,7 @@ class PairContactFinder {
   virtual ~PairContactFinder() = default;
   virtual int find(LayeredBody& a, LayeredBody& b, const ProxyContact& pair,
                    std::vector<NodeContact>* outA, std::vector<NodeContact>* outB) = 0;
-  virtual int find(LayeredBody& a, const Collider& b, const ProxyContact& pair,
+  virtual int find(LayeredBody& a, const Collider& b, int piece, const ProxyContact& pair,
                    std::vector<NodeContact>* outA) = 0;
 };
 

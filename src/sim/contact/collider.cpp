@@ -12,8 +12,9 @@ Collider::Collider(const ColliderDesc& desc) : desc_(desc) {
     mesh_ = field_->mesh();
   } else if (desc_.type == ColliderType::Mesh) {
     mesh_ = desc_.shape->mesh(48);
+    report_ = orientPieces(&mesh_);  // (a shape's mesh is wound already: this finds its open pieces)
     proxy_ = makeProxy(mesh_.positions);
-    bvh_ = SkinBvh(mesh_.positions, mesh_.triangles);
+    pieces_ = cutIntoPieces(mesh_, report_.closedTriangle);
   }
   reset();
 }

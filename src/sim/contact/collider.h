@@ -3,10 +3,11 @@
 // kinematic (scripted by keyframes, or dragged by the user).
 #include <memory>
 
+#include "sim/contact/collider_pieces.h"
 #include "sim/contact/convex_proxy.h"
 #include "sim/contact/height_field.h"
+#include "sim/scene/mesh_check.h"
 #include "sim/scene/scene.h"
-#include "sim/model/skin_bvh.h"
 
 namespace d2t {
 
@@ -71,18 +72,22 @@ class Collider {
   Vec3 velocityAt(const Vec3& x) const { return velocity_ + angularVelocity_.cross(x - position_); }
 
   /// Mesh colliders go through the two-stage detection as bodies do (docs/design.md
-  /// sec. 5): their convex proxy (stage 1) and the hierarchy over their triangles
-  /// (stage 2), both in the collider frame. Planes and height fields are queried
-  /// exactly (query()) and have neither.
+  /// sec. 5), piece by piece (collider_pieces.h): each piece's convex proxy (stage 1)
+  /// and the hierarchy over its triangles (stage 2), in the collider frame. Planes and
+  /// height fields are queried exactly (query()) and have neither.
   bool detectedInStages() const { return desc_.type == ColliderType::Mesh; }
   /// Planes and height fields: the half-space n . x <= h (n a unit vector, world)
   /// that holds the whole solid, so that only points with n . x < h + margin can
   /// come within `margin` of it (the top of a height field's highest ridge).
   void boundingHalfSpace(Vec3* n, double* h) const;
+  /// A mesh collider's pieces (one for a closed mesh close to its hull).
+  const std::vector<ColliderPiece>& pieces() const { return pieces_; }
+  /// The proxy of the whole mesh (a bound for pruning, where no pair normal is needed).
   const ConvexProxy& proxy() const { return proxy_; }
+  /// What orientPieces found in the mesh (mesh colliders).
+  const MeshReport& meshReport() const { return report_; }
   /// A height field's grid (in the collider frame); nullptr for the other types.
   const HeightField* heightField() const { return field_.get(); }
-  const SkinBvh& bvh() const { return bvh_; }
 
   /// World-space surface mesh for drawing (planes: a square of side `extent`).
   TriMesh worldMesh(double extent = 20) const;
@@ -94,7 +99,8 @@ class Collider {
   std::unique_ptr<HeightField> field_;
   TriMesh mesh_;  // local frame
   ConvexProxy proxy_;  // mesh colliders: of mesh_'s vertices
-  SkinBvh bvh_;        // mesh colliders: over mesh_'s triangles
+  std::vector<ColliderPiece> pieces_;
+  MeshReport report_;
   Vec3 position_, velocity_ = Vec3::Zero(), angularVelocity_ = Vec3::Zero();
   Quat orientation_;
   bool dragging_ = false;

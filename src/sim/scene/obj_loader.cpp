@@ -102,31 +102,6 @@ std::string tinyObjMessage(const std::string& path, const std::string& text) {
   return path + ": parse error: " + msg;
 }
 
-uint64_t edgeKey(int a, int b) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
-}
-
-/// Empty when closed, else "N boundary edges" and/or "M edges shared by more than two triangles".
-std::string closedProblems(const TriMesh& mesh) {
-  std::unordered_map<uint64_t, int> count;
-  for (const Vec3i& t : mesh.triangles)
-    for (int k = 0; k < 3; ++k) ++count[edgeKey(t[k], t[(k + 1) % 3])];
-  int boundary = 0, overused = 0;
-  for (const auto& [key, n] : count) {
-    const int a = static_cast<int>(key >> 32), b = static_cast<int>(key & 0xffffffffu);
-    auto rev = count.find(edgeKey(b, a));
-    const int m = rev == count.end() ? 0 : rev->second;
-    if (n > 1 || m > 1) ++overused;  // counted once per direction; halved below
-    else if (m == 0) ++boundary;
-  }
-  std::string out;
-  if (boundary > 0) out = std::to_string(boundary) + " boundary edges";
-  if (overused > 0)
-    out += (out.empty() ? "" : ", ") + std::to_string((overused + 1) / 2) +
-           " edges shared by more than two triangles or by two in the same direction";
-  return out;
-}
-
 }  // namespace
 
 void writeObj(const TriMesh& mesh, const std::string& path, const std::string& comment) {
@@ -138,7 +113,7 @@ void writeObj(const TriMesh& mesh, const std::string& path, const std::string& c
   if (!f) throw std::runtime_error(path + ": write failed");
 }
 
-TriMesh loadObj(const std::string& path) {
+TriMesh loadObjSoup(const std::string& path) {
   // a directory, device or FIFO is no mesh (and reading /dev/zero would never end)
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
@@ -212,16 +187,18 @@ TriMesh loadObj(const std::string& path) {
   const double diag = (box.hi - box.lo).norm();
   mesh.weld(1e-9 * diag);
   if (mesh.triangles.empty()) throw InputError(path + ": no triangles (all degenerate)");
+  return mesh;
+}
 
-  const std::string open = closedProblems(mesh);
-  if (!open.empty()) throw InputError(path + ": mesh is not closed: " + open);
-
-  // orientation: a closed, consistently oriented mesh encloses +V or -V
-  const double volume = mesh.volume();
-  if (!(std::abs(volume) > 1e-9 * diag * diag * diag))
-    throw InputError(path + ": degenerate: zero volume (" + std::to_string(volume) + " m^3)");
-  if (volume < 0)
-    for (Vec3i& t : mesh.triangles) std::swap(t[1], t[2]);
+TriMesh loadObj(const std::string& path, MeshReport* report) {
+  TriMesh mesh = loadObjSoup(path);
+  const MeshReport r = orientPieces(&mesh);
+  if (report) *report = r;
+  if (!r.closed()) throw InputError(path + ": mesh is not closed: " + r.openProblems());
+  const Aabb box = mesh.bounds();
+  const double diag = (box.hi - box.lo).norm();
+  if (!(r.volume > 1e-9 * diag * diag * diag))
+    throw InputError(path + ": degenerate: zero volume (" + std::to_string(r.volume) + " m^3)");
   return mesh;
 }
 

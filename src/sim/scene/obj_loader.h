@@ -4,19 +4,25 @@
 #include <string>
 
 #include "sim/base/math.h"
+#include "sim/scene/mesh_check.h"
 #include "sim/scene/shape.h"
 #include "sim/scene/tri_mesh.h"
 
 namespace d2t {
 
-/// Loads a closed triangle mesh from an OBJ file: polygons are triangulated,
-/// coincident vertices welded, unused vertices dropped, and all triangles
-/// flipped when the enclosed volume is negative, so the result is outward.
-/// Throws InputError naming the file (and the line, for syntax errors):
-/// "PATH: cannot open file", "PATH:LINE: parse error: ...",
-/// "PATH:LINE: vertex index out of range ...", "PATH: no triangles",
-/// "PATH: mesh is not closed: N boundary edges", "PATH: degenerate: zero volume".
-TriMesh loadObj(const std::string& path);
+/// Loads the triangles of an OBJ file as they are, open or not: polygons are
+/// triangulated, unused vertices dropped and coincident ones welded (exporters split
+/// vertices at texture seams; topology needs them shared). Throws InputError naming
+/// the file (and the line, for syntax errors): "PATH: cannot open file",
+/// "PATH:LINE: parse error: ...", "PATH:LINE: vertex index out of range ...",
+/// "PATH: no triangles".
+TriMesh loadObjSoup(const std::string& path);
+
+/// Loads a closed triangle mesh (loadObjSoup), each piece wound consistently and
+/// outward (orientPieces, whose findings go to `report` if given). Throws InputError
+/// as loadObjSoup, and "PATH: mesh is not closed: N boundary edges, ...",
+/// "PATH: degenerate: zero volume".
+TriMesh loadObj(const std::string& path, MeshReport* report = nullptr);
 
 /// Writes a triangle mesh as an OBJ file (`v x y z` and `f a b c`, 1-based, counter-
 /// clockwise from outside), `comment` on its first line: loadObj reads it back to 9
@@ -40,5 +46,12 @@ std::string notStarShapedMessage(const std::string& path, const std::string& why
 /// notDeformableReason() is notStarShapedMessage). `path` names the source in
 /// messages; type() is "obj". mesh() returns the mesh itself.
 ShapePtr makeMeshShape(TriMesh mesh, const std::string& path);
+
+/// A shape from a triangle soup that is not closed (orientPieces has wound its pieces,
+/// `report` is what it found): a rigid collider's shape only (topology Solid;
+/// notDeformableReason names the file and what keeps it open). Its signed distance is
+/// the distance to the nearest triangle, negative inside its closed pieces only: an
+/// open surface has no inside, and a point near it is on whichever side it is.
+ShapePtr makeOpenMeshShape(TriMesh mesh, const std::string& path, const MeshReport& report);
 
 }  // namespace d2t

@@ -76,7 +76,54 @@ class MeshShape final : public Shape {
   double boundingRadius_ = 0;   ///< [m]
 };
 
+// A triangle soup that is not closed: a collider's shape only. Its distance is to the
+// nearest triangle; inside (negative) only within a closed piece, by the parity of three
+// rays' crossings of that piece alone (an open piece has no inside).
+class OpenMeshShape final : public Shape {
+ public:
+  OpenMeshShape(TriMesh mesh, std::string path, const MeshReport& report)
+      : mesh_(std::move(mesh)), path_(std::move(path)), bvh_(mesh_.positions, mesh_.triangles) {
+    why_ = path_ + ": mesh is not closed: " + report.openProblems() +
+           " (an open mesh can be a rigid collider, double-sided where it is open; closing it for a soft "
+           "body is not built yet; d2tsim --mesh-report " + path_ + " says more)";
+    TriMesh closed;  // the closed pieces' triangles
+    closed.positions = mesh_.positions;
+    for (size_t t = 0; t < mesh_.triangles.size(); ++t)
+      if (report.closedTriangle[t]) closed.triangles.push_back(mesh_.triangles[t]);
+    if (!closed.triangles.empty()) closed_ = std::make_unique<TriangleBvh>(closed.positions, closed.triangles);
+    for (const Vec3& p : mesh_.positions) boundingRadius_ = std::max(boundingRadius_, p.norm());
+  }
+
+  std::string type() const override { return "obj"; }
+  ShapeTopology topology() const override { return ShapeTopology::Solid; }
+  double boundingRadius() const override { return boundingRadius_; }
+  TriMesh mesh(int /*resolution*/) const override { return mesh_; }
+  std::string notDeformableReason() const override { return why_; }
+
+  double signedDistance(const Vec3& p) const override {
+    const double dist = std::sqrt(bvh_.distanceSq(p));
+    if (!closed_) return dist;
+    static const Vec3 dirs[3] = {Vec3(0.5773, 0.5774, 0.5775).normalized(),
+                                 Vec3(-0.6211, 0.3117, 0.7194).normalized(),
+                                 Vec3(0.2303, -0.9031, 0.3625).normalized()};
+    int votes = 0;
+    for (const Vec3& d : dirs) votes += closed_->crossings(p, d) % 2;
+    return votes >= 2 ? -dist : dist;
+  }
+
+ private:
+  TriMesh mesh_;
+  std::string path_, why_;
+  TriangleBvh bvh_;
+  std::unique_ptr<TriangleBvh> closed_;
+  double boundingRadius_ = 0;  ///< [m]
+};
+
 }  // namespace
+
+ShapePtr makeOpenMeshShape(TriMesh mesh, const std::string& path, const MeshReport& report) {
+  return std::make_shared<OpenMeshShape>(std::move(mesh), path, report);
+}
 
 ShapePtr makeMeshShape(TriMesh mesh, const std::string& path) {
   return std::make_shared<MeshShape>(std::move(mesh), path);
@@ -92,14 +139,22 @@ ShapePtr parseObj(JsonReader& r) {
   const std::string path = file.lexically_normal().string();
 
   TriMesh mesh;
+  MeshReport report;
   try {
-    mesh = loadObj(path);
+    mesh = loadObjSoup(path);
+    report = orientPieces(&mesh);
   } catch (const InputError& e) {
     r.fail("path", e.what());  // prefix the scene file and field
   }
+  const bool closed = report.closed();
+  const double diag = (report.bounds.hi - report.bounds.lo).norm();
+  if (closed && !(report.volume > 1e-9 * diag * diag * diag))
+    r.fail("path", path + ": degenerate: zero volume (" + std::to_string(report.volume) + " m^3)");
   mesh.transform(scale * Mat3::Identity(), Vec3::Zero());
-  if (center) mesh.transform(Mat3::Identity(), -mesh.massProperties(1.0).com);
-  return makeMeshShape(std::move(mesh), path);
+  // centred on the centre of mass of a closed mesh; an open one has no volume: its box's centre
+  if (center)
+    mesh.transform(Mat3::Identity(), closed ? Vec3(-mesh.massProperties(1.0).com) : Vec3(-mesh.bounds().center()));
+  return closed ? makeMeshShape(std::move(mesh), path) : makeOpenMeshShape(std::move(mesh), path, report);
 }
 
 }  // namespace d2t

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -214,34 +215,52 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
     t.emplace(profile, nodes);
     findContacts(bodies_[i].layered, grow, &out[i]);
   });
-  std::vector<const Collider*> meshes;
+  std::vector<ColliderPieceRef> pieces;  // (the mesh colliders' pieces, after the bodies)
   for (const Collider& c : colliders_)
-    if (c.detectedInStages()) meshes.push_back(&c);
-  if (nb + meshes.size() < 2) {  // (no pair)
+    if (c.detectedInStages())
+      for (int k = 0; k < int(c.pieces().size()); ++k) pieces.push_back({&c, k});
+  if (nb + pieces.size() < 2) {  // (no pair)
     pairStats_ = PairStats{};
     setCorePoints();
     return out;
   }
   timer.emplace(profile_, proxies);
   for (size_t i = 0; i < nb; ++i) placedBody(i);
-  for (const Collider* c : meshes) placed.push_back(placeProxy(*c));
+  for (const ColliderPieceRef& c : pieces) placed.push_back(placeProxy(*c.collider, c.piece));
   PairStats stats;
   const std::vector<ProxyContact> pairs = findProxyContacts(placed, kContactMargin, &stats);
   timer.emplace(profile_, pairStage);
   std::vector<std::vector<NodeContact>> fromBodies(nb);  // stage 2's contacts, per body
+  // the core points near each (body, mesh collider), from all its pieces: one row per point
+  std::map<std::pair<size_t, size_t>, std::vector<CorePointContact>> nearPieces;
   for (const ProxyContact& p : pairs) {
     std::vector<NodeContact> ca, cb;
     const bool collider = size_t(p.b) >= nb;
-    stats.contactNodes += findPairContacts(p, meshes, &ca, &cb);
-    if (collider && settings().response.skinOnCore)
-      findCoreColliderPoints(bodies_[size_t(p.a)].layered, *meshes[size_t(p.b) - nb], p, coreMargin,
-                             &corePoints[size_t(p.a)]);
+    stats.contactNodes += findPairContacts(p, pieces, &ca, &cb);
+    if (collider && settings().response.skinOnCore) {
+      const ColliderPieceRef& c = pieces[size_t(p.b) - nb];
+      findCoreColliderPoints(bodies_[size_t(p.a)].layered, *c.collider, c.piece, p, coreMargin,
+                             &nearPieces[{size_t(p.a), size_t(c.collider - colliders_.data())}]);
+    }
     if (!collider) {
       for (NodeContact& c : ca) c.other = p.b;
       for (NodeContact& c : cb) c.other = p.a;
       fromBodies[size_t(p.b)].insert(fromBodies[size_t(p.b)].end(), cb.begin(), cb.end());
     }
     fromBodies[size_t(p.a)].insert(fromBodies[size_t(p.a)].end(), ca.begin(), ca.end());
+  }
+  // a point that several pieces of one collider found (their skirts overlap, they meet at a
+  // crease) keeps its deepest: two rows on one point along nearly one normal are singular
+  for (auto& [key, list] : nearPieces) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const CorePointContact& x, const CorePointContact& y) { return x.point < y.point; });
+    for (size_t k = 0; k < list.size();) {
+      size_t deepest = k, j = k;
+      for (; j < list.size() && list[j].point == list[k].point; ++j)
+        if (list[j].depth > list[deepest].depth) deepest = j;
+      corePoints[key.first].push_back(list[deepest]);
+      k = j;
+    }
   }
   pairStats_ = stats;  // (the correction pass overwrites the response pass's figures)
   setCorePoints();
@@ -250,16 +269,16 @@ std::vector<std::vector<NodeContact>> World::findAllContacts(bool again) {
   return out;
 }
 
-// Stage 2 of one pair from stage 1 (b >= the body count: mesh collider b - count), on the
+// Stage 2 of one pair from stage 1 (b >= the body count: collider piece b - count), on the
 // contact camera or the CPU reference; the contact nodes it examined.
-int World::findPairContacts(const ProxyContact& p, const std::vector<const Collider*>& meshes,
+int World::findPairContacts(const ProxyContact& p, const std::vector<ColliderPieceRef>& pieces,
                             std::vector<NodeContact>* ca, std::vector<NodeContact>* cb) {
   const size_t nb = bodies_.size();
   LayeredBody& la = bodies_[size_t(p.a)].layered;
   auto stage2 = [&](PairContactFinder* gpu) {
     if (size_t(p.b) >= nb) {
-      const Collider& c = *meshes[size_t(p.b) - nb];
-      return gpu ? gpu->find(la, c, p, ca) : findColliderContacts(la, c, p, ca);
+      const ColliderPieceRef& c = pieces[size_t(p.b) - nb];
+      return gpu ? gpu->find(la, *c.collider, c.piece, p, ca) : findColliderContacts(la, *c.collider, c.piece, p, ca);
     }
     LayeredBody& lb = bodies_[size_t(p.b)].layered;
     return gpu ? gpu->find(la, lb, p, ca, cb) : findSkinContacts(la, lb, p, ca, cb);

@@ -210,7 +210,11 @@ class World {
   std::vector<CorePointContact> findCorePoints(const LayeredBody& body, double margin) const;
   /// findContacts on the body's free-motion solver; false: the CPU must find them.
   bool detectOnSolver(LayeredBody& body, std::vector<NodeContact>* out);
-  int findPairContacts(const ProxyContact& p, const std::vector<const Collider*>& meshes,
+  struct ColliderPieceRef {  // a mesh collider's piece in stage 1's list (after the bodies)
+    const Collider* collider;
+    int piece;
+  };
+  int findPairContacts(const ProxyContact& p, const std::vector<ColliderPieceRef>& pieces,
                        std::vector<NodeContact>* ca, std::vector<NodeContact>* cb);
   template <class F>
   bool onGpuStage(bool& on, const char* stage, const char* cpuFrom, F f);  // (detection.cpp)

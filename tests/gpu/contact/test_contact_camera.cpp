@@ -11,6 +11,8 @@
 
 #include "sim/test_shapes.h"
 #include "gpu/contact/contact_camera.h"
+#include "sim/scene/obj_loader.h"
+#include "sim/scene/open_meshes.h"
 #include "gl_test.h"
 
 namespace d2t {
@@ -121,26 +123,37 @@ TEST_F(ContactCameraTest, ContactSetsMatchTheCpuReference) {
 }
 
 // A ball against a mesh collider: the GPU (the collider drawn as side B, only the
-// ball's nodes mapped) against findColliderContacts.
+// ball's nodes mapped) against findColliderContacts; an open sheet from either side (its
+// triangles wound to face the ball, ColliderSide).
 TEST_F(ContactCameraTest, ContactSetsWithAMeshColliderMatchTheCpuReference) {
   ContactCamera camera(256);
   const BodyDesc d = test::ball(0.5, 48, 1e5);
   const BakedBodyPtr m = bake(d);
   auto shape = [](const char* json) { return parseShape(JsonReader(nlohmann::json::parse(json), "test")); };
   // each collider `depth` into the ball along `d` (its nearest vertex), shifted sideways
+  // an open sheet (double-sided: its triangles face up, met from above and from below)
+  auto sheet = [] {
+    TriMesh m = squareSheet(2.5, 6);
+    const MeshReport r = orientPieces(&m);
+    return makeOpenMeshShape(m, "sheet", r);
+  };
   struct Case {
     const char* name;
-    const char* shape;
+    ShapePtr shape;
     Vec3 d, side;
     Quat q;
     double depth;
   } cases[] = {
-      {"ball on a box", R"({"type": "box", "size": [3, 1, 3], "bevel": 0})", -Vec3::UnitY(), Vec3(0.4, 0, -0.3),
+      {"ball on a box", shape(R"({"type": "box", "size": [3, 1, 3], "bevel": 0})"), -Vec3::UnitY(), Vec3(0.4, 0, -0.3),
        Quat(Eigen::AngleAxisd(0.3, Vec3::UnitY())), 0.04},
-      {"ball on a box's rounded edge", R"({"type": "box", "size": [1, 1, 1]})", -Vec3::UnitY(), Vec3(0.05, 0, 0.02),
-       Quat(Eigen::AngleAxisd(0.3, Vec3::UnitY()) * Eigen::AngleAxisd(kPi / 4, Vec3::UnitX())), 0.06},
-      {"fist into the ball", R"({"type": "fist", "size": 0.55})", -Vec3::UnitX(), Vec3(0, 0.05, 0),
+      {"ball on a box's rounded edge", shape(R"({"type": "box", "size": [1, 1, 1]})"), -Vec3::UnitY(),
+       Vec3(0.05, 0, 0.02), Quat(Eigen::AngleAxisd(0.3, Vec3::UnitY()) * Eigen::AngleAxisd(kPi / 4, Vec3::UnitX())),
+       0.06},
+      {"fist into the ball", shape(R"({"type": "fist", "size": 0.55})"), -Vec3::UnitX(), Vec3(0, 0.05, 0),
        Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitY())), 0.08},
+      // (level: `depth` is measured to the collider's nearest vertex, a tilted sheet's corner)
+      {"ball on an open sheet", sheet(), -Vec3::UnitY(), Vec3(0.1, 0, 0.05), Quat::Identity(), 0.04},
+      {"ball under an open sheet (its back)", sheet(), Vec3::UnitY(), Vec3(-0.1, 0, 0.05), Quat::Identity(), 0.04},
   };
   for (const Case& c : cases) {
     LayeredBody a(m, d);
@@ -148,19 +161,21 @@ TEST_F(ContactCameraTest, ContactSetsWithAMeshColliderMatchTheCpuReference) {
     ColliderDesc cd;
     cd.name = "collider";
     cd.type = ColliderType::Mesh;
-    cd.shape = shape(c.shape);
+    cd.shape = c.shape;
     cd.orientation = c.q;
     double reach = -1e300;  // how far the collider reaches back towards the ball: max of -d . (q v)
     for (const Vec3& v : Collider(cd).worldMesh().positions) reach = std::max(reach, -c.d.dot(v));
     cd.position = (0.5 - c.depth + reach) * c.d + c.side;
     const Collider collider(cd);
-    const std::vector<ProxyContact> pairs =
-        findProxyContacts({placeProxy(a, makeProxy(*m)), placeProxy(collider)}, 0.01, nullptr);
+    // the ball and the collider's pieces (one for each of these: closed, near their hulls)
+    std::vector<PlacedProxy> placed = {placeProxy(a, makeProxy(*m))};
+    for (int k = 0; k < int(collider.pieces().size()); ++k) placed.push_back(placeProxy(collider, k));
+    const std::vector<ProxyContact> pairs = findProxyContacts(placed, 0.01, nullptr);
     ASSERT_EQ(pairs.size(), 1u) << c.name;
     std::vector<NodeContact> cpu, gpu;
-    findColliderContacts(a, collider, pairs[0], &cpu);
+    findColliderContacts(a, collider, pairs[0].b - 1, pairs[0], &cpu);
     camera.keepSnapshots(true);
-    camera.find(a, collider, pairs[0], &gpu);
+    camera.find(a, collider, pairs[0].b - 1, pairs[0], &gpu);
     // the texture viewer's D of the pair: the body and the collider, overlapping
     const std::vector<ContactCamera::Snapshot> snaps = camera.takeSnapshots();
     ASSERT_EQ(snaps.size(), 1u) << c.name;

@@ -202,14 +202,47 @@ TEST_F(Obj, QuadFacesAreTriangulated) {
   EXPECT_NEAR(s->radius(Vec3(1, 1, 1).normalized()), std::sqrt(3.0), 1e-14);
 }
 
-TEST_F(Obj, OpenMeshIsRefused) {
+TEST_F(Obj, OpenMeshIsACollidersShapeAndRefusedAsABody) {
   TriMesh m = octahedron(1);
   m.triangles.pop_back();
   const std::string path = write("open.obj", m);
-  const std::string e = errorOf(R"("path": "open.obj")");
-  EXPECT_NE(e.find(path + ": mesh is not closed: 3 boundary edges"), std::string::npos) << e;
-  EXPECT_NE(e.find("/shape/path"), std::string::npos) << e;
-  EXPECT_THROW(loadObj(path), InputError);
+  // a shape for a collider: it loads, with the reason it cannot be a soft body
+  const ShapePtr s = parse(R"("path": "open.obj")");
+  EXPECT_EQ(s->topology(), ShapeTopology::Solid);
+  EXPECT_EQ(s->mesh(0).triangles.size(), 7u);
+  EXPECT_NE(s->notDeformableReason().find(path + ": mesh is not closed: 3 boundary edges"), std::string::npos)
+      << s->notDeformableReason();
+  // an open surface has no inside: the distance to it is positive on both sides
+  EXPECT_GT(s->signedDistance(Vec3::Zero()), 0.0);
+  EXPECT_NEAR(s->signedDistance(Vec3(0, 0, 3)), 2.0, 1e-9);  // (centred on its box: z in [-1, 1])
+  try {
+    loadObj(path);
+    ADD_FAILURE() << "loadObj took an open mesh";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": mesh is not closed: 3 boundary edges"), std::string::npos) << e.what();
+  }
+  // as a body in a scene: refused, naming the scene, the field and the file
+  const nlohmann::json scene = nlohmann::json::parse(R"({"bodies": [{"name": "b", "shape": {"type": "obj", "path": "open.obj"}}]})");
+  try {
+    parseScene(scene, (dir_ / "scene.json").string());
+    ADD_FAILURE() << "an open mesh became a body";
+  } catch (const InputError& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("/bodies/0/shape"), std::string::npos) << w;
+    EXPECT_NE(w.find(path + ": mesh is not closed: 3 boundary edges"), std::string::npos) << w;
+  }
+}
+
+TEST_F(Obj, AClosedMeshWoundEitherWayLoadsOutward) {
+  TriMesh m = octahedron(1);
+  for (size_t t = 0; t < m.triangles.size(); t += 3) std::swap(m.triangles[t][1], m.triangles[t][2]);
+  const std::string path = write("mixed.obj", m);
+  MeshReport r;
+  const TriMesh loaded = loadObj(path, &r);
+  EXPECT_TRUE(loaded.isClosed());
+  EXPECT_GT(loaded.volume(), 0.0);
+  EXPECT_EQ(r.rewound, 3);  // triangles 0, 3 and 6, turned in the file
+  EXPECT_EQ(parse(R"("path": "mixed.obj")")->topology(), ShapeTopology::Star);
 }
 
 TEST_F(Obj, DumbbellLoadsAsSolidAndSaysWhyItIsNotStarShaped) {
