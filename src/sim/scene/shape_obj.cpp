@@ -17,6 +17,17 @@ namespace d2t {
 
 namespace {
 
+// Whether p is inside the closed surface in `bvh`: the parity of the crossings of three
+// rays in unrelated directions, majority vote (a ray that grazes an edge or vertex may
+// miscount; two of three will not).
+bool insideByParity(const TriangleBvh& bvh, const Vec3& p) {
+  static const Vec3 dirs[3] = {Vec3(0.5773, 0.5774, 0.5775).normalized(), Vec3(-0.6211, 0.3117, 0.7194).normalized(),
+                               Vec3(0.2303, -0.9031, 0.3625).normalized()};
+  int votes = 0;
+  for (const Vec3& d : dirs) votes += bvh.crossings(p, d) % 2;
+  return votes >= 2;
+}
+
 class MeshShape final : public Shape {
  public:
   MeshShape(TriMesh mesh, std::string path) : mesh_(std::move(mesh)), path_(std::move(path)),
@@ -58,14 +69,7 @@ class MeshShape final : public Shape {
       const double r = p.norm();
       return r == 0 || r < radius(p / r);
     }
-    // parity of the crossings of three rays in unrelated directions, majority vote
-    // (a ray that grazes an edge or vertex may miscount; two of three will not)
-    static const Vec3 dirs[3] = {Vec3(0.5773, 0.5774, 0.5775).normalized(),
-                                 Vec3(-0.6211, 0.3117, 0.7194).normalized(),
-                                 Vec3(0.2303, -0.9031, 0.3625).normalized()};
-    int votes = 0;
-    for (const Vec3& d : dirs) votes += bvh_.crossings(p, d) % 2;
-    return votes >= 2;
+    return insideByParity(bvh_, p);
   }
 
   TriMesh mesh_;
@@ -77,8 +81,8 @@ class MeshShape final : public Shape {
 };
 
 // A triangle soup that is not closed: a collider's shape only. Its distance is to the
-// nearest triangle; inside (negative) only within a closed piece, by the parity of three
-// rays' crossings of that piece alone (an open piece has no inside).
+// nearest triangle; inside (negative) only within its closed pieces (insideByParity on
+// them alone: an open piece has no inside).
 class OpenMeshShape final : public Shape {
  public:
   OpenMeshShape(TriMesh mesh, std::string path, const MeshReport& report)
@@ -102,13 +106,7 @@ class OpenMeshShape final : public Shape {
 
   double signedDistance(const Vec3& p) const override {
     const double dist = std::sqrt(bvh_.distanceSq(p));
-    if (!closed_) return dist;
-    static const Vec3 dirs[3] = {Vec3(0.5773, 0.5774, 0.5775).normalized(),
-                                 Vec3(-0.6211, 0.3117, 0.7194).normalized(),
-                                 Vec3(0.2303, -0.9031, 0.3625).normalized()};
-    int votes = 0;
-    for (const Vec3& d : dirs) votes += closed_->crossings(p, d) % 2;
-    return votes >= 2 ? -dist : dist;
+    return closed_ && insideByParity(*closed_, p) ? -dist : dist;
   }
 
  private:
