@@ -74,7 +74,7 @@ TEST(Cli, ListScenesShowsEachSceneWithItsDescription) {
     const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
     EXPECT_NE(line.find(description), std::string::npos) << line;
   }
-  EXPECT_EQ(scenes, 31);
+  EXPECT_EQ(scenes, 32);
 }
 
 TEST(Cli, BadScenesExitWithOneAndTheMessage) {
@@ -160,4 +160,26 @@ TEST(Cli, ExportObjWritesTheFirstBodyAsAMeshThatLoadsBack) {
   r = run(empty + " --export-obj " + tempFile("none.obj", ""));
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("at least one body"), std::string::npos) << r.out;
+}
+
+// --mesh-report: what the loader sees in a file and what each use makes of it; a closed banana
+// is a mesh body on the general layout (re-meshed), the open stairs a double-sided collider that
+// no repair makes one body of; a file that cannot be read exits 1 naming it.
+TEST(Cli, MeshReportSaysWhatEachUseMakesOfAFile) {
+  const std::string assets = std::string(D2T_TEST_DATA) + "/../../assets/";
+  Result r = run("--mesh-report " + assets + "banana.obj");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("pieces: 1 (1 closed, 0 open)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("as a soft body (1500 nodes unless the scene says): yes, on the general surface layout "
+                       "(not star-shaped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("banana.obj: closed; re-meshed to 15"), std::string::npos) << r.out;
+  r = run("--mesh-report " + assets + "stairs.obj");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("boundary edges: 28 (1 hole or rim)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("66 double-sided (open pieces)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("as a soft body (1500 nodes unless the scene says): no: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("separate pieces"), std::string::npos) << r.out;
+  r = run("--mesh-report /nonexistent/model.obj");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("/nonexistent/model.obj: cannot open file"), std::string::npos) << r.out;
 }

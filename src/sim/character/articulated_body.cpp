@@ -51,6 +51,7 @@ ArticulatedBody::ArticulatedBody(CharacterModelPtr model, const CharacterPlaceme
   state_.qdot.assign(size_t(n), Vec3::Zero());
   state_.touching.assign(size_t(n), 0);
   state_.support.assign(size_t(n), Vec3::Zero());
+  state_.openSide.assign(size_t(n), Vec3::Zero());
   targets_.resize(m.skeleton.joints.size());
   for (size_t j = 0; j < targets_.size(); ++j) targets_[j] = m.skeleton.joints[j].target;
   for (const Joint& j : m.skeleton.joints) gains_.push_back({j.stiffness, j.damping});
@@ -94,6 +95,7 @@ void ArticulatedBody::pose(const std::vector<Quat>& relative) {
   std::fill(state_.qdot.begin(), state_.qdot.end(), Vec3::Zero());
   std::fill(state_.touching.begin(), state_.touching.end(), 0);
   std::fill(state_.support.begin(), state_.support.end(), Vec3::Zero());
+  std::fill(state_.openSide.begin(), state_.openSide.end(), Vec3::Zero());
 }
 
 // ---- preparation ------------------------------------------------------------------------------
@@ -642,6 +644,7 @@ void ArticulatedBody::step(double dt, const Vec3& gravity, const std::vector<con
     projectJoints(nv, nv + m.skeleton.rowCount());  // (the correction's rows are linear: its drift, out)
     times_.response += msSince(t0);
   }
+  rememberOpenSides(targets);
   // the linear momentum that gravity and the rows (contacts, drag) give, on every bone alike; not
   // with a spring on a bone (its impulse, k dt times a position, is not known to the rounding
   // that the projection needs: with k = 1e7 N/m it blew the step up) nor a joint to the world

@@ -47,6 +47,10 @@ struct CharacterState {
   /// which the block-diagonal response alone does not reach), which that step's response may
   /// take back but not turn into a pull (respond)
   std::vector<Vec3> support;
+  /// (n) the side of an open collider (a surface without an inside) each node was last found
+  /// clearly on, within 2 cm of it: that side's unit normal (zero: none that near). What a
+  /// node a little inside the sheet, or lying along it, is judged by (contact_targets.h).
+  std::vector<Vec3> openSide;
 };
 
 /// Where a character starts: its bind pose moved rigidly.
@@ -252,6 +256,11 @@ class ArticulatedBody {
   BoneFrames frames() const;
   /// A node's position, velocity and P_p from the frames (null: not wanted).
   void nodeAt(const BoneFrames& f, int p, Vec3* x, Vec3* v, Mat3* P) const;
+  /// Node p's inner (core) point f_p at the frames f, moved by its bones' weights.
+  Vec3 innerPointAt(const BoneFrames& f, int p) const;
+  /// The side of the open colliders among `targets` each node is on now, into
+  /// state_.openSide (at the end of a step: the nodes where the correction left them).
+  void rememberOpenSides(const std::vector<const SurfaceTarget*>& targets);
   struct ContactRow;
   ContactRow contactRow(const BoneFrames& f, int p, const Vec3& normal) const;
   std::array<Vec3, 3> conjugateDirections(const BoneFrames& f, int p, const Vec3& a, const Vec3& b, const Vec3& c) const;

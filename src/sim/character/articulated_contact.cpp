@@ -283,7 +283,10 @@ std::vector<ArticulatedBody::ContactRow> ArticulatedBody::detect(const std::vect
       if (!targets[i]->reaches(m.influence[size_t(p)])) continue;  // (stage 1: p's proxy not near it)
       SurfaceTarget::Hit h;
       const double within = speculative ? margin + dt * targets[i]->maxSpeed : margin;
-      if (!targets[i]->queryNode(p, x, within, &h) || !(h.distance < within)) continue;
+      // (an open collider's side for the node: the one it was last clearly on, else its inner
+      // point's; contact_targets.h)
+      const SurfaceTarget::Side side{innerPointAt(f, p), state_.openSide[size_t(p)]};
+      if (!targets[i]->queryNode(p, x, within, &h, &side) || !(h.distance < within)) continue;
       if ((best && !(h.distance < hit.distance)) || (bestTarget >= 0 && !(h.distance < th.distance))) continue;
       bestTarget = int(i);
       th = h;
@@ -714,6 +717,37 @@ void ArticulatedBody::applyNodeImpulses(const std::vector<std::pair<int, Vec3>>&
     }
   }
   times_.response += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void ArticulatedBody::rememberOpenSides(const std::vector<const SurfaceTarget*>& targets) {
+  const CharacterModel& m = *model_;
+  std::vector<const SurfaceTarget*> open;
+  for (const SurfaceTarget* t : targets)
+    if (t->shape && !t->shape->hasInside()) open.push_back(t);
+  state_.openSide.resize(size_t(m.nodeCount()), Vec3::Zero());
+  if (open.empty()) {
+    std::fill(state_.openSide.begin(), state_.openSide.end(), Vec3::Zero());
+    return;
+  }
+  const BoneFrames f = frames();
+  for (int p = 0; p < m.nodeCount(); ++p) {
+    Vec3 x;
+    nodeAt(f, p, &x, nullptr, nullptr);
+    const SurfaceTarget::Side side{innerPointAt(f, p), state_.openSide[size_t(p)]};
+    SurfaceTarget::Hit nearest;
+    bool found = false;
+    for (const SurfaceTarget* t : open) {
+      SurfaceTarget::Hit h;
+      if (!t->reaches(m.influence[size_t(p)]) || !t->query(x, 0.02, &h, &side)) continue;
+      if (!found || std::abs(h.distance) < std::abs(nearest.distance)) nearest = h;
+      found = true;
+    }
+    // (clearly outside: that side; within 1 mm of it, or inside: the side it had)
+    if (!found)
+      state_.openSide[size_t(p)] = Vec3::Zero();
+    else if (nearest.distance > 1e-3)
+      state_.openSide[size_t(p)] = nearest.normal;
+  }
 }
 
 }  // namespace d2t

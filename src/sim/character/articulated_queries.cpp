@@ -111,6 +111,17 @@ void ArticulatedBody::nodeAt(const BoneFrames& f, int p, Vec3* x, Vec3* v, Mat3*
   }
 }
 
+Vec3 ArticulatedBody::innerPointAt(const BoneFrames& f, int p) const {
+  const CharacterModel& m = *model_;
+  const Influences& in = m.influence[size_t(p)];
+  Vec3 x = Vec3::Zero();
+  for (int a = 0; a < in.count; ++a) {
+    const size_t b = size_t(in.bone[size_t(a)]);
+    x += in.weight[size_t(a)] * (state_.bones[b].position + f.P[b] * (m.inner[size_t(p)] - m.skeleton.bones[b].bindPosition));
+  }
+  return x;
+}
+
 void ArticulatedBody::skinState(std::vector<Vec3>& x, std::vector<Vec3>& v) const {
   const BoneFrames f = frames();
   x.resize(size_t(model_->nodeCount()));

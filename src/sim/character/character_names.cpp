@@ -10,7 +10,7 @@ std::vector<std::string> characterJointNames(const CharacterSpec& c) {
   if (c.model == "deer") {
     names = deerBoneNames();
     names.erase(names.begin());  // (the root has no joint)
-  } else {
+  } else if (c.model != "mesh") {
     for (int b = 1; b < (c.model == "snake" ? 16 : c.bones); ++b) names.push_back("bone" + std::to_string(b));
   }
   return names;
@@ -18,6 +18,7 @@ std::vector<std::string> characterJointNames(const CharacterSpec& c) {
 
 std::vector<std::string> characterBoneNames(const CharacterSpec& c) {
   if (c.model == "deer") return deerBoneNames();
+  if (c.model == "mesh") return {"core"};
   std::vector<std::string> names;
   for (int b = 0; b < (c.model == "snake" ? 16 : c.bones); ++b) names.push_back("bone" + std::to_string(b));
   return names;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/character/deer.h"
+#include "sim/character/mesh_character.h"
 #include "sim/character/tube.h"
 
 namespace d2t {
@@ -13,6 +14,8 @@ CharacterDesc characterDesc(const CharacterSpec& s) {
   CharacterDesc d;
   if (s.model == "snake") {
     d = snakeCharacter(s.name, s.nodes, s.stiffness, s.damping, s.material);
+  } else if (s.model == "mesh") {
+    d = meshCharacter(s.name, *s.surface, s.coreScale, s.material);
   } else if (s.model == "deer") {
     DeerSpec deer;
     deer.nodes = s.nodes;

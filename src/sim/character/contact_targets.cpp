@@ -36,15 +36,36 @@ double rigidEffectiveMass(const Eigen::Matrix<double, 6, 6>& Minv, const Vec3& c
   return 1 / J.dot(Minv * J);
 }
 
-bool SurfaceTarget::query(const Vec3& p, double outside, Hit* hit) const {
+bool SurfaceTarget::query(const Vec3& p, double outside, Hit* hit, const Side* side) const {
   const double reach = std::max(outside, maxDepth);
   if (boxDistanceSq(box, p) > reach * reach) return false;
   if (shape) {
-    const Vec3 local = rotation.transpose() * (p - position);
-    const double d = shape->signedDistance(local);
+    double d = 0;
+    Vec3 n = Vec3::UnitY();
+    if (!side || shape->hasInside()) {
+      const Vec3 local = rotation.transpose() * (p - position);
+      d = shape->signedDistance(local);
+      n = rotation * shape->normal(local);
+    } else {
+      // an unsigned distance has no gradient on the surface (where the correction leaves a
+      // node): the normal is taken a little way towards the inner point, 10x the normal's
+      // difference step, and x's distance measured along it from that point's nearest point
+      const Vec3 toward = side->inner - p;
+      const double step = 1e-4 * shape->boundingRadius();
+      const Vec3 q = toward.norm() > 0 ? Vec3(p + step * toward.normalized()) : p;
+      const Vec3 lq = rotation.transpose() * (q - position);
+      n = rotation * shape->normal(lq);
+      const Vec3 c = q - shape->signedDistance(lq) * n;
+      d = (p - c).dot(n);
+      const double remembered = side->remembered.dot(n);
+      if (std::abs(remembered) > 0.5 ? remembered < 0 : (side->inner - c).dot(n) < 0) {  // (x is past it)
+        d = -d;
+        n = -n;
+      }
+    }
     if (d > outside || d < -maxDepth) return false;
     hit->distance = d;
-    hit->normal = rotation * shape->normal(local);
+    hit->normal = n;
     hit->point = p - d * hit->normal;
     hit->velocity = linear + angular.cross(hit->point - position);
     return true;
@@ -78,8 +99,8 @@ bool SurfaceTarget::reaches(const Influences& in) const {
   return bones.empty() || bones[size_t(in.dominant())];
 }
 
-bool SurfaceTarget::queryNode(int p, const Vec3& x, double outside, Hit* hit) const {
-  if (!self) return query(x, outside, hit);
+bool SurfaceTarget::queryNode(int p, const Vec3& x, double outside, Hit* hit, const Side* side) const {
+  if (!self) return query(x, outside, hit, side);
   const Hit& h = nodeHits[size_t(p)];
   if (h.triangle < 0) return false;  // (a self target has no hierarchy: its nodes' hits only)
   *hit = h;

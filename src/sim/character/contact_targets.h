@@ -68,10 +68,21 @@ struct SurfaceTarget {
   bool self = false;
   std::vector<Hit> nodeHits;
 
+  /// Which side of an open collider (a shape with open parts: its distance there unsigned) a
+  /// node is on: the side whose normal it was last found clearly on (CharacterState::openSide;
+  /// zero: none), else its inner point's.
+  struct Side {
+    Vec3 inner = Vec3::Zero();
+    Vec3 remembered = Vec3::Zero();
+  };
   /// The surface near x: found when x is within `outside` of it outside or `maxDepth` inside.
-  bool query(const Vec3& x, double outside, Hit* hit) const;
-  /// The same for node p at x: its self-contact (a self target), or query(x).
-  bool queryNode(int p, const Vec3& x, double outside, Hit* hit) const;
+  /// An open collider is seen from `side`: x is inside it, by its distance, when the
+  /// remembered normal turns away from the normal at x (facing within 60 degrees of it: the
+  /// same part of the surface), or else when the inner point lies behind the tangent plane at
+  /// x's nearest point.
+  bool query(const Vec3& x, double outside, Hit* hit, const Side* side = nullptr) const;
+  /// The same for node p at x: its self-contact (a self target), or query(x, side).
+  bool queryNode(int p, const Vec3& x, double outside, Hit* hit, const Side* side = nullptr) const;
   /// The surface's effective mass at a hit along unit n [kg] (1e300: immovable).
   double effectiveMass(const Hit& hit, const Vec3& n) const;
   /// The nodes a hit's impulse reaches, with their shares (the triangle's corners; not for a

@@ -6,7 +6,8 @@
 
 #include "sim/base/json_reader.h"
 #include "sim/character/deer_rig.h"
-#include "sim/character/implicit_surface.h"
+#include "sim/character/inner_surface.h"
+#include "sim/scene/surface_nets.h"
 
 namespace d2t {
 
@@ -83,19 +84,15 @@ CharacterDesc deerCharacter(const std::string& name, const DeerSpec& spec, const
       flesh.lo = flesh.lo.cwiseMin(p - Vec3::Constant(b.r0 + b.r1));
       flesh.hi = flesh.hi.cwiseMax(p + Vec3::Constant(b.r0 + b.r1));
     }
-  TriangleMesh skin = surfaceNetsWithNodes(flesh, spec.nodes);
+  TriMesh skin = surfaceNetsWithNodes(flesh, spec.nodes);
   CharacterMesh& m = d.mesh;
-  m.skin = skin.vertices;
+  m.skin = skin.positions;
   m.triangles = skin.triangles;
   const int n = int(m.skin.size());
 
   // ---- inner surface: from each node inwards along the normal, (1 - coreScale) of its distance
   // to the nearest bone; thinner where a prism would turn inside out (creases, thin legs)
   std::vector<double> thickness(static_cast<size_t>(n));
-  std::vector<Vec3> normal(static_cast<size_t>(n));
-  double edge = 0;
-  for (const Vec3i& t : m.triangles) edge += (m.skin[size_t(t[0])] - m.skin[size_t(t[1])]).norm();
-  edge /= std::max<size_t>(1, m.triangles.size());
   for (int p = 0; p < n; ++p) {
     const Vec3& g = m.skin[size_t(p)];
     double dmin = 1e300;
@@ -106,44 +103,8 @@ CharacterDesc deerCharacter(const std::string& name, const DeerSpec& spec, const
     }
     thickness[size_t(p)] = (1 - spec.coreScale) * dmin;
   }
-  // (the mesh's own vertex normals, area-weighted: the implicit's gradient turns fast in the
-  // creases where cones blend, where a vertex's gradient can lean away from its triangles)
-  std::fill(normal.begin(), normal.end(), Vec3::Zero());
-  for (const Vec3i& t : m.triangles) {
-    const Vec3 a = (m.skin[size_t(t[1])] - m.skin[size_t(t[0])]).cross(m.skin[size_t(t[2])] - m.skin[size_t(t[0])]);
-    for (int c = 0; c < 3; ++c) normal[size_t(t[c])] += a;
-  }
-  for (Vec3& v : normal) v.normalize();
-  m.inner.resize(size_t(n));
-  for (int round = 0;; ++round) {
-    for (int p = 0; p < n; ++p) m.inner[size_t(p)] = m.skin[size_t(p)] - thickness[size_t(p)] * normal[size_t(p)];
-    std::vector<int> bad;
-    for (const Vec3i& t : m.triangles)
-      for (const Tet& e : layerPrismTets(t, n)) {
-        const auto pos = [&](int id) { return id < n ? m.skin[size_t(id)] : m.inner[size_t(id - n)]; };
-        if (!(tetSignedVolume(pos(e[0]), pos(e[1]), pos(e[2]), pos(e[3])) > 1e-6 * edge * edge * edge)) {
-          bad.insert(bad.end(), {t[0], t[1], t[2]});
-          break;
-        }
-      }
-    if (bad.empty() || round == 20) break;  // (the bake names what is left)
-    for (int p : bad) thickness[size_t(p)] *= 0.7;
-    // (and no steeper than a slope of 1/2 around them, or their neighbours' prisms turn over)
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (const Vec3i& t : m.triangles)
-        for (int a = 0; a < 3; ++a)
-          for (int c = 0; c < 3; ++c) {
-            const size_t i = size_t(t[a]), j = size_t(t[c]);
-            const double cap = thickness[j] + 0.5 * (m.skin[i] - m.skin[j]).norm();
-            if (thickness[i] > cap * (1 + 1e-12)) {
-              thickness[i] = cap;
-              changed = true;
-            }
-          }
-    }
-  }
-  m.interior = voxelInterior(m.inner, m.triangles, 0.6 * edge);
+  m.inner = innerAlongNormals(m.skin, m.triangles, thickness);
+  m.interior = voxelInterior(m.inner, m.triangles, 0.6 * meanEdgeLength(m.skin, m.triangles));
   return d;
 }
 

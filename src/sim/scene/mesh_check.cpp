@@ -37,7 +37,8 @@ std::string vecText(const Vec3& v) {
 
 std::string MeshReport::openProblems() const {
   std::string out;
-  if (boundaryEdges > 0) out = std::to_string(boundaryEdges) + " boundary edges";
+  if (boundaryEdges > 0)
+    out = std::to_string(boundaryEdges) + " boundary edges (" + std::to_string(holes) + (holes == 1 ? " hole or rim)" : " holes or rims)");
   if (nonManifoldEdges > 0)
     out += (out.empty() ? "" : ", ") + std::to_string(nonManifoldEdges) + " edges shared by more than two triangles";
   if (conflicts > 0)
@@ -72,6 +73,7 @@ MeshReport orientPieces(TriMesh* mesh) {
   // the two-triangle edges join neighbours: (other triangle, whether both run alike)
   std::vector<std::vector<std::pair<int, bool>>> across(static_cast<size_t>(nt));
   std::vector<char> openEdge(size_t(nt), 0);  // a triangle on a boundary or non-manifold edge
+  std::vector<uint64_t> boundary;             // the boundary edges' keys
   for (size_t i = 0; i < uses.size();) {
     size_t j = i;
     while (j < uses.size() && uses[j].key == uses[i].key) ++j;
@@ -82,9 +84,22 @@ MeshReport orientPieces(TriMesh* mesh) {
       across[size_t(y.triangle)].push_back({x.triangle, x.forward == y.forward});
     } else {
       (n == 1 ? r.boundaryEdges : r.nonManifoldEdges)++;
+      if (n == 1) boundary.push_back(uses[i].key);
       for (size_t k = i; k < j; ++k) openEdge[size_t(uses[k].triangle)] = 1;
     }
     i = j;
+  }
+  // holes: the boundary edges joined by shared vertices
+  {
+    std::vector<int> loop(static_cast<size_t>(nv));
+    std::iota(loop.begin(), loop.end(), 0);
+    std::vector<char> onBoundary(size_t(nv), 0);
+    for (uint64_t key : boundary) {
+      const int a = int(key >> 32), b = int(key & 0xffffffffu);
+      onBoundary[size_t(a)] = onBoundary[size_t(b)] = 1;
+      loop[size_t(findRoot(loop, a))] = findRoot(loop, b);
+    }
+    for (int v = 0; v < nv; ++v) r.holes += onBoundary[size_t(v)] && findRoot(loop, v) == v;
   }
 
   // pieces: triangles joined by shared vertices
@@ -126,21 +141,25 @@ MeshReport orientPieces(TriMesh* mesh) {
   for (int t = 0; t < nt; ++t)
     if (flip[size_t(t)]) std::swap(mesh->triangles[size_t(t)][1], mesh->triangles[size_t(t)][2]);
 
-  // closed pieces: no boundary or non-manifold edge, no conflict; turned outward
+  // closed pieces: no boundary or non-manifold edge, no conflict; turned outward. Open
+  // pieces without a conflict are turned so that what they nearly enclose (their volume
+  // fanned from the mesh's box centre) is positive: a sphere with holes faces out, as a
+  // winding-number repair (mesh_repair.h) needs
   std::vector<char> pieceOpen(size_t(r.pieces), 0);
   std::vector<double> pieceVolume(size_t(r.pieces), 0.0);
+  const Vec3 centre = r.bounds.center();
   for (int t = 0; t < nt; ++t) {
     const int p = pieceOf[size_t(t)];
     if (openEdge[size_t(t)] || pieceConflict[size_t(p)]) pieceOpen[size_t(p)] = 1;
     const Vec3i& v = mesh->triangles[size_t(t)];
-    pieceVolume[size_t(p)] += mesh->positions[size_t(v[0])].dot(
-                                  mesh->positions[size_t(v[1])].cross(mesh->positions[size_t(v[2])])) / 6.0;
+    const Vec3 a = mesh->positions[size_t(v[0])] - centre, b = mesh->positions[size_t(v[1])] - centre,
+               c = mesh->positions[size_t(v[2])] - centre;
+    pieceVolume[size_t(p)] += a.dot(b.cross(c)) / 6.0;
   }
   for (int t = 0; t < nt; ++t) {
     const int p = pieceOf[size_t(t)];
-    if (pieceOpen[size_t(p)]) continue;
-    r.closedTriangle[size_t(t)] = 1;
-    if (pieceVolume[size_t(p)] < 0) {
+    if (!pieceOpen[size_t(p)]) r.closedTriangle[size_t(t)] = 1;
+    if (pieceVolume[size_t(p)] < 0 && !pieceConflict[size_t(p)]) {
       std::swap(mesh->triangles[size_t(t)][1], mesh->triangles[size_t(t)][2]);
       flip[size_t(t)] ^= 1;
     }
@@ -167,7 +186,7 @@ std::string meshReportText(const MeshReport& r, const std::string& path) {
   s << path << ": " << r.vertices << " vertices (after welding), " << r.triangles << " triangles, from "
     << vecText(r.bounds.lo) << " to " << vecText(r.bounds.hi) << " m\n";
   s << "  pieces: " << r.pieces << " (" << r.closedPieces << " closed, " << r.pieces - r.closedPieces << " open)\n";
-  s << "  boundary edges: " << r.boundaryEdges << "\n";
+  s << "  boundary edges: " << r.boundaryEdges << " (" << r.holes << (r.holes == 1 ? " hole or rim)\n" : " holes or rims)\n");
   s << "  edges of three or more triangles: " << r.nonManifoldEdges << "\n";
   s << "  triangles rewound to agree with their neighbours or face out: " << r.rewound << "\n";
   if (r.conflicts > 0) s << "  edges whose triangles cannot agree (one-sided surface): " << r.conflicts << "\n";
@@ -176,15 +195,6 @@ std::string meshReportText(const MeshReport& r, const std::string& path) {
   const int open = int(std::count(r.closedTriangle.begin(), r.closedTriangle.end(), 0));
   s << "  as a rigid collider: yes, " << r.triangles - open << " triangles one-sided (closed pieces), " << open
     << " double-sided (open pieces)\n";
-  s << "  as a soft body: ";
-  if (!r.closed())
-    s << "no, the mesh is not closed (" << r.openProblems()
-      << "); closing it (a repair) is not built yet, so it can only be a collider\n";
-  else if (!r.starShaped)
-    s << "no, not star-shaped about its centre of mass (" << r.notStarShaped
-      << "); a layout for such surfaces is not built yet, so it can only be a collider\n";
-  else
-    s << "yes, on the cube-map atlas (closed, star-shaped about its centre of mass)\n";
   return s.str();
 }
 

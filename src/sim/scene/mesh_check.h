@@ -15,6 +15,7 @@ struct MeshReport {
   int pieces = 0;            ///< sets of triangles joined by shared vertices
   int closedPieces = 0;      ///< pieces whose every edge has two triangles, wound oppositely
   int boundaryEdges = 0;     ///< edges of one triangle (holes, open rims)
+  int holes = 0;             ///< loops of boundary edges (sets joined by shared vertices)
   int nonManifoldEdges = 0;  ///< edges of three or more triangles
   int rewound = 0;           ///< triangles turned to agree with their neighbours (or outward)
   int conflicts = 0;         ///< two-triangle edges still wound alike (a Moebius-like piece)
@@ -34,11 +35,12 @@ struct MeshReport {
 /// Winds each piece's triangles consistently, across every edge two of them share
 /// (breadth-first from each piece's first triangle; an edge of three or more, or a
 /// boundary edge, joins nothing), and turns each closed piece outward (positive
-/// volume); then reports what it found and did.
+/// volume) and each open one so that its volume fanned from the mesh's box centre is
+/// positive (what it nearly encloses faces out); then reports what it found and did.
 MeshReport orientPieces(TriMesh* mesh);
 
 /// The report as text, one fact a line, for `d2tsim --mesh-report`: what the loader sees
-/// and what each use would do with the mesh.
+/// and what a rigid collider makes of it (mesh_repair.h's softBodyText: a soft body).
 std::string meshReportText(const MeshReport& report, const std::string& path);
 
 }  // namespace d2t

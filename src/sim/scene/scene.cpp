@@ -4,6 +4,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sim/scene/mesh_repair.h"
+#include "sim/scene/obj_loader.h"
+
 namespace d2t {
 
 namespace {
@@ -77,16 +80,20 @@ CoreSpringDesc readSpring(JsonReader r) {
   return k;
 }
 
-BodyDesc readBody(JsonReader r, int index) {
+// A body on the atlas, its shape (star-shaped or a torus) already read by parseScene;
+// `repair`: what closed it, when it was repaired (then "mesh": { "nodes" } is its node count,
+// read again here).
+BodyDesc readBody(JsonReader r, int index, ShapePtr shape, const MeshRepair* repair) {
   BodyDesc b;
   b.name = r.string("name", "body" + std::to_string(index));
-  b.shape = parseShape(r.object("shape"));
-  if (b.shape->topology() == ShapeTopology::Solid) {
-    const std::string why = b.shape->notDeformableReason();
-    r.fail("shape", "a deformable body needs a shape that is star-shaped about its centre or a "
-                    "torus (the D2T atlas cannot represent it); got a '" + b.shape->type() +
-                    "' that is neither (use it as a collider instead)" +
-                    (why.empty() ? std::string() : ": " + why));
+  b.shape = std::move(shape);
+  if (repair) {
+    b.repair = repair->summary();
+    JsonReader mesh(r.node(), r.file());
+    if (r.optionalObject("mesh", &mesh)) {
+      mesh.integer("nodes", repair->nodes, 20, 200000);
+      mesh.finish();
+    }
   }
   JsonReader core(r.node(), r.file());
   if (r.optionalObject("core", &core)) {
@@ -142,16 +149,9 @@ CharacterSpec::JointRotations readJointRotations(JsonReader r, const std::vector
   return out;
 }
 
-// A character: { "name", "shape": { "type": "tube" | "snake" | "deer", "radius", "length" },
-// "skeleton": { "bones", "joint", "axis", "stiffness", "damping", "limits": { "angle" },
-// "pose": { "axis", "angles", "joints" }, "rest", "targets": [ { "time", "joints" } ] },
-// "mesh": { "nodes" }, "weights": { "blend", "max_influences" }, "core": { "scale" },
-// "material", "position", "orientation", "velocity", "angular_velocity", "springs",
-// "rigid_skin", "self_collision" }.
-CharacterSpec readCharacter(JsonReader r, int index) {
-  CharacterSpec c;
-  c.name = r.string("name", "body" + std::to_string(index));
-  JsonReader shape = r.object("shape");
+// A procedural character's shape: { "type": "tube" | "snake" | "deer", "radius", "length" }.
+void readCharacterShape(JsonReader shape, CharacterSpec* out) {
+  CharacterSpec& c = *out;
   c.model = shape.requiredString("type", {"tube", "snake", "deer"});
   if (c.model == "snake") {
     c.bones = 16;
@@ -169,6 +169,31 @@ CharacterSpec readCharacter(JsonReader r, int index) {
                                " m), got " + std::to_string(c.length));
   }
   shape.finish();
+}
+
+// A character: { "name", "shape": { "type": "tube" | "snake" | "deer", "radius", "length" },
+// "skeleton": { "bones", "joint", "axis", "stiffness", "damping", "limits": { "angle" },
+// "pose": { "axis", "angles", "joints" }, "rest", "targets": [ { "time", "joints" } ] },
+// "mesh": { "nodes" }, "weights": { "blend", "max_influences" }, "core": { "scale" },
+// "material", "position", "orientation", "velocity", "angular_velocity", "springs",
+// "rigid_skin", "self_collision" }. With `surface` (parseScene closed the body's shape), a
+// mesh body: its shape is that surface and it has no skeleton or weights to give.
+CharacterSpec readCharacter(JsonReader r, int index, const MeshRepair* surface) {
+  CharacterSpec c;
+  c.name = r.string("name", "body" + std::to_string(index));
+  if (surface) {  // (its shape was read and closed by parseScene)
+    c.model = "mesh";
+    c.nodes = surface->nodes;
+    TriMesh skin = surface->mesh;  // about its centre of mass: the bind frame
+    skin.transform(Mat3::Identity(), -skin.massProperties(1.0).com);
+    c.surface = std::make_shared<const TriMesh>(std::move(skin));
+    c.repair = surface->summary();
+    if (r.has("skeleton")) r.fail("skeleton", "a mesh body has one bone (\"core\") and no joints; remove the key");
+    if (r.has("weights")) r.fail("weights", "a mesh body has one bone: every weight is 1; remove the key");
+  } else {
+    readCharacterShape(r.object("shape"), &c);
+  }
+
   JsonReader sk(r.node(), r.file());
   if (r.optionalObject("skeleton", &sk)) {
     if (c.model == "tube") c.bones = sk.integer("bones", c.bones, 1, 64);
@@ -360,10 +385,34 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
   }
   std::vector<JsonReader> bodies = r.objectArray("bodies", false);
   for (size_t i = 0; i < bodies.size(); ++i) {
-    if (isCharacter(bodies[i]))
-      s.characters.push_back(readCharacter(bodies[i], int(i)));
-    else
-      s.bodies.push_back(readBody(bodies[i], int(i)));
+    JsonReader& b = bodies[i];
+    if (isCharacter(b)) {
+      s.characters.push_back(readCharacter(b, int(i), nullptr));
+      continue;
+    }
+    ShapePtr shape = parseShape(b.object("shape"));
+    if (shape->topology() != ShapeTopology::Solid) {
+      s.bodies.push_back(readBody(b, int(i), std::move(shape), nullptr));
+      continue;
+    }
+    // a shape the atlas cannot hold as it is: closed (and re-meshed) at the node count asked;
+    // star-shaped then (an open sphere, say), it goes on the atlas, else on the general layout
+    int nodes = kMeshBodyNodes;
+    JsonReader peek = b, mesh(root, file);
+    if (peek.optionalObject("mesh", &mesh)) nodes = mesh.integer("nodes", nodes, 20, 200000);
+    MeshRepair closed;
+    try {
+      closed = repairMesh(shape->mesh(64), nodes, shape->source());
+    } catch (const InputError& e) {
+      b.fail("shape", e.what());
+    }
+    if (closed.starShaped) {
+      TriMesh m = closed.mesh;
+      m.transform(Mat3::Identity(), -m.massProperties(1.0).com);
+      s.bodies.push_back(readBody(b, int(i), makeMeshShape(std::move(m), shape->source()), &closed));
+    } else {
+      s.characters.push_back(readCharacter(b, int(i), &closed));
+    }
   }
   std::vector<JsonReader> colliders = r.objectArray("colliders", false);
   for (size_t i = 0; i < colliders.size(); ++i)

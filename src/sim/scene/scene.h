@@ -74,6 +74,9 @@ struct BodyDesc {
   Vec3 velocity = Vec3::Zero();          ///< world linear velocity [m/s]
   Vec3 angularVelocity = Vec3::Zero();   ///< world angular velocity [rad/s]
   std::vector<CoreSpringDesc> springs;   ///< core-to-world springs (optional)
+  /// What was done to a mesh closed by a repair before it was baked (MeshRepair::summary;
+  /// empty when the shape was used as it is).
+  std::string repair;
 
   /// Material at a rest point x (body frame), regions applied.
   Material materialAt(const Vec3& x) const;
@@ -130,12 +133,22 @@ struct CameraDesc {
 };
 
 /// A soft articulated character (dissertation ch. 4) as a scene gives it: a procedural
-/// model (tube, snake), its skeleton's joints, its skin's node count, material and
+/// model (tube, snake, deer), its skeleton's joints, its skin's node count, material and
 /// placement (sim/character builds it: characterDesc()). In "bodies", with a shape of one of
-/// these types.
+/// these types; or "mesh": a body whose shape the cube-map atlas cannot hold (an OBJ that is
+/// not star-shaped, or open; a solid procedural shape), closed and re-meshed by
+/// repairMesh (mesh_repair.h), on the general surface layout with one bone (mesh_character.h).
+/// The node count a mesh body's surface is closed and re-meshed at when "mesh": { "nodes" }
+/// does not say.
+constexpr int kMeshBodyNodes = 1500;
+
 struct CharacterSpec {
   std::string name;
-  std::string model = "tube";  ///< tube | snake | deer
+  std::string model = "tube";  ///< tube | snake | deer | mesh
+  /// mesh: the closed skin surface, about its centre of mass (the bind frame), and what was
+  /// done to the user's shape to make it (MeshRepair::summary)
+  std::shared_ptr<const TriMesh> surface;
+  std::string repair;
   double radius = 0.1;         ///< tube [m]
   double length = 1.7;         ///< tube, along the body's x axis [m]
   int bones = 5;               ///< tube: k equal bones (snake 16, deer 34)

@@ -26,6 +26,8 @@ class Shape {
 
   /// Scene-file type name ("sphere", "pumpkin", "obj", ...).
   virtual std::string type() const = 0;
+  /// Where the shape comes from, for messages: an OBJ's path, else type().
+  virtual std::string source() const { return type(); }
   virtual ShapeTopology topology() const = 0;
 
   /// Star shapes: distance [m] from the origin to the surface along the unit direction d.
@@ -46,6 +48,10 @@ class Shape {
   /// otherwise an approximation with the exact sign, zero on the surface and
   /// a gradient of about unit length near it.
   virtual double signedDistance(const Vec3& p) const = 0;
+
+  /// Whether signedDistance is signed everywhere: false for a surface with open parts (a collider's
+  /// shape only), whose distance is unsigned and whose side is the one a point comes from.
+  virtual bool hasInside() const { return true; }
 
   /// Outward unit normal at (or near) p, from the gradient of signedDistance.
   Vec3 normal(const Vec3& p) const;

@@ -37,6 +37,7 @@ class MeshShape final : public Shape {
   }
 
   std::string type() const override { return "obj"; }
+  std::string source() const override { return path_; }
   ShapeTopology topology() const override {
     return star_ ? ShapeTopology::Star : ShapeTopology::Solid;
   }
@@ -88,8 +89,8 @@ class OpenMeshShape final : public Shape {
   OpenMeshShape(TriMesh mesh, std::string path, const MeshReport& report)
       : mesh_(std::move(mesh)), path_(std::move(path)), bvh_(mesh_.positions, mesh_.triangles) {
     why_ = path_ + ": mesh is not closed: " + report.openProblems() +
-           " (an open mesh can be a rigid collider, double-sided where it is open; closing it for a soft "
-           "body is not built yet; d2tsim --mesh-report " + path_ + " says more)";
+           " (an open mesh can be a rigid collider, double-sided where it is open; as a soft body it is "
+           "closed by a winding-number repair first: d2tsim --mesh-report " + path_ + " says what it does)";
     TriMesh closed;  // the closed pieces' triangles
     closed.positions = mesh_.positions;
     for (size_t t = 0; t < mesh_.triangles.size(); ++t)
@@ -99,10 +100,12 @@ class OpenMeshShape final : public Shape {
   }
 
   std::string type() const override { return "obj"; }
+  std::string source() const override { return path_; }
   ShapeTopology topology() const override { return ShapeTopology::Solid; }
   double boundingRadius() const override { return boundingRadius_; }
   TriMesh mesh(int /*resolution*/) const override { return mesh_; }
   std::string notDeformableReason() const override { return why_; }
+  bool hasInside() const override { return false; }  // (its open pieces have none)
 
   double signedDistance(const Vec3& p) const override {
     const double dist = std::sqrt(bvh_.distanceSq(p));

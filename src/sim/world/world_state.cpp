@@ -111,6 +111,7 @@ uint64_t stateHash(const WorldState& s) {
     for (const CoreState& b : c.bones) add(h, b);
     add(h, c.q, c.qdot);
     for (const Vec3& f : c.support) add(h, f);
+    for (const Vec3& s : c.openSide) add(h, s);
   }
   return h.value();
 }

@@ -12,7 +12,7 @@
 #include "sim/test_shapes.h"
 #include "gpu/contact/contact_camera.h"
 #include "sim/scene/obj_loader.h"
-#include "sim/scene/open_meshes.h"
+#include "sim/scene/sample_meshes.h"
 #include "gl_test.h"
 
 namespace d2t {

@@ -1,4 +1,4 @@
-// The deer (deer.h), its implicit skin (implicit_surface.h), and the scene's character keys:
+// The deer (deer.h), its implicit skin (surface_nets.h, inner_surface.h), and the scene's character keys:
 // the skin is a closed manifold of the node count asked, the interior's volume is the
 // inner surface's, the deer stands on the ground under its joint springs, a keyframed
 // target pose moves its head and lets it back, and bad skeleton input is refused naming the
@@ -11,8 +11,9 @@
 
 #include "sim/character/character_scene.h"
 #include "sim/character/deer.h"
-#include "sim/character/implicit_surface.h"
+#include "sim/character/inner_surface.h"
 #include "sim/contact/collider.h"
+#include "sim/scene/surface_nets.h"
 #include "character/soft_material.h"
 
 namespace d2t {
@@ -31,19 +32,19 @@ TEST(ImplicitSurface, SphereIsAClosedManifoldOnTheSurfaceWithItsVolume) {
   s.distance = [](const Vec3& x) { return x.norm() - 0.3; };
   s.lo = Vec3::Constant(-0.3);
   s.hi = Vec3::Constant(0.3);
-  const TriangleMesh m = surfaceNetsWithNodes(s, 1200);
-  EXPECT_NEAR(double(m.vertices.size()), 1200, 12);
+  const TriMesh m = surfaceNetsWithNodes(s, 1200);
+  EXPECT_NEAR(double(m.positions.size()), 1200, 12);
   EXPECT_TRUE(closedManifold(m));
-  EXPECT_EQ(long(m.vertices.size()) - long(m.triangles.size()) * 3 / 2 + long(m.triangles.size()), 2);
+  EXPECT_EQ(long(m.positions.size()) - long(m.triangles.size()) * 3 / 2 + long(m.triangles.size()), 2);
   double err = 0, volume = 0;
-  for (const Vec3& x : m.vertices) err = std::max(err, std::abs(x.norm() - 0.3));
+  for (const Vec3& x : m.positions) err = std::max(err, std::abs(x.norm() - 0.3));
   EXPECT_LT(err, 1e-6 * 0.3);
   for (const Vec3i& t : m.triangles)  // (outward: a positive volume)
-    volume += m.vertices[size_t(t[0])].dot(m.vertices[size_t(t[1])].cross(m.vertices[size_t(t[2])])) / 6;
+    volume += m.positions[size_t(t[0])].dot(m.positions[size_t(t[1])].cross(m.positions[size_t(t[2])])) / 6;
   const double exact = 4.0 / 3 * kPi * 0.027;
   EXPECT_NEAR(volume, exact, 0.02 * exact);
   double voxels = 0;
-  for (const InteriorPiece& p : voxelInterior(m.vertices, m.triangles, 0.01)) voxels += p.volume;
+  for (const InteriorPiece& p : voxelInterior(m.positions, m.triangles, 0.01)) voxels += p.volume;
   EXPECT_NEAR(voxels, volume, 0.01 * volume);
 }
 
@@ -55,7 +56,7 @@ TEST(Deer, HasItsBonesJointsAndAClosedSkinOfTheAskedNodes) {
     EXPECT_EQ(d.skeleton.boneCount(), 34);
     EXPECT_EQ(d.skeleton.joints.size(), 33u);
     EXPECT_NEAR(double(d.mesh.skin.size()), nodes, 0.01 * nodes);
-    TriangleMesh m{d.mesh.skin, d.mesh.triangles};
+    TriMesh m{d.mesh.skin, d.mesh.triangles};
     EXPECT_TRUE(closedManifold(m));
     // the solid inside the inner surface (its pieces) against the inner surface's own volume
     double inner = 0, pieces = 0;

@@ -9,7 +9,7 @@
 
 #include "sim/contact/collider_pieces.h"
 #include "sim/scene/obj_loader.h"
-#include "sim/scene/open_meshes.h"
+#include "sim/scene/sample_meshes.h"
 #include "sim/world/world.h"
 #include "test_shapes.h"
 

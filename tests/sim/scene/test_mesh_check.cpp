@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "sim/scene/mesh_check.h"
-#include "sim/scene/open_meshes.h"
+#include "sim/scene/sample_meshes.h"
 
 namespace d2t {
 

@@ -15,6 +15,7 @@
 #include <random>
 
 #include "sim/scene/obj_loader.h"
+#include "sim/scene/sample_meshes.h"
 #include "sim/scene/shape.h"
 #include "sim/scene/scene.h"
 #include "test_shapes.h"
@@ -202,7 +203,7 @@ TEST_F(Obj, QuadFacesAreTriangulated) {
   EXPECT_NEAR(s->radius(Vec3(1, 1, 1).normalized()), std::sqrt(3.0), 1e-14);
 }
 
-TEST_F(Obj, OpenMeshIsACollidersShapeAndRefusedAsABody) {
+TEST_F(Obj, OpenMeshIsACollidersShapeAndClosedByARepairAsABody) {
   TriMesh m = octahedron(1);
   m.triangles.pop_back();
   const std::string path = write("open.obj", m);
@@ -221,15 +222,24 @@ TEST_F(Obj, OpenMeshIsACollidersShapeAndRefusedAsABody) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(path + ": mesh is not closed: 3 boundary edges"), std::string::npos) << e.what();
   }
-  // as a body in a scene: refused, naming the scene, the field and the file
+  // as a body in a scene: closed by the repair (the missing face filled), star-shaped, so on
+  // the atlas, with the repair's line
   const nlohmann::json scene = nlohmann::json::parse(R"({"bodies": [{"name": "b", "shape": {"type": "obj", "path": "open.obj"}}]})");
+  const Scene sc = parseScene(scene, (dir_ / "scene.json").string());
+  ASSERT_EQ(sc.bodies.size(), 1u);
+  EXPECT_EQ(sc.bodies[0].shape->topology(), ShapeTopology::Star);
+  EXPECT_NE(sc.bodies[0].repair.find(path + ": closed by a winding-number repair: 1 hole filled (3 boundary edges)"),
+            std::string::npos) << sc.bodies[0].repair;
+  // an open sheet encloses nothing: refused as a body, naming the scene, the field and the file
+  write("sheet.obj", squareSheet(1, 4));
+  const nlohmann::json sheet = nlohmann::json::parse(R"({"bodies": [{"name": "b", "shape": {"type": "obj", "path": "sheet.obj"}}]})");
   try {
-    parseScene(scene, (dir_ / "scene.json").string());
-    ADD_FAILURE() << "an open mesh became a body";
+    parseScene(sheet, (dir_ / "scene.json").string());
+    ADD_FAILURE() << "an open sheet became a body";
   } catch (const InputError& e) {
     const std::string w = e.what();
     EXPECT_NE(w.find("/bodies/0/shape"), std::string::npos) << w;
-    EXPECT_NE(w.find(path + ": mesh is not closed: 3 boundary edges"), std::string::npos) << w;
+    EXPECT_NE(w.find((dir_ / "sheet.obj").string() + ": encloses no volume"), std::string::npos) << w;
   }
 }
 
@@ -271,18 +281,15 @@ TEST_F(Obj, DumbbellLoadsAsSolidAndSaysWhyItIsNotStarShaped) {
             std::string::npos) << reason;
   EXPECT_NE(reason.find("face the centre"), std::string::npos) << reason;
 
-  // as the skin of a deformable body the scene refuses it, naming the field and why
+  // as the skin of a deformable body: re-meshed and put on the general surface layout (a mesh
+  // body: mesh_character.h), with the re-mesh's line
   const nlohmann::json scene = nlohmann::json::parse(
-      R"({"bodies": [{"name": "b", "shape": {"type": "obj", "path": "dumbbell.obj"}}]})");
-  try {
-    parseScene(scene, path.substr(0, path.rfind('/')) + "/scene.json");
-    FAIL() << "a non-star-shaped body was accepted";
-  } catch (const InputError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("scene.json: /bodies/0/shape: a deformable body needs a shape that is "
-                     "star-shaped"), std::string::npos) << m;
-    EXPECT_NE(m.find(path + ": mesh is not star-shaped about its centre"), std::string::npos) << m;
-  }
+      R"({"bodies": [{"name": "b", "shape": {"type": "obj", "path": "dumbbell.obj"}, "mesh": {"nodes": 600}}]})");
+  const Scene sc = parseScene(scene, path.substr(0, path.rfind('/')) + "/scene.json");
+  ASSERT_EQ(sc.characters.size(), 1u);
+  EXPECT_EQ(sc.characters[0].model, "mesh");
+  EXPECT_NEAR(double(sc.characters[0].surface->positions.size()), 600, 12);
+  EXPECT_NE(sc.characters[0].repair.find(path + ": closed; re-meshed to"), std::string::npos) << sc.characters[0].repair;
   // signed distance (recentred: the bar's middle is the origin)
   EXPECT_NEAR(s->signedDistance(Vec3(-3, 0, 0)), -1.5, 1e-12);  // centre of the left block
   EXPECT_NEAR(s->signedDistance(Vec3(0, 0, 0)), -0.5, 1e-12);   // middle of the bar

@@ -1,6 +1,9 @@
-#include "sim/scene/open_meshes.h"
+#include "sim/scene/sample_meshes.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "sim/scene/surface_nets.h"
 
 namespace d2t {
 
@@ -76,6 +79,22 @@ TriMesh squareSheet(double size, int cells) {
   }
   m.weld(1e-9 * size);
   return m;
+}
+
+TriMesh bentCapsule(double bend, double angle, double radius, double tip, int nodes) {
+  // the arc: a(phi) = bend (sin phi, -cos phi, 0) for |phi| <= angle / 2; the tube's radius
+  // falls from `radius` at phi = 0 to tip * radius at the ends, as cos of the arc's fraction
+  const double half = 0.5 * angle;
+  const auto r = [&](double phi) { return radius * (tip + (1 - tip) * std::cos(0.5 * kPi * phi / half)); };
+  ImplicitShape s;
+  s.distance = [&](const Vec3& x) {
+    const double phi = std::clamp(std::atan2(x.x(), -x.y()), -half, half);
+    return (x - bend * Vec3(std::sin(phi), -std::cos(phi), 0)).norm() - r(phi);
+  };
+  const double wide = bend * std::sin(std::min(half, 0.5 * kPi)) + radius;
+  s.lo = Vec3(-wide, -bend - radius, -radius);
+  s.hi = Vec3(wide, -bend * std::cos(half) + radius, radius);
+  return surfaceNetsWithNodes(s, nodes);
 }
 
 }  // namespace d2t

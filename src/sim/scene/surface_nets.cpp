@@ -1,9 +1,11 @@
-// A closed skin from an implicit surface (implicit_surface.h).
-#include "sim/character/implicit_surface.h"
+// Surface nets (surface_nets.h).
+#include "sim/scene/surface_nets.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <unordered_map>
+#include <vector>
 
 namespace d2t {
 
@@ -18,7 +20,7 @@ Vec3 ImplicitShape::normal(const Vec3& x, double h) const {
   return len > 0 ? Vec3(g / len) : Vec3::UnitY();
 }
 
-bool closedManifold(const TriangleMesh& m) {
+bool closedManifold(const TriMesh& m) {
   std::vector<std::pair<int, int>> edges;  // (each directed edge once: a closed, consistently oriented 2-manifold)
   for (const Vec3i& t : m.triangles)
     for (int a = 0; a < 3; ++a) edges.push_back({t[a], t[(a + 1) % 3]});
@@ -27,25 +29,26 @@ bool closedManifold(const TriangleMesh& m) {
     if (e + 1 < edges.size() && edges[e] == edges[e + 1]) return false;
     if (!std::binary_search(edges.begin(), edges.end(), std::make_pair(edges[e].second, edges[e].first))) return false;
   }
-  std::vector<int> used(m.vertices.size(), 0);
+  std::vector<int> used(m.positions.size(), 0);
   for (const Vec3i& t : m.triangles)
     for (int a = 0; a < 3; ++a) used[size_t(t[a])] = 1;
   return std::all_of(used.begin(), used.end(), [](int u) { return u == 1; });
 }
 
-TriangleMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift) {
+TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift) {
   const Vec3 lo = shape.lo - Vec3::Constant(1.5 * h) + h * shift;
   Eigen::Vector3i size;  // grid points per axis
   for (int a = 0; a < 3; ++a) size[a] = int(std::ceil((shape.hi[a] - shape.lo[a]) / h)) + 4;
   const auto point = [&](int i, int j, int k) { return Vec3(lo + h * Vec3(i, j, k)); };
   const auto index = [&](const Eigen::Vector3i& p) { return (size_t(p[2]) * size_t(size[1]) + size_t(p[1])) * size_t(size[0]) + size_t(p[0]); };
   std::vector<double> value(size_t(size[0]) * size_t(size[1]) * size_t(size[2]));
+#pragma omp parallel for schedule(dynamic)
   for (int k = 0; k < size[2]; ++k)
     for (int j = 0; j < size[1]; ++j)
       for (int i = 0; i < size[0]; ++i) value[index({i, j, k})] = shape.distance(point(i, j, k));
 
   // a node in every crossed cell (cell (i, j, k) spans points i..i+1, ...)
-  TriangleMesh m;
+  TriMesh m;
   std::unordered_map<size_t, int> node;  // cell index -> node
   for (int k = 0; k + 1 < size[2]; ++k)
     for (int j = 0; j + 1 < size[1]; ++j)
@@ -66,15 +69,18 @@ TriangleMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift
             ++crossings;
           }
         if (crossings == 0) continue;
-        Vec3 x = sum / crossings;
-        for (int it = 0; it < 4; ++it) {  // Newton steps onto the surface, at most h each
-          const double f = shape.distance(x);
-          const Vec3 n = shape.normal(x, 0.05 * h);
-          x -= std::clamp(f, -h, h) * n;
-        }
-        node[index({i, j, k})] = int(m.vertices.size());
-        m.vertices.push_back(x);
+        node[index({i, j, k})] = int(m.positions.size());
+        m.positions.push_back(sum / crossings);
       }
+#pragma omp parallel for schedule(dynamic, 16)
+  for (size_t p = 0; p < m.positions.size(); ++p) {
+    Vec3& x = m.positions[p];
+    for (int it = 0; it < 4; ++it) {  // Newton steps onto the surface, at most h each
+      const double f = shape.distance(x);
+      const Vec3 n = shape.normal(x, 0.05 * h);
+      x -= std::clamp(f, -h, h) * n;
+    }
+  }
   // two triangles for every crossed grid edge: its four cells' nodes
   for (int k = 1; k + 1 < size[2]; ++k)
     for (int j = 1; j + 1 < size[1]; ++j)
@@ -95,7 +101,7 @@ TriangleMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift
             quad[size_t(c)] = node.at(index(cell));
           }
           if (!(f0 < 0)) std::swap(quad[1], quad[3]);  // inside above: the outward normal is -a
-          const auto& x = m.vertices;
+          const auto& x = m.positions;
           if ((x[size_t(quad[0])] - x[size_t(quad[2])]).squaredNorm() <= (x[size_t(quad[1])] - x[size_t(quad[3])]).squaredNorm()) {
             m.triangles.push_back(Vec3i(quad[0], quad[1], quad[2]));
             m.triangles.push_back(Vec3i(quad[0], quad[2], quad[3]));
@@ -106,102 +112,54 @@ TriangleMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift
         }
   // tangential smoothing (towards the neighbours' mean within the tangent plane), each round
   // followed by a projection onto the surface: the raw nets' slivers become well shaped
-  std::vector<std::vector<int>> ring(m.vertices.size());
+  std::vector<std::vector<int>> ring(m.positions.size());
   for (const Vec3i& t : m.triangles)
     for (int a = 0; a < 3; ++a) {
       ring[size_t(t[a])].push_back(t[(a + 1) % 3]);
       ring[size_t(t[a])].push_back(t[(a + 2) % 3]);
     }
   for (int round = 0; round < 5; ++round) {
-    std::vector<Vec3> next = m.vertices;
+    std::vector<Vec3> next = m.positions;
+#pragma omp parallel for schedule(dynamic, 16)
     for (size_t i = 0; i < next.size(); ++i) {
       if (ring[i].empty()) continue;
       Vec3 mean = Vec3::Zero();
-      for (int j : ring[i]) mean += m.vertices[size_t(j)];
+      for (int j : ring[i]) mean += m.positions[size_t(j)];
       mean /= double(ring[i].size());
-      const Vec3 nrm = shape.normal(m.vertices[i], 0.05 * h);
-      Vec3 d = mean - m.vertices[i];
+      const Vec3 nrm = shape.normal(m.positions[i], 0.05 * h);
+      Vec3 d = mean - m.positions[i];
       d -= nrm * nrm.dot(d);
-      Vec3 x = m.vertices[i] + 0.5 * d;
+      Vec3 x = m.positions[i] + 0.5 * d;
       for (int it = 0; it < 2; ++it) x -= std::clamp(shape.distance(x), -h, h) * shape.normal(x, 0.05 * h);
       next[i] = x;
     }
-    m.vertices.swap(next);
+    m.positions.swap(next);
   }
   return m;
 }
 
-TriangleMesh surfaceNetsWithNodes(const ImplicitShape& shape, int nodes) {
+TriMesh surfaceNetsWithNodes(const ImplicitShape& shape, int nodes) {
   const Vec3 extent = shape.hi - shape.lo;
   double h = std::sqrt(2 * (extent.x() * extent.y() + extent.y() * extent.z() + extent.z() * extent.x()) / nodes);
   // (a face whose four edges the surface crosses joins two sheets at one edge: such grids are
   // shifted by a fraction of a cell until every edge has two triangles)
-  TriangleMesh best;
+  TriMesh best;
   bool bestClosed = false;
   for (int it = 0; it < 16; ++it) {
     const Vec3 shift = Vec3(0.37, 0.61, 0.23) * double(it % 4) / 4;
-    TriangleMesh m = surfaceNets(shape, h, shift);
-    const int n = int(m.vertices.size());
+    TriMesh m = surfaceNets(shape, h, shift);
+    const int n = int(m.positions.size());
     const bool closed = closedManifold(m);
-    if (best.vertices.empty() || (closed && !bestClosed) ||
-        (closed == bestClosed && std::abs(n - nodes) < std::abs(int(best.vertices.size()) - nodes))) {
+    if (best.positions.empty() || (closed && !bestClosed) ||
+        (closed == bestClosed && std::abs(n - nodes) < std::abs(int(best.positions.size()) - nodes))) {
       best = std::move(m);
       bestClosed = closed;
     }
     if (n == 0) break;
     if (it % 4 == 3 || closed) h *= std::sqrt(double(n) / nodes);
-    if (bestClosed && std::abs(int(best.vertices.size()) - nodes) <= nodes / 100) break;
+    if (bestClosed && std::abs(int(best.positions.size()) - nodes) <= nodes / 100) break;
   }
   return best;
-}
-
-std::vector<InteriorPiece> voxelInterior(const std::vector<Vec3>& x, const std::vector<Vec3i>& triangles, double h) {
-  Vec3 lo = Vec3::Constant(1e300), hi = Vec3::Constant(-1e300);
-  for (const Vec3& p : x) {
-    lo = lo.cwiseMin(p);
-    hi = hi.cwiseMax(p);
-  }
-  const int nx = int(std::ceil((hi.x() - lo.x()) / h)), ny = int(std::ceil((hi.y() - lo.y()) / h)),
-            nz = int(std::ceil((hi.z() - lo.z()) / h));
-  // the rays along x through the cells' centres (nudged off the mesh's edges and vertices)
-  const auto rayY = [&](int j) { return lo.y() + (j + 0.5) * h + 1.2345e-7 * h; };
-  const auto rayZ = [&](int k) { return lo.z() + (k + 0.5) * h + 2.7183e-7 * h; };
-  std::vector<std::vector<double>> cross(size_t(ny) * size_t(nz));
-  for (const Vec3i& t : triangles) {
-    const Vec3 &a = x[size_t(t[0])], &b = x[size_t(t[1])], &c = x[size_t(t[2])];
-    const int j0 = std::max(0, int(std::floor((std::min({a.y(), b.y(), c.y()}) - lo.y()) / h - 0.5)));
-    const int j1 = std::min(ny - 1, int(std::ceil((std::max({a.y(), b.y(), c.y()}) - lo.y()) / h - 0.5)));
-    const int k0 = std::max(0, int(std::floor((std::min({a.z(), b.z(), c.z()}) - lo.z()) / h - 0.5)));
-    const int k1 = std::min(nz - 1, int(std::ceil((std::max({a.z(), b.z(), c.z()}) - lo.z()) / h - 0.5)));
-    const double det = (b.y() - a.y()) * (c.z() - a.z()) - (c.y() - a.y()) * (b.z() - a.z());
-    if (det == 0) continue;  // (seen edge-on by the rays)
-    for (int k = k0; k <= k1; ++k)
-      for (int j = j0; j <= j1; ++j) {
-        const double py = rayY(j) - a.y(), pz = rayZ(k) - a.z();
-        const double s = (py * (c.z() - a.z()) - (c.y() - a.y()) * pz) / det;
-        const double r = ((b.y() - a.y()) * pz - py * (b.z() - a.z())) / det;
-        if (s < 0 || r < 0 || s + r > 1) continue;
-        cross[size_t(k) * size_t(ny) + size_t(j)].push_back(a.x() + s * (b.x() - a.x()) + r * (c.x() - a.x()));
-      }
-  }
-  std::vector<InteriorPiece> pieces;
-  const double v = h * h * h;
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j) {
-      std::vector<double>& xs = cross[size_t(k) * size_t(ny) + size_t(j)];
-      std::sort(xs.begin(), xs.end());
-      for (size_t e = 0; e + 1 < xs.size(); e += 2)
-        for (int i = std::max(0, int(std::ceil((xs[e] - lo.x()) / h - 0.5))); i < nx; ++i) {
-          const Vec3 c(lo.x() + (i + 0.5) * h, lo.y() + (j + 0.5) * h, lo.z() + (k + 0.5) * h);
-          if (c.x() > xs[e + 1]) break;
-          InteriorPiece p;
-          p.volume = v;
-          p.firstMoment = v * c;
-          p.secondMoment = v * (c * c.transpose() + (h * h / 12) * Mat3::Identity());
-          pieces.push_back(p);
-        }
-    }
-  return pieces;
 }
 
 }  // namespace d2t
