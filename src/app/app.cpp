@@ -19,6 +19,7 @@
 #include "sim/model/baked_body.h"
 #include "sim/model/bake_report.h"
 #include "sim/contact/collider_pieces.h"
+#include "sim/scene/mesh_repair.h"
 #include "sim/scene/obj_loader.h"
 
 namespace d2t {
@@ -68,6 +69,8 @@ int printMeshReport(const std::string& path) {
     TriMesh mesh = loadObjSoup(path);
     const MeshReport report = orientPieces(&mesh);
     std::cout << meshReportText(report, path);
+    std::cout << "  as a soft body (" << kMeshBodyNodes << " nodes unless the scene says): "
+              << softBodyText(mesh, report, kMeshBodyNodes, path) << "\n";
     const std::vector<ColliderPiece> pieces = cutIntoPieces(mesh, report.closedTriangle);
     int doubleSided = 0;
     for (const ColliderPiece& p : pieces) doubleSided += p.doubleSided;

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include "app/options.h"
 #include "gpu/contact/contact_camera.h"
 #include "gpu/skin/gpu_skin.h"
+#include "sim/scene/obj_loader.h"
 
 namespace d2t {
 
@@ -19,10 +21,77 @@ void Session::load(const std::string& path, const Options* o) {
   if (o && o->resolution)
     for (BodyDesc& b : scene.bodies) b.atlasResolution = *o->resolution;
   requestedBackend = scene.simulation.backend;
+  nlohmann::json json = readJsonFile(path);
+  start(scene);
+  sceneJson = std::move(json);
+  scenePath = path;
+}
+
+std::string Session::addMesh(const std::string& objPath, bool softBody, const Vec3& at, int nodes) {
+  const std::string path = std::filesystem::absolute(objPath).lexically_normal().string();
+  loadObjSoup(path);  // (throws naming the file)
+  // a name of its own: the file's stem, numbered past the scene's names
+  std::vector<std::string> names;
+  for (const Body& b : world->bodies()) names.push_back(b.desc.name);
+  for (const Character& c : world->characters()) names.push_back(c.spec.name);
+  for (const Collider& c : world->colliders()) names.push_back(c.name());
+  const std::string stem = std::filesystem::path(path).stem().string();
+  std::string name = stem;
+  for (int k = 2; std::find(names.begin(), names.end(), name) != names.end(); ++k) name = stem + std::to_string(k);
+  nlohmann::json entry = {{"name", name}, {"shape", {{"type", "obj"}, {"path", path}}}};
+  nlohmann::json json = sceneJson;
+  if (softBody) {
+    entry["mesh"] = {{"nodes", nodes}};
+    json["bodies"].push_back(entry);
+  } else {
+    entry["type"] = "mesh";
+    entry["draggable"] = true;
+    json["colliders"].push_back(entry);
+  }
+  Scene scene = parseScene(json, scenePath);  // (throws naming the scene, the field and the file)
+  scene.simulation.dt = world->settings().dt;
+  // placed with its lowest point at `at` (a body 2 cm above it), its box centred over it: the
+  // shape as the reader made it (centred, closed, re-meshed) tells where that is in its frame
+  const auto place = [&](const std::vector<Vec3>& surface, Vec3* position, nlohmann::json* field, double lift) {
+    Aabb box;
+    for (const Vec3& x : surface) box.grow(x);
+    *position = at + Vec3(0, lift, 0) - Vec3(0.5 * (box.lo.x() + box.hi.x()), box.lo.y(), 0.5 * (box.lo.z() + box.hi.z()));
+    (*field)["position"] = {position->x(), position->y(), position->z()};
+  };
+  for (BodyDesc& b : scene.bodies)
+    if (b.name == name) place(b.shape->mesh(64).positions, &b.position, &json["bodies"].back(), 0.02);
+  for (CharacterSpec& c : scene.characters)
+    if (c.name == name) place(c.surface->positions, &c.position, &json["bodies"].back(), 0.02);
+  for (ColliderDesc& c : scene.colliders)
+    if (c.name == name) place(c.shape->mesh(64).positions, &c.position, &json["colliders"].back(), 0.0);
+  start(scene);
+  sceneJson = std::move(json);
+  for (const Body& b : world->bodies())
+    if (b.desc.name == name)
+      return "body '" + name + "': " + (b.desc.repair.empty() ? path + ": closed and star-shaped" : b.desc.repair) +
+             "; on the cube-map atlas (" + std::to_string(b.desc.atlasResolution) + "^2)";
+  for (const Character& c : world->characters())
+    if (c.spec.name == name)
+      return "body '" + name + "': " + c.spec.repair + "; a mesh body on the general surface layout (" +
+             std::to_string(c.model->nodeCount()) + " nodes, CPU)";
+  for (const Collider& c : world->colliders())
+    if (c.name() == name)
+      return "collider '" + name + "': " + path + ": " + std::to_string(c.pieces().size()) +
+             (c.pieces().size() == 1 ? " piece" : " pieces") + " for stage 1 (draggable)";
+  return name;
+}
+
+void Session::start(const Scene& desc) {
+  Scene scene = desc;
   scene.simulation.backend = "cpu";  // until setBackend puts the bodies on the GPU
   auto w = std::make_unique<World>(scene);
   world = std::move(w);
-  scenePath = path;
+  loadNotes.clear();
+  for (const Body& b : world->bodies())
+    if (!b.desc.repair.empty()) loadNotes.push_back("body '" + b.desc.name + "': " + b.desc.repair);
+  for (const Character& c : world->characters())
+    if (!c.spec.repair.empty()) loadNotes.push_back("body '" + c.spec.name + "': " + c.spec.repair);
+  for (const std::string& n : loadNotes) std::cerr << "d2tsim: note: " << n << "\n";
   drag_ = -1;
   log.clear();
   accumulator = 0;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/output/step_log.h"
 #include "sim/world/world.h"
 
@@ -32,6 +34,18 @@ struct Session {
   /// Loads and validates a scene; throws InputError (the session is unchanged then).
   /// With a GL context (glReady) the scene's backend is set up at once.
   void load(const std::string& path, const struct Options* overrides);
+  /// The loaded scene file's JSON, with what addMesh added.
+  nlohmann::json sceneJson;
+  /// What the load did to the scene's meshes, one line each ("body 'b': PATH: closed by a
+  /// winding-number repair: ..."; also printed to stderr as notes).
+  std::vector<std::string> loadNotes;
+  /// Adds an OBJ file to the scene where the user put it (`at`: the point its lowest point
+  /// rests on): a soft body (closed and re-meshed as the scene reader does any shape the
+  /// atlas cannot hold, at `nodes` nodes) or a draggable rigid collider, named by the file
+  /// (made unique), and restarts the scene with it. Returns one line on what it became (its
+  /// repair, its node count, its collider pieces). Throws InputError naming the file and what
+  /// is wrong (the session is unchanged then).
+  std::string addMesh(const std::string& objPath, bool softBody, const Vec3& at, int nodes);
   /// Puts every body on the requested backend ("cpu" or "gpu"). Needs a current GL
   /// context for "gpu"; when the GPU solver cannot run (no context, a shader or
   /// framebuffer error) the bodies stay on the CPU and backendNote says why.
@@ -78,6 +92,8 @@ struct Session {
 
  private:
   void moveDragged();
+  /// The world of `scene`, on the requested backend; the load notes printed.
+  void start(const Scene& scene);
   int drag_ = -1;              // dragged collider, -1: none
   Vec3 dragTarget_ = Vec3::Zero();
   int dragStepsLeft_ = 0;      // steps left in this advance() to reach the target

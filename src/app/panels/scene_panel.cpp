@@ -1,8 +1,10 @@
-// The Scene panel: the scene file and its description, the scene picker, reload.
+// The Scene panel: the scene file and its description, the scene picker, reload, what the
+// load did to its meshes, and adding a mesh (an OBJ: a soft body or a collider).
 
 #include "app/panels/panels.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "app/app.h"
@@ -11,6 +13,39 @@
 namespace d2t {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// Open mesh: an OBJ (typed, picked from assets/, or dropped on the window) added as a soft
+// body or a rigid collider where the next click meets the scene.
+void meshAdder(Ui& ui) {
+  if (!ImGui::CollapsingHeader("Add a mesh", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  char path[1024];
+  std::snprintf(path, sizeof path, "%s", ui.meshPath.c_str());
+  if (ImGui::InputText("OBJ file", path, sizeof path)) ui.meshPath = path;
+  if (ImGui::BeginCombo("assets", "choose a mesh...")) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::path(sceneDirectory()).parent_path() / "assets", ec))
+      if (e.path().extension() == ".obj") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files)
+      if (ImGui::Selectable(f.filename().string().c_str())) ui.meshPath = f.string();
+    ImGui::EndCombo();
+  }
+  if (ImGui::RadioButton("soft body", ui.meshAsBody)) ui.meshAsBody = true;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("rigid collider", !ui.meshAsBody)) ui.meshAsBody = false;
+  if (ui.meshAsBody) ImGui::SliderInt("nodes", &ui.meshNodes, 200, 6000, "%d", ImGuiSliderFlags_Logarithmic);
+  ImGui::BeginDisabled(ui.meshPath.empty());
+  if (ImGui::Button(ui.placingMesh ? "click in the scene... (Esc: cancel)" : "Place it (then click in the scene)"))
+    ui.placeMesh(ui.meshPath);
+  ImGui::EndDisabled();
+  ImGui::TextDisabled("(or drop an OBJ file on the window)");
+  if (!ui.meshReport.empty()) ImGui::TextWrapped("%s", ui.meshReport.c_str());
+}
+
+}  // namespace
 
 void scenePanel(Ui& ui) {
   if (!placeInColumn(ui, 0)) return;
@@ -33,6 +68,8 @@ void scenePanel(Ui& ui) {
   ImGui::SameLine();
   if (ImGui::Button("Reset camera")) ui.resetCamera();
   if (!ui.loadError.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%s", ui.loadError.c_str());
+  for (const std::string& n : ui.session.loadNotes) ImGui::TextWrapped("%s", n.c_str());
+  meshAdder(ui);
   ImGui::End();
 }
 

@@ -53,6 +53,13 @@ struct Ui {
   std::optional<size_t> benchFrom;  // first logged step of the bench being recorded
   std::string status;            // last message shown in the status line
   std::string loadError;         // last scene-load error (shown in the picker)
+  // a mesh being added (Scene panel, or an OBJ dropped on the window): the file, what it
+  // becomes, and whether the next click in the scene places it
+  std::string meshPath;
+  bool meshAsBody = true;
+  int meshNodes = kMeshBodyNodes;
+  bool placingMesh = false;
+  std::string meshReport;        // what the last one became, or why it could not be added
   double lastX = 0, lastY = 0;
   double fps = 0;
   // texture viewer: the picture on screen, what it was made from, and the contact
@@ -85,17 +92,40 @@ struct Ui {
     const CameraDesc& c = session.world->scene().camera;
     camera = Camera(c.eye, c.target, c.fovY);
   }
+  /// The session has a new world (a scene loaded, a mesh added): what referred to the old one goes.
+  void worldReplaced() {
+    renderer->setWorld(*session.world);
+    drag.reset();
+    picked = Pick{};
+    mouse = MouseMode::None;
+    benchFrom.reset();
+    materialChanges.clear();
+    materialEdits.clear();
+  }
+  /// Starts placing `path`: the next click in the scene puts it there.
+  void placeMesh(const std::string& path) {
+    meshPath = path;
+    placingMesh = true;
+    settings.panels.scene = true;
+    status = "click in the scene where " + path + " should go (Esc: cancel)";
+  }
+  /// Adds the mesh being placed at world point `at` (Session::addMesh), the scene restarted.
+  void addMeshAt(const Vec3& at) {
+    placingMesh = false;
+    try {
+      meshReport = session.addMesh(meshPath, meshAsBody, at, meshNodes);
+      worldReplaced();
+      status = "added " + meshReport + " (the scene restarted)";
+    } catch (const std::exception& e) {
+      meshReport = e.what();
+      status = "could not add " + meshPath;
+    }
+  }
   void loadScene(const std::string& path) {
     try {
       session.load(path, nullptr);
-      renderer->setWorld(*session.world);
+      worldReplaced();
       resetCamera();
-      drag.reset();
-      picked = Pick{};
-      mouse = MouseMode::None;
-      benchFrom.reset();
-      materialChanges.clear();
-      materialEdits.clear();
       loadError.clear();
       status = "loaded " + path;
     } catch (const std::exception& e) {

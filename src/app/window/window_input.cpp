@@ -49,6 +49,11 @@ void onKey(GLFWwindow* w, int key, int, int action, int mods) {
     case GLFW_KEY_TAB: ui.showPanels = !ui.showPanels; break;
     case GLFW_KEY_F1: ui.settings.panels.help = !ui.settings.panels.help; break;
     case GLFW_KEY_ESCAPE:
+      if (ui.placingMesh) {  // Esc cancels placing a mesh first
+        ui.placingMesh = false;
+        ui.status = "not added: " + ui.meshPath;
+        break;
+      }
       if (ui.drag) {  // Esc lets go of a dragged collider first
         ui.session.endDrag();
         ui.drag.reset();
@@ -166,6 +171,13 @@ void handleMouse(Ui& ui) {
     return;
   }
   if (!left && !right) ui.mouse = MouseMode::None;
+  if (pressed && !panelHasMouse && ui.placingMesh) {  // a mesh being added goes where the click meets the scene
+    const Ray ray = cursorRay(ui.camera, x, y, w, h);
+    const Pick pick = pickWorld(*ui.session.world, ray, true);
+    std::optional<Vec3> at = pick ? std::optional<Vec3>(pick.point) : intersectPlane(ray, DragPlane{Vec3::Zero(), -Vec3::UnitY()});
+    if (at) ui.addMeshAt(*at);
+    return;
+  }
   if (pressed && !panelHasMouse) {
     if (shift) {
       ui.mouse = MouseMode::Pan;

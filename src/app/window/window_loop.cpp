@@ -84,6 +84,16 @@ void installCallbacks(GLFWwindow* window, Ui& ui) {
     ImGui_ImplGlfw_ScrollCallback(w, x, y);
     onScroll(w, x, y);
   });
+  // an OBJ file dropped on the window: placed by the next click (a scene file: loaded)
+  glfwSetDropCallback(window, [](GLFWwindow* w, int count, const char** paths) {
+    Ui& ui = *static_cast<Ui*>(glfwGetWindowUserPointer(w));
+    if (count < 1) return;
+    const std::string path = paths[0], ext = fs::path(path).extension().string();
+    if (ext == ".json")
+      ui.loadScene(path);
+    else
+      ui.placeMesh(path);
+  });
 }
 
 // The scene into the offscreen target (the same path as headless), the screenshot and
