@@ -21,13 +21,27 @@ int findRoot(std::vector<int>& parent, int i) {
   return i;
 }
 
-int countPieces(const TriMesh& m) {
+// The mesh's pieces (sets of triangles joined by shared vertices), each with its own vertices.
+std::vector<TriMesh> splitPieces(const TriMesh& m) {
   std::vector<int> parent(m.positions.size());
   std::iota(parent.begin(), parent.end(), 0);
   for (const Vec3i& t : m.triangles)
     for (int k = 1; k < 3; ++k) parent[size_t(findRoot(parent, t[0]))] = findRoot(parent, t[k]);
-  int pieces = 0;
-  for (size_t v = 0; v < parent.size(); ++v) pieces += findRoot(parent, int(v)) == int(v);
+  std::vector<int> pieceOf(m.positions.size(), -1), newIndex(m.positions.size(), -1);
+  std::vector<TriMesh> pieces;
+  for (size_t v = 0; v < parent.size(); ++v) {
+    const size_t r = size_t(findRoot(parent, int(v)));
+    if (pieceOf[r] < 0) {
+      pieceOf[r] = int(pieces.size());
+      pieces.emplace_back();
+    }
+    TriMesh& p = pieces[size_t(pieceOf[r])];
+    newIndex[v] = int(p.positions.size());
+    p.positions.push_back(m.positions[v]);
+  }
+  for (const Vec3i& t : m.triangles)
+    pieces[size_t(pieceOf[size_t(findRoot(parent, t[0]))])].triangles.push_back(
+        Vec3i(newIndex[size_t(t[0])], newIndex[size_t(t[1])], newIndex[size_t(t[2])]));
   return pieces;
 }
 
@@ -86,11 +100,18 @@ std::string millimetres(double m) {
   return s;
 }
 
+std::string percent(double fraction) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.2g%%", 100 * fraction);
+  return s;
+}
+
 }  // namespace
 
 std::string MeshRepair::summary() const {
   std::string s = source + ": ";
-  const bool repaired = holesFilled > 0 || nonManifoldEdges > 0 || piecesIn != piecesOut || boundaryEdges > 0;
+  const bool repaired =
+      holesFilled > 0 || nonManifoldEdges > 0 || piecesIn != piecesOut || boundaryEdges > 0 || piecesDropped > 0;
   if (!repaired) {
     s += "closed; re-meshed to " + std::to_string(nodes) + " nodes";
   } else {
@@ -101,6 +122,9 @@ std::string MeshRepair::summary() const {
           std::to_string(boundaryEdges) + " boundary edges)");
     if (piecesIn > piecesOut) add(std::to_string(piecesIn) + " pieces merged into " + std::to_string(piecesOut));
     if (nonManifoldEdges > 0) add(std::to_string(nonManifoldEdges) + " non-manifold edges removed");
+    if (piecesDropped > 0)
+      add(std::to_string(piecesDropped) + " small " + (piecesDropped == 1 ? "piece" : "pieces") + " dropped (" +
+          percent(droppedVolume) + " of the volume)");
     s += "closed by a winding-number repair: " + what + "; " + std::to_string(nodes) + " nodes";
   }
   s += "; the new surface lies within " + millimetres(maxDistance) + " of the input (mean " +
@@ -168,11 +192,26 @@ MeshRepair repairMesh(TriMesh soup, int nodes, const std::string& path) {
   if (!closedManifold(out.mesh))
     throw InputError(path + ": cannot be closed at " + std::to_string(nodes) +
                      " nodes (the grid does not resolve its thin parts; more nodes may)");
-  out.piecesOut = countPieces(out.mesh);
-  if (out.piecesOut > 1)
-    throw InputError(path + ": closes into " + std::to_string(out.piecesOut) +
-                     " separate pieces (a soft body is one piece: join them in the model, or use it as a "
-                     "rigid collider)");
+  // one piece: the largest, where the others are small (parts the model only touches, or too
+  // thin for the grid at this node count), said in the summary
+  std::vector<TriMesh> pieces = splitPieces(out.mesh);
+  out.piecesOut = int(pieces.size());
+  if (pieces.size() > 1) {
+    double total = 0;
+    for (const TriMesh& p : pieces) total += std::abs(p.volume());
+    const auto largest = std::max_element(pieces.begin(), pieces.end(), [](const TriMesh& a, const TriMesh& b) {
+      return std::abs(a.volume()) < std::abs(b.volume());
+    });
+    out.droppedVolume = 1 - std::abs(largest->volume()) / total;
+    if (out.droppedVolume > kMostDropped)
+      throw InputError(path + ": closes into " + std::to_string(pieces.size()) + " separate pieces, the largest " +
+                       std::to_string(int(std::lround(100 * (1 - out.droppedVolume)))) +
+                       "% of the volume (a soft body is one piece: join them in the model, try more nodes if "
+                       "thin parts broke off, or use it as a rigid collider)");
+    out.mesh = std::move(*largest);
+    out.nodes = int(out.mesh.positions.size());
+    out.piecesDropped = out.piecesOut - 1;
+  }
   fairFills(&out.mesh, bvh);
   double sum = 0;
   for (const Vec3& x : out.mesh.positions) {

@@ -13,11 +13,17 @@
 
 namespace d2t {
 
+/// The most of the closed volume that pieces apart from the largest may hold for the repair to
+/// keep the largest alone (more, and the soup is refused as a soft body).
+constexpr double kMostDropped = 0.1;
+
 struct MeshRepair {
   std::string source;            ///< the input's name in messages (its path)
   TriMesh mesh;                  ///< closed, 2-manifold, outward; the soup's frame
   int nodes = 0;                 ///< mesh.positions.size()
   int piecesIn = 0, piecesOut = 0;
+  int piecesDropped = 0;         ///< of piecesOut: all but the largest, when small (kMostDropped)
+  double droppedVolume = 0;      ///< their share of the closed volume
   int holesFilled = 0;           ///< loops of the input's boundary edges
   int boundaryEdges = 0, nonManifoldEdges = 0;
   double maxDistance = 0;        ///< of the new surface's nodes from the input's triangles [m]
@@ -41,7 +47,8 @@ std::string softBodyText(const TriMesh& soup, const MeshReport& report, int node
 /// The closed surface of a triangle soup at about `nodes` nodes (within ~1%); the soup is
 /// wound by orientPieces first. Throws InputError naming `path`: "encloses no volume" when
 /// w never reaches 1/2 (a sheet, a strip), "cannot be closed at N nodes" when the grid does
-/// not resolve it (more nodes may), "closes into N separate pieces" (a soft body is one).
+/// not resolve it (more nodes may), "closes into N separate pieces" (a soft body is one; the
+/// largest is kept alone where the others hold no more than kMostDropped of the volume).
 MeshRepair repairMesh(TriMesh soup, int nodes, const std::string& path);
 
 }  // namespace d2t
