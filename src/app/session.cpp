@@ -27,7 +27,7 @@ void Session::load(const std::string& path, const Options* o) {
   scenePath = path;
 }
 
-std::string Session::addMesh(const std::string& objPath, bool softBody, const Vec3& at, int nodes) {
+std::string Session::addMesh(const std::string& objPath, bool softBody, const Vec3& at, int nodes, int bones) {
   const std::string path = std::filesystem::absolute(objPath).lexically_normal().string();
   loadObjSoup(path);  // (throws naming the file)
   // a name of its own: the file's stem, numbered past the scene's names
@@ -42,6 +42,7 @@ std::string Session::addMesh(const std::string& objPath, bool softBody, const Ve
   nlohmann::json json = sceneJson;
   if (softBody) {
     entry["mesh"] = {{"nodes", nodes}};
+    if (bones > 0) entry["skeleton"] = {{"from", "medial_axis"}, {"bones", bones}};
     json["bodies"].push_back(entry);
   } else {
     entry["type"] = "mesh";
@@ -73,7 +74,8 @@ std::string Session::addMesh(const std::string& objPath, bool softBody, const Ve
   for (const Character& c : world->characters())
     if (c.spec.name == name)
       return "body '" + name + "': " + c.spec.repair + "; a mesh body on the general surface layout (" +
-             std::to_string(c.model->nodeCount()) + " nodes, CPU)";
+             std::to_string(c.model->nodeCount()) + " nodes, " + std::to_string(c.model->boneCount()) +
+             (c.model->boneCount() == 1 ? " bone" : " bones") + ", CPU)";
   for (const Collider& c : world->colliders())
     if (c.name() == name)
       return "collider '" + name + "': " + path + ": " + std::to_string(c.pieces().size()) +

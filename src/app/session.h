@@ -41,11 +41,12 @@ struct Session {
   std::vector<std::string> loadNotes;
   /// Adds an OBJ file to the scene where the user put it (`at`: the point its lowest point
   /// rests on): a soft body (closed and re-meshed as the scene reader does any shape the
-  /// atlas cannot hold, at `nodes` nodes) or a draggable rigid collider, named by the file
-  /// (made unique), and restarts the scene with it. Returns one line on what it became (its
-  /// repair, its node count, its collider pieces). Throws InputError naming the file and what
-  /// is wrong (the session is unchanged then).
-  std::string addMesh(const std::string& objPath, bool softBody, const Vec3& at, int nodes);
+  /// atlas cannot hold, at `nodes` nodes; with `bones` > 0, a character with about that many
+  /// bones along its medial axis) or a draggable rigid collider, named by the file (made
+  /// unique), and restarts the scene with it. Returns one line on what it became (its repair,
+  /// its node count, its skeleton, its collider pieces). Throws InputError naming the file and
+  /// what is wrong (the session is unchanged then).
+  std::string addMesh(const std::string& objPath, bool softBody, const Vec3& at, int nodes, int bones = 0);
   /// Puts every body on the requested backend ("cpu" or "gpu"). Needs a current GL
   /// context for "gpu"; when the GPU solver cannot run (no context, a shader or
   /// framebuffer error) the bodies stay on the CPU and backendNote says why.

@@ -1,6 +1,6 @@
 // Open mesh in a running session (Session::addMesh, what the window's Scene panel and an OBJ
-// dropped on the window call): a user's banana becomes a mesh body of the node count asked,
-// resting where it was put; a bowl becomes a draggable collider with its lowest point where
+// dropped on the window call): a user's banana becomes a mesh body of the node count asked
+// (and of the bones asked), resting where it was put; a bowl becomes a draggable collider with its lowest point where
 // it was put; names stay unique; a file that cannot be read leaves the session as it was.
 #include <gtest/gtest.h>
 
@@ -36,10 +36,15 @@ TEST(SessionMeshes, AnObjBecomesASoftBodyOrAColliderWhereItIsPut) {
   EXPECT_NEAR(lowest, 0.02, 0.01);  // (put 2 cm above the point clicked)
   ASSERT_EQ(s.loadNotes.size(), 1u);
   EXPECT_NE(s.loadNotes[0].find("body 'banana': "), std::string::npos);
-  // a second one is named apart
-  s.addMesh(repoPath("assets", "banana.obj"), true, Vec3(2.2, 0, -0.3), 500);
+  // a second one is named apart; asked for bones, it has them along its medial axis, and the
+  // scene's JSON keeps the ask (a restart or a save makes the same body)
+  const std::string boned = s.addMesh(repoPath("assets", "banana.obj"), true, Vec3(2.2, 0, -0.3), 500, 3);
   ASSERT_EQ(s.world->characters().size(), 2u);
   EXPECT_EQ(s.world->characters()[1].spec.name, "banana2");
+  EXPECT_EQ(s.world->characters()[1].model->boneCount(), 3);
+  EXPECT_NE(boned.find("a skeleton from its medial axis: 3 bones (a chain)"), std::string::npos) << boned;
+  EXPECT_NE(boned.find("3 bones, CPU)"), std::string::npos) << boned;
+  EXPECT_EQ(s.sceneJson["bodies"].back()["skeleton"]["from"], "medial_axis");
   // a collider: the bowl, its rim's lowest point on the ground beside the stairs
   const std::string bowl = s.addMesh(repoPath("assets", "bowl.obj"), false, Vec3(-1.5, 0, 0), 0);
   EXPECT_NE(bowl.find("collider 'bowl': "), std::string::npos) << bowl;

@@ -36,7 +36,15 @@ void meshAdder(Ui& ui) {
   if (ImGui::RadioButton("soft body", ui.meshAsBody)) ui.meshAsBody = true;
   ImGui::SameLine();
   if (ImGui::RadioButton("rigid collider", !ui.meshAsBody)) ui.meshAsBody = false;
-  if (ui.meshAsBody) ImGui::SliderInt("nodes", &ui.meshNodes, 200, 6000, "%d", ImGuiSliderFlags_Logarithmic);
+  if (ui.meshAsBody) {
+    ImGui::SliderInt("nodes", &ui.meshNodes, 200, 6000, "%d", ImGuiSliderFlags_Logarithmic);
+    bool skeleton = ui.meshBones > 0;
+    if (ImGui::Checkbox("bones along its medial axis", &skeleton)) ui.meshBones = skeleton ? 4 : 0;
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("a skeleton from the shape's medial axis (a chain for a banana, a tree for a spider),\n"
+                        "its bones joined by sprung ball joints; else one rigid core");
+    if (skeleton) ImGui::SliderInt("bones", &ui.meshBones, 1, 24);
+  }
   ImGui::BeginDisabled(ui.meshPath.empty());
   if (ImGui::Button(ui.placingMesh ? "click in the scene... (Esc: cancel)" : "Place it (then click in the scene)"))
     ui.placeMesh(ui.meshPath);

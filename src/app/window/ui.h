@@ -58,6 +58,7 @@ struct Ui {
   std::string meshPath;
   bool meshAsBody = true;
   int meshNodes = kMeshBodyNodes;
+  int meshBones = 0;             // > 0: bones along its medial axis (about this many)
   bool placingMesh = false;
   std::string meshReport;        // what the last one became, or why it could not be added
   double lastX = 0, lastY = 0;
@@ -113,7 +114,7 @@ struct Ui {
   void addMeshAt(const Vec3& at) {
     placingMesh = false;
     try {
-      meshReport = session.addMesh(meshPath, meshAsBody, at, meshNodes);
+      meshReport = session.addMesh(meshPath, meshAsBody, at, meshNodes, meshBones);
       worldReplaced();
       status = "added " + meshReport + " (the scene restarted)";
     } catch (const std::exception& e) {

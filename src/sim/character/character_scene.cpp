@@ -15,7 +15,7 @@ CharacterDesc characterDesc(const CharacterSpec& s) {
   if (s.model == "snake") {
     d = snakeCharacter(s.name, s.nodes, s.stiffness, s.damping, s.material);
   } else if (s.model == "mesh") {
-    d = meshCharacter(s.name, *s.surface, s.coreScale, s.material);
+    d = meshCharacter(s.name, *s.surface, s.coreScale, s.material, s.medial.bones, s.stiffness, s.damping);
   } else if (s.model == "deer") {
     DeerSpec deer;
     deer.nodes = s.nodes;

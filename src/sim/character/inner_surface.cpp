@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/model/layer_elements.h"
+#include "sim/scene/voxel_grid.h"
 
 namespace d2t {
 
@@ -54,51 +55,20 @@ std::vector<Vec3> innerAlongNormals(const std::vector<Vec3>& skin, const std::ve
 }
 
 std::vector<InteriorPiece> voxelInterior(const std::vector<Vec3>& x, const std::vector<Vec3i>& triangles, double h) {
-  Vec3 lo = Vec3::Constant(1e300), hi = Vec3::Constant(-1e300);
-  for (const Vec3& p : x) {
-    lo = lo.cwiseMin(p);
-    hi = hi.cwiseMax(p);
-  }
-  const int nx = int(std::ceil((hi.x() - lo.x()) / h)), ny = int(std::ceil((hi.y() - lo.y()) / h)),
-            nz = int(std::ceil((hi.z() - lo.z()) / h));
-  // the rays along x through the cells' centres (nudged off the mesh's edges and vertices)
-  const auto rayY = [&](int j) { return lo.y() + (j + 0.5) * h + 1.2345e-7 * h; };
-  const auto rayZ = [&](int k) { return lo.z() + (k + 0.5) * h + 2.7183e-7 * h; };
-  std::vector<std::vector<double>> cross(size_t(ny) * size_t(nz));
-  for (const Vec3i& t : triangles) {
-    const Vec3 &a = x[size_t(t[0])], &b = x[size_t(t[1])], &c = x[size_t(t[2])];
-    const int j0 = std::max(0, int(std::floor((std::min({a.y(), b.y(), c.y()}) - lo.y()) / h - 0.5)));
-    const int j1 = std::min(ny - 1, int(std::ceil((std::max({a.y(), b.y(), c.y()}) - lo.y()) / h - 0.5)));
-    const int k0 = std::max(0, int(std::floor((std::min({a.z(), b.z(), c.z()}) - lo.z()) / h - 0.5)));
-    const int k1 = std::min(nz - 1, int(std::ceil((std::max({a.z(), b.z(), c.z()}) - lo.z()) / h - 0.5)));
-    const double det = (b.y() - a.y()) * (c.z() - a.z()) - (c.y() - a.y()) * (b.z() - a.z());
-    if (det == 0) continue;  // (seen edge-on by the rays)
-    for (int k = k0; k <= k1; ++k)
-      for (int j = j0; j <= j1; ++j) {
-        const double py = rayY(j) - a.y(), pz = rayZ(k) - a.z();
-        const double s = (py * (c.z() - a.z()) - (c.y() - a.y()) * pz) / det;
-        const double r = ((b.y() - a.y()) * pz - py * (b.z() - a.z())) / det;
-        if (s < 0 || r < 0 || s + r > 1) continue;
-        cross[size_t(k) * size_t(ny) + size_t(j)].push_back(a.x() + s * (b.x() - a.x()) + r * (c.x() - a.x()));
-      }
-  }
+  const VoxelGrid g = voxelizeClosed(x, triangles, h);
   std::vector<InteriorPiece> pieces;
   const double v = h * h * h;
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j) {
-      std::vector<double>& xs = cross[size_t(k) * size_t(ny) + size_t(j)];
-      std::sort(xs.begin(), xs.end());
-      for (size_t e = 0; e + 1 < xs.size(); e += 2)
-        for (int i = std::max(0, int(std::ceil((xs[e] - lo.x()) / h - 0.5))); i < nx; ++i) {
-          const Vec3 c(lo.x() + (i + 0.5) * h, lo.y() + (j + 0.5) * h, lo.z() + (k + 0.5) * h);
-          if (c.x() > xs[e + 1]) break;
-          InteriorPiece p;
-          p.volume = v;
-          p.firstMoment = v * c;
-          p.secondMoment = v * (c * c.transpose() + (h * h / 12) * Mat3::Identity());
-          pieces.push_back(p);
-        }
-    }
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        if (!g.inside[g.index(i, j, k)]) continue;
+        const Vec3 c = g.centre(i, j, k);
+        InteriorPiece p;
+        p.volume = v;
+        p.firstMoment = v * c;
+        p.secondMoment = v * (c * c.transpose() + (h * h / 12) * Mat3::Identity());
+        pieces.push_back(p);
+      }
   return pieces;
 }
 

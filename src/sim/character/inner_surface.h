@@ -20,8 +20,7 @@ double meanEdgeLength(const std::vector<Vec3>& x, const std::vector<Vec3i>& tria
 std::vector<Vec3> innerAlongNormals(const std::vector<Vec3>& skin, const std::vector<Vec3i>& triangles,
                                     std::vector<double> thickness);
 
-/// The solid inside a closed mesh cut into cubes of side h (a cube is in when its centre
-/// is: crossings of a ray along x, counted by parity), one piece a cube.
+/// The solid inside a closed mesh cut into cubes of side h (voxel_grid.h), one piece a cube.
 std::vector<InteriorPiece> voxelInterior(const std::vector<Vec3>& vertices, const std::vector<Vec3i>& triangles,
                                          double h);
 

@@ -44,7 +44,8 @@ std::vector<double> medialDepth(const TriMesh& surface) {
   return depth;
 }
 
-CharacterDesc meshCharacter(const std::string& name, const TriMesh& surface, double coreScale, const Material& material) {
+CharacterDesc meshCharacter(const std::string& name, const TriMesh& surface, double coreScale, const Material& material,
+                            const std::vector<MedialBone>& bones, double stiffness, double damping) {
   const std::string owner = "character '" + name + "'";
   if (!(coreScale > 0 && coreScale < 1))
     throw InputError(owner + ": core.scale: must be in (0, 1), got " + std::to_string(coreScale));
@@ -67,6 +68,25 @@ CharacterDesc meshCharacter(const std::string& name, const TriMesh& surface, dou
   m.inner = innerAlongNormals(m.skin, m.triangles, thickness);
   m.interior = voxelInterior(m.inner, m.triangles, 0.6 * meanEdgeLength(m.skin, m.triangles));
 
+  if (!bones.empty()) {  // the medial axis's bones, a ball joint where each leaves its parent
+    for (size_t b = 0; b < bones.size(); ++b) {
+      Bone bone;
+      bone.name = "bone" + std::to_string(b);
+      bone.head = bones[b].head;
+      bone.tail = bones[b].tail;
+      bone.radius = bones[b].radius;
+      d.skeleton.bones.push_back(bone);
+      if (bones[b].parent < 0) continue;
+      Joint j;
+      j.parent = bones[b].parent;
+      j.child = int(b);
+      j.anchor = bones[b].head;
+      j.stiffness = stiffness;
+      j.damping = damping;
+      d.skeleton.joints.push_back(j);
+    }
+    return d;
+  }
   // one bone along the surface's longest principal axis (with one bone the segment only sets
   // the weights' falloff, and the one weight is 1 everywhere)
   Vec3 centre = Vec3::Zero();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sim/scene/medial_skeleton.h"
 #include "sim/scene/mesh_repair.h"
 #include "sim/scene/obj_loader.h"
 
@@ -177,7 +178,8 @@ void readCharacterShape(JsonReader shape, CharacterSpec* out) {
 // "mesh": { "nodes" }, "weights": { "blend", "max_influences" }, "core": { "scale" },
 // "material", "position", "orientation", "velocity", "angular_velocity", "springs",
 // "rigid_skin", "self_collision" }. With `surface` (parseScene closed the body's shape), a
-// mesh body: its shape is that surface and it has no skeleton or weights to give.
+// mesh body: its shape is that surface, with one bone or, given "skeleton": { "from":
+// "medial_axis", "bones" } and the joints' keys, a skeleton from its medial axis.
 CharacterSpec readCharacter(JsonReader r, int index, const MeshRepair* surface) {
   CharacterSpec c;
   c.name = r.string("name", "body" + std::to_string(index));
@@ -188,8 +190,8 @@ CharacterSpec readCharacter(JsonReader r, int index, const MeshRepair* surface) 
     skin.transform(Mat3::Identity(), -skin.massProperties(1.0).com);
     c.surface = std::make_shared<const TriMesh>(std::move(skin));
     c.repair = surface->summary();
-    if (r.has("skeleton")) r.fail("skeleton", "a mesh body has one bone (\"core\") and no joints; remove the key");
-    if (r.has("weights")) r.fail("weights", "a mesh body has one bone: every weight is 1; remove the key");
+    if (!r.has("skeleton") && r.has("weights"))
+      r.fail("weights", "a mesh body without a skeleton has one bone: every weight is 1; remove the key");
   } else {
     readCharacterShape(r.object("shape"), &c);
   }
@@ -197,6 +199,19 @@ CharacterSpec readCharacter(JsonReader r, int index, const MeshRepair* surface) 
   JsonReader sk(r.node(), r.file());
   if (r.optionalObject("skeleton", &sk)) {
     if (c.model == "tube") c.bones = sk.integer("bones", c.bones, 1, 64);
+    if (c.model == "mesh") {  // (one bone "core" unless the skeleton comes from the medial axis)
+      if (!sk.has("from"))
+        sk.fail("from", "a mesh body has one bone (\"core\"), or bones along its medial axis with \"from\": "
+                        "\"medial_axis\"; got no \"from\"");
+      sk.requiredString("from", {"medial_axis"});
+      const int bones = sk.integer("bones", 4, 1, 64);
+      try {
+        c.medial = medialSkeleton(*c.surface, bones, surface->source);
+      } catch (const InputError& e) {
+        sk.fail("from", e.what());
+      }
+      c.repair += "; a skeleton from its medial axis: " + c.medial.summary();
+    }
     const std::vector<std::string> names = characterJointNames(c);
     if (sk.has("joint")) c.joint = sk.string("joint", "ball", {"ball", "hinge", "fixed"});
     c.hingeAxis = sk.vec3("axis", c.hingeAxis);
@@ -396,7 +411,8 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
       continue;
     }
     // a shape the atlas cannot hold as it is: closed (and re-meshed) at the node count asked;
-    // star-shaped then (an open sphere, say), it goes on the atlas, else on the general layout
+    // star-shaped then (an open sphere, say), it goes on the atlas, else (or asked for a
+    // skeleton) on the general layout
     int nodes = kMeshBodyNodes;
     JsonReader peek = b, mesh(root, file);
     if (peek.optionalObject("mesh", &mesh)) nodes = mesh.integer("nodes", nodes, 20, 200000);
@@ -406,7 +422,7 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
     } catch (const InputError& e) {
       b.fail("shape", e.what());
     }
-    if (closed.starShaped) {
+    if (closed.starShaped && !b.has("skeleton")) {  // (asked for bones, it is a character)
       TriMesh m = closed.mesh;
       m.transform(Mat3::Identity(), -m.massProperties(1.0).com);
       s.bodies.push_back(readBody(b, int(i), makeMeshShape(std::move(m), shape->source()), &closed));

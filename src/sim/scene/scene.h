@@ -7,6 +7,7 @@
 
 #include "sim/base/math.h"
 #include "sim/contact/response_policies.h"
+#include "sim/scene/medial_skeleton.h"
 #include "sim/scene/shape.h"
 
 namespace d2t {
@@ -137,7 +138,8 @@ struct CameraDesc {
 /// placement (sim/character builds it: characterDesc()). In "bodies", with a shape of one of
 /// these types; or "mesh": a body whose shape the cube-map atlas cannot hold (an OBJ that is
 /// not star-shaped, or open; a solid procedural shape), closed and re-meshed by
-/// repairMesh (mesh_repair.h), on the general surface layout with one bone (mesh_character.h).
+/// repairMesh (mesh_repair.h), on the general surface layout with one bone or bones along
+/// its medial axis (mesh_character.h).
 /// The node count a mesh body's surface is closed and re-meshed at when "mesh": { "nodes" }
 /// does not say.
 constexpr int kMeshBodyNodes = 1500;
@@ -149,6 +151,9 @@ struct CharacterSpec {
   /// done to the user's shape to make it (MeshRepair::summary)
   std::shared_ptr<const TriMesh> surface;
   std::string repair;
+  /// mesh: the skeleton from the surface's medial axis ("skeleton": { "from": "medial_axis" }:
+  /// bones "bone0", "bone1", ..., joints named by their child); none: one bone, "core"
+  MedialSkeleton medial;
   double radius = 0.1;         ///< tube [m]
   double length = 1.7;         ///< tube, along the body's x axis [m]
   int bones = 5;               ///< tube: k equal bones (snake 16, deer 34)
