@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/deps.sh
-d2t_install_deps
+d2t_install_deps test
 if [ "${D2T_SANITIZE:-0}" = "1" ]; then
   dir=build-asan
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DD2T_SANITIZE=ON >/dev/null

@@ -10,10 +10,14 @@ D2T_PACKAGES=(
   libtinyobjloader-dev nlohmann-json3-dev libcli11-dev libstb-dev
   libgtest-dev                                        # tests (ctest)
 )
+# only for ./test.sh: other people's OBJ models (a 3-D import library's test set, issue 33)
+D2T_TEST_PACKAGES=(assimp-testmodels)
 
+# d2t_install_deps [test]: the build's packages (and with "test", the tests' too)
 d2t_install_deps() {
-  local missing=()
-  for p in "${D2T_PACKAGES[@]}"; do
+  local missing=() wanted=("${D2T_PACKAGES[@]}")
+  if [ "${1:-}" = "test" ]; then wanted+=("${D2T_TEST_PACKAGES[@]}"); fi
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi

@@ -9,6 +9,7 @@
 #include "sim/base/json_reader.h"
 #include "sim/base/triangle_bvh.h"
 #include "sim/character/inner_surface.h"
+#include "sim/model/layer_elements.h"
 #include "sim/scene/surface_nets.h"
 
 namespace d2t {
@@ -66,9 +67,28 @@ CharacterDesc meshCharacter(const std::string& name, const TriMesh& surface, dou
   }
   meanDepth /= double(std::max<size_t>(1, thickness.size()));
   m.inner = innerAlongNormals(m.skin, m.triangles, thickness);
+  // (where the surface folds within a grid cell, a part thinner than the re-meshing grid, no
+  // layer stands under it: say so here, as the user's fix is the node count, not the core)
+  const int n = int(m.skin.size());
+  for (const Vec3i& t : m.triangles)
+    for (const Tet& e : layerPrismTets(t, n)) {
+      const auto pos = [&](int id) { return id < n ? m.skin[size_t(id)] : m.inner[size_t(id - n)]; };
+      double edge = 0;
+      for (int a = 0; a < 4; ++a)
+        for (int b = a + 1; b < 4; ++b) edge = std::max(edge, (pos(e[size_t(a)]) - pos(e[size_t(b)])).norm());
+      if (!(tetSignedVolume(pos(e[0]), pos(e[1]), pos(e[2]), pos(e[3])) > 1e-8 * edge * edge * edge))
+        throw InputError(owner + ": its closed surface (" + std::to_string(n) + " nodes) has no room for a layer " +
+                         "under it near " + formatVec(m.skin[size_t(t[0])]) + " (its frame): it folds there within a cell of " +
+                         "the re-meshing grid (a part thinner than the grid); try another node count (\"mesh\": { " +
+                         "\"nodes\" })");
+    }
   m.interior = voxelInterior(m.inner, m.triangles, 0.6 * meanEdgeLength(m.skin, m.triangles));
 
   if (!bones.empty()) {  // the medial axis's bones, a ball joint where each leaves its parent
+    double length = 0;
+    for (const MedialBone& b : bones) length += (b.tail - b.head).norm();
+    if (stiffness < 0) stiffness = 10 * material.density * surface.volume() * 9.81 * length;
+    if (damping < 0) damping = 0.02 * stiffness;
     for (size_t b = 0; b < bones.size(); ++b) {
       Bone bone;
       bone.name = "bone" + std::to_string(b);

@@ -25,7 +25,10 @@ std::vector<double> medialDepth(const TriMesh& surface);
 /// frame is the surface's frame): one bone named "core" when `bones` is empty, else those
 /// bones (medial_skeleton.h, in the surface's frame; "bone0", "bone1", ...) joined by ball
 /// joints at their heads with springs of `stiffness` [N m/rad] and `damping` [N m s/rad]
-/// towards the bind pose. Throws InputError naming the character for a core scale outside
+/// towards the bind pose. A negative stiffness is 10 M g L (M the body's mass, g 9.81 m/s^2,
+/// L the skeleton's length: the whole weight at half the length bends a joint 3 degrees, so
+/// the body keeps its shape and still bends under a load or a pose); a negative damping is
+/// 0.02 s times the stiffness. Throws InputError naming the character for a core scale outside
 /// (0, 1) or a surface that is not closed.
 CharacterDesc meshCharacter(const std::string& name, const TriMesh& surface, double coreScale, const Material& material,
                             const std::vector<MedialBone>& bones = {}, double stiffness = 0, double damping = 0);

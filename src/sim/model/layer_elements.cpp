@@ -2,6 +2,7 @@
 #include "sim/model/layer_elements.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 
 #include "sim/base/json_reader.h"
@@ -61,8 +62,10 @@ void buildLayerTets(const std::string& owner, const std::vector<Vec3i>& tris, co
   if (bad.any()) {
     const long k = bad.index;
     const Tet& tet = tets[k];
+    char v[32];
+    std::snprintf(v, sizeof v, "%.3g", volume[k]);
     throw InputError(owner + ": tetrahedron " + std::to_string(k) +
-                     " between the skin and the core is degenerate or inverted (volume " + std::to_string(volume[k]) +
+                     " between the skin and the core is degenerate or inverted (volume " + v +
                      " m^3 near " + formatVec(pos(tet[0])) +
                      "); the core pokes through or touches the skin there, or the skin folds over");
   }

@@ -101,6 +101,7 @@ std::string millimetres(double m) {
 }
 
 std::string percent(double fraction) {
+  if (fraction < 1e-4) return "under 0.01%";
   char s[32];
   std::snprintf(s, sizeof s, "%.2g%%", 100 * fraction);
   return s;

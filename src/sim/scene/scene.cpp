@@ -218,6 +218,10 @@ CharacterSpec readCharacter(JsonReader r, int index, const MeshRepair* surface) 
     if (c.hingeAxis.norm() < 1e-9) sk.fail("axis", "must be a nonzero vector");
     c.stiffness = sk.number("stiffness", c.stiffness, 0, 1e9);
     c.damping = sk.number("damping", c.damping, 0, 1e9);
+    if (c.model == "mesh") {  // (unsaid: scaled to the body, mesh_character.h)
+      if (!sk.has("stiffness")) c.stiffness = -1;
+      if (!sk.has("damping")) c.damping = -1;
+    }
     JsonReader limits(r.node(), r.file());
     if (sk.optionalObject("limits", &limits)) {
       c.limitAngle = limits.requiredNumber("angle", 0, kPi, true);

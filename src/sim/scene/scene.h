@@ -159,8 +159,8 @@ struct CharacterSpec {
   int bones = 5;               ///< tube: k equal bones (snake 16, deer 34)
   std::string joint;           ///< ball | hinge | fixed: every joint's type ("": the model's own)
   Vec3 hingeAxis = Vec3::UnitZ();  ///< (hinge) in the body's frame
-  double stiffness = 50;       ///< joint springs to the rest pose [N m/rad]
-  double damping = 1;          ///< [N m s/rad]
+  double stiffness = 50;       ///< joint springs to the rest pose [N m/rad] (mesh: < 0, scaled to the body)
+  double damping = 1;          ///< [N m s/rad] (mesh: < 0, scaled to the body)
   double limitAngle = 0;       ///< every joint's largest angle away from its bind pose [rad] (0: none)
   int nodes = 292;             ///< the skin's target node count
   double coreScale = 0.6;

@@ -249,6 +249,33 @@ TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift) {
     }
     m.positions.swap(next);
   }
+  // folds: where the surface turns sharply within a cell (a model's crease, a thin part's
+  // end) a triangle can come out facing against its corners' normals (over 90 degrees: no
+  // layer offset along the normals can stand on it). Its corners move to their neighbours'
+  // mean, off the surface by a fraction of a cell, until none is left (or 20 rounds)
+  for (int round = 0; round < 20; ++round) {
+    const std::vector<Vec3> normal = m.vertexNormals();
+    std::vector<int> folded;
+    for (const Vec3i& t : m.triangles) {
+      const Vec3 n = (m.positions[size_t(t[1])] - m.positions[size_t(t[0])])
+                         .cross(m.positions[size_t(t[2])] - m.positions[size_t(t[0])]);
+      for (int a = 0; a < 3; ++a)
+        if (!(n.dot(normal[size_t(t[a])]) > 0.1 * n.norm())) {
+          folded.insert(folded.end(), {t[0], t[1], t[2]});
+          break;
+        }
+    }
+    if (folded.empty()) break;
+    std::sort(folded.begin(), folded.end());
+    folded.erase(std::unique(folded.begin(), folded.end()), folded.end());
+    std::vector<Vec3> next = m.positions;
+    for (int i : folded) {
+      Vec3 mean = Vec3::Zero();
+      for (int j : ring[size_t(i)]) mean += m.positions[size_t(j)];
+      next[size_t(i)] = mean / double(ring[size_t(i)].size());
+    }
+    m.positions.swap(next);
+  }
   return m;
 }
 
