@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "sim/base/union_find.h"
 #include "sim/scene/obj_loader.h"
 
 namespace d2t {
@@ -21,10 +22,6 @@ struct EdgeUse {
   bool forward;
 };
 
-int findRoot(std::vector<int>& parent, int i) {
-  while (parent[size_t(i)] != i) i = parent[size_t(i)] = parent[size_t(parent[size_t(i)])];
-  return i;
-}
 
 std::string vecText(const Vec3& v) {
   std::ostringstream s;

@@ -8,6 +8,7 @@
 
 #include "sim/base/json_reader.h"
 #include "sim/base/triangle_bvh.h"
+#include "sim/base/union_find.h"
 #include "sim/scene/obj_loader.h"
 #include "sim/scene/surface_nets.h"
 #include "sim/scene/winding_number.h"
@@ -16,10 +17,6 @@ namespace d2t {
 
 namespace {
 
-int findRoot(std::vector<int>& parent, int i) {
-  while (parent[size_t(i)] != i) i = parent[size_t(i)] = parent[size_t(parent[size_t(i)])];
-  return i;
-}
 
 // The mesh's pieces (sets of triangles joined by shared vertices), each with its own vertices.
 std::vector<TriMesh> splitPieces(const TriMesh& m) {

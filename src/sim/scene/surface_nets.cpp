@@ -4,11 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <functional>
 #include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
+#include "sim/base/union_find.h"
 
 namespace d2t {
 
@@ -93,8 +94,8 @@ TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift) {
           // the same four values: both pair them alike, and every node's fan is a disc)
           std::array<int, 12> root;
           for (int e = 0; e < 12; ++e) root[size_t(e)] = e;
-          const std::function<int(int)> find = [&](int e) { return root[size_t(e)] == e ? e : root[size_t(e)] = find(root[size_t(e)]); };
-          const auto join = [&](int a, int b) { root[size_t(find(a))] = find(b); };
+          const auto find = [&](int e) { return findRoot(root, e); };
+          const auto join = [&](int a, int b) { joinSets(root, a, b); };
           for (int n = 0; n < 3; ++n)
             for (int side = 0; side < 2; ++side) {
               // the face's edges in order round it: along u at v = 0, along v at u = 1, along u at

@@ -20,6 +20,7 @@
 #include "sim/scene/sample_meshes.h"
 #include "sim/scene/surface_nets.h"
 #include "sim/world/world.h"
+#include "character/free_flight.h"
 #include "character/soft_material.h"
 
 namespace d2t {
@@ -118,23 +119,12 @@ TEST(MeshCharacter, FreeFlightKeepsMomentaAndNeverGainsEnergy) {
   ArticulatedBody body(m, pl);
   CharacterState& s = body.state();  // (the skin deformed: it rings as it flies)
   for (size_t p = 0; p < s.q.size(); ++p) s.q[p] = 0.004 * Vec3(std::sin(3.0 * double(p)), std::cos(5.0 * double(p)), 0);
-  const Vec3 P0 = body.linearMomentum(), L0 = body.angularMomentum();
-  double e0 = body.kineticEnergy() + body.potentialEnergy(Vec3::Zero()), e = e0, dP = 0, grows = 0;
-  const double dt = 1.0 / 60;
-  const int steps = 120;
-  for (int i = 0; i < steps; ++i) {
-    body.step(dt, Vec3::Zero());
-    dP = std::max(dP, (body.linearMomentum() - P0).norm());
-    const double en = body.kineticEnergy() + body.potentialEnergy(Vec3::Zero());
-    grows = std::max(grows, en - e);
-    e = en;
-  }
-  const double dL = (body.angularMomentum() - L0).norm() / L0.norm() / (steps * dt);
+  const FreeFlight f = flyFree(body, 1.0 / 60, 120);
   std::printf("banana free flight, 2 s at dt 1/60: |dP| %.1e of %.2e kg m/s, |dL|/|L| %.2f %%/s, energy %.4f -> %.4f J "
-              "(largest rise %.1e J)\n", dP, P0.norm(), 100 * dL, e0, e, grows);
-  EXPECT_LT(dP, 1e-9 * P0.norm());
-  EXPECT_LT(dL, 0.01);
-  EXPECT_LE(grows, 1e-9 * e0);
+              "(largest rise %.1e J)\n", f.dP, f.P0.norm(), 100 * f.dLPerSecond, f.e0, f.e, f.grows);
+  EXPECT_LT(f.dP, 1e-9 * f.P0.norm());
+  EXPECT_LT(f.dLPerSecond, 0.01);
+  EXPECT_LE(f.grows, 1e-9 * f.e0);
 }
 
 // From a scene: a banana dropped onto an open sheet (a collider whose distance is unsigned)
@@ -207,25 +197,15 @@ TEST(MeshCharacter, WithAMedialSkeletonItKeepsItsMomentaBentAndSpinning) {
     ArticulatedBody body(m, pl);
     body.pose({Quat(Eigen::AngleAxisd(0.3, Vec3::UnitZ())), Quat(Eigen::AngleAxisd(-0.25, Vec3::UnitY())),
                Quat(Eigen::AngleAxisd(0.3, Vec3(1, 1, 0).normalized()))});
-    const Vec3 P0 = body.linearMomentum(), L0 = body.angularMomentum();
-    double e0 = body.kineticEnergy() + body.potentialEnergy(Vec3::Zero()), e = e0, dP = 0, grows = 0, gap = 0;
-    const double dt = run == 0 ? 1.0 / 60 : 1.0 / 240;
-    const int steps = int(std::lround(2 / dt));
-    for (int i = 0; i < steps; ++i) {
-      body.step(dt, Vec3::Zero());
-      dP = std::max(dP, (body.linearMomentum() - P0).norm());
-      const double en = body.kineticEnergy() + body.potentialEnergy(Vec3::Zero());
-      grows = std::max(grows, en - e);
-      e = en;
-      for (int j = 0; j < 3; ++j) gap = std::max(gap, body.jointPositionError(j));
-    }
-    dLs[run] = (body.angularMomentum() - L0).norm() / L0.norm() / (steps * dt);
+    const int per = run == 0 ? 60 : 240;  // (steps a second)
+    const FreeFlight f = flyFree(body, 1.0 / per, 2 * per);
+    dLs[run] = f.dLPerSecond;
     std::printf("banana on 4 medial bones, free flight 2 s at dt 1/%d: |dP| %.1e of %.2e kg m/s, |dL|/|L| %.2f %%/s, "
-                "energy %.4f -> %.4f J (largest rise %.1e J), joint gap %.1e m\n", int(std::lround(1 / dt)), dP,
-                P0.norm(), 100 * dLs[run], e0, e, grows, gap);
-    EXPECT_LT(dP, 1e-9 * P0.norm());
-    EXPECT_LE(grows, 1e-9 * e0);
-    EXPECT_LT(gap, 1e-4 * sk.length);
+                "energy %.4f -> %.4f J (largest rise %.1e J), joint gap %.1e m\n", per, f.dP, f.P0.norm(),
+                100 * f.dLPerSecond, f.e0, f.e, f.grows, f.gap);
+    EXPECT_LT(f.dP, 1e-9 * f.P0.norm());
+    EXPECT_LE(f.grows, 1e-9 * f.e0);
+    EXPECT_LT(f.gap, 1e-4 * sk.length);
   }
   // the angular momentum's drift is the bones' first-order rotation update (the one-bone body's
   // too, decision 0037): a quarter of the step, a quarter of the drift
