@@ -50,6 +50,7 @@ PlacedProxy placeProxy(const Collider& c, int piece) {
   PlacedProxy w = place(p.proxy, c.position(), c.orientation().toRotationMatrix(), 0, p.centre);
   w.rigid = true;
   w.axis = c.orientation() * p.axis;
+  w.sheet = c.position() + c.orientation() * p.sheet;
   w.doubleSided = p.doubleSided;
   w.piece = &p;
   w.position = c.position();
@@ -105,7 +106,7 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<PlacedProxy>& w, d
       // an open cluster that A's centre is beside, not over (A on its edge: a step's
       // nosing, a bowl's rim), within A's reach of its plane: which side A is on is
       // undecided there; the clusters A is over, and their skirts, hold it
-      if (pb.piece && pb.doubleSided && std::abs(pb.axis.dot(pa.centre - pb.centre)) < pa.radius &&
+      if (pb.piece && pb.doubleSided && std::abs(pb.axis.dot(pa.centre - pb.sheet)) < pa.radius &&
           !overCluster(pb, pa.centre))
         continue;
       if (stats) ++stats->proxyPairs;
@@ -125,7 +126,7 @@ std::vector<ProxyContact> findProxyContacts(const std::vector<PlacedProxy>& w, d
       // a collider's flat cluster (after the bodies: B): along its axis, into it from A's
       // side (an open one) or from outside (a closed one's axis is outward)
       if (!pb.axis.isZero())
-        c.normal = pb.doubleSided && pb.axis.dot(pa.centre - pb.centre) < 0 ? pb.axis : Vec3(-pb.axis);
+        c.normal = pb.doubleSided && pb.axis.dot(pa.centre - pb.sheet) < 0 ? pb.axis : Vec3(-pb.axis);
       c.planePoint = 0.5 * (d.onA + pa.margin * c.normal + d.onB - pb.margin * c.normal);
       out.push_back(c);
     }

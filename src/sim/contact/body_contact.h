@@ -49,6 +49,7 @@ struct PlacedProxy {
   /// it takes this axis as its normal, towards the cluster from the body's side of it
   /// (double-sided) or from outside (one-sided).
   Vec3 axis = Vec3::Zero();
+  Vec3 sheet = Vec3::Zero();  ///< ... a point on it (ColliderPiece::sheet, world)
   bool doubleSided = false;
   const ColliderPiece* piece = nullptr;  ///< ... the cluster (collider frame), and the collider's pose
   Vec3 position = Vec3::Zero();

@@ -120,6 +120,14 @@ ColliderPiece makeCluster(const TriMesh& mesh, const std::vector<Vec3>& area, co
   ColliderPiece p = makePiece(mesh, all, doubleSided, 64);
   p.own = int(tris.size());
   p.axis = axis;
+  double areaSum = 0;
+  for (int t : tris) {
+    const Vec3i& k = mesh.triangles[size_t(t)];
+    const double a = area[size_t(t)].norm();
+    p.sheet += a * (mesh.positions[size_t(k[0])] + mesh.positions[size_t(k[1])] + mesh.positions[size_t(k[2])]) / 3;
+    areaSum += a;
+  }
+  p.sheet = areaSum > 0 ? Vec3(p.sheet / areaSum) : p.centre;
   return p;
 }
 

@@ -26,6 +26,10 @@ struct ColliderPiece {
   /// body (double-sided) or from outside, not along the proxies' GJK/EPA direction, which
   /// near a cluster's edge is sideways. Zero for a whole hull (a body's way: EPA).
   Vec3 axis = Vec3::Zero();
+  /// A flat cluster's own triangles' area centroid (collider frame): which side of it a body
+  /// is on is measured from here, not from the piece's box centre, which its skirt and its
+  /// curve pull off the sheet (a bowl wall's piece: into the bowl, past a ball touching it).
+  Vec3 sheet = Vec3::Zero();
 };
 
 /// How the pieces are cut.

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "sim/contact/collider_pieces.h"
 #include "sim/scene/obj_loader.h"
@@ -157,7 +158,7 @@ TEST(OpenCollider, NothingTunnelsThroughAnOpenBowlOverAThousandThrows) {
   const WorldState start = w.capture();
   std::mt19937 rng(12345);
   std::uniform_real_distribution<double> u(-1, 1), speed(0, 10);
-  int crossings = 0, tooNear = 0, resets = 0, throws = 0;
+  int crossings = 0, tooNear = 0, resets = 0, throws = 0, runaway = 0;
   double nearestRatio = 1e300;
   for (int k = 0; k < 1000; ++k) {
     WorldState at = start;
@@ -188,15 +189,19 @@ TEST(OpenCollider, NothingTunnelsThroughAnOpenBowlOverAThousandThrows) {
       tooNear += gap < 0.5 * r;
     }
     resets += w.bodies()[0].stats.resets;
-    w.takeWarnings();
+    for (const std::string& m : w.takeWarnings()) runaway += m.find("non-finite, runaway") != std::string::npos;
   }
-  std::printf("%d throws: %d crossings, %d steps nearer than r/2, nearest centre %.3f r from the sheet, %d resets\n",
-              throws, crossings, tooNear, nearestRatio, resets);
+  std::printf("%d throws: %d crossings, %d steps nearer than r/2, nearest centre %.3f r from the sheet, %d resets "
+              "(%d runaway)\n", throws, crossings, tooNear, nearestRatio, resets, runaway);
   EXPECT_EQ(crossings, 0);
   EXPECT_EQ(tooNear, 0);
-  // the blow-up check still resets a few hard hits (13 at this writing; a plane: none):
-  // an open problem (docs/decisions/0036), held here from growing
-  EXPECT_LE(resets, 20);
+  // no hit turns a wall's contacts round (a piece's side measured from its box centre, which
+  // its skirt pulls into the bowl, did: 12 runaway resets, every contact facing out)
+  EXPECT_EQ(runaway, 0);
+  // the energy check still resets a few hits over the rim's edge (11 at this writing, all
+  // with the centre above the rim; a plane: none): open (docs/decisions/0036, 0038), held here
+  // from growing
+  EXPECT_LE(resets, 15);
 }
 
 }  // namespace d2t
