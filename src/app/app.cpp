@@ -18,6 +18,7 @@
 #include "gpu/gl/egl_context.h"
 #include "sim/model/baked_body.h"
 #include "sim/model/bake_report.h"
+#include "sim/character/mesh_character.h"
 #include "sim/contact/collider_pieces.h"
 #include "sim/scene/mesh_repair.h"
 #include "sim/scene/obj_loader.h"
@@ -70,7 +71,10 @@ int printMeshReport(const std::string& path) {
     const MeshReport report = orientPieces(&mesh);
     std::cout << meshReportText(report, path);
     std::cout << "  as a soft body (" << kMeshBodyNodes << " nodes unless the scene says): "
-              << softBodyText(mesh, report, kMeshBodyNodes, path) << "\n";
+              << softBodyText(mesh, report, kMeshBodyNodes, path, [&](const TriMesh& closed) {
+                   // (the layer a mesh body would bake: meshCharacter refuses a surface with no room)
+                   meshCharacter(std::filesystem::path(path).stem().string(), closed, 0.6, Material{});
+                 }) << "\n";
     const std::vector<ColliderPiece> pieces = cutIntoPieces(mesh, report.closedTriangle);
     int doubleSided = 0;
     for (const ColliderPiece& p : pieces) doubleSided += p.doubleSided;

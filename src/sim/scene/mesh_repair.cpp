@@ -131,11 +131,17 @@ std::string MeshRepair::summary() const {
   return s;
 }
 
-std::string softBodyText(const TriMesh& soup, const MeshReport& report, int nodes, const std::string& path) {
+std::string softBodyText(const TriMesh& soup, const MeshReport& report, int nodes, const std::string& path,
+                         const std::function<void(const TriMesh&)>& layer) {
   if (report.closed() && report.starShaped)
     return "yes, on the cube-map atlas as it is (closed, star-shaped about its centre of mass)";
   try {
     const MeshRepair m = repairMesh(soup, nodes, path);
+    if (!m.starShaped && layer) {
+      TriMesh centred = m.mesh;
+      centred.transform(Mat3::Identity(), -centred.massProperties(1.0).com);
+      layer(centred);
+    }
     return std::string("yes, ") +
            (m.starShaped ? "on the cube-map atlas once closed (star-shaped about its centre of mass)"
                          : "on the general surface layout (not star-shaped: " + m.notStarShaped + ")") +

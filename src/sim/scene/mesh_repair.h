@@ -6,6 +6,7 @@
 // node count); holes come out filled (the w = 1/2 surface spans them: for a small hole it
 // lies within a fraction of the hole's size of the surface the hole was cut from),
 // overlapping pieces merged, internal walls and non-manifold edges gone.
+#include <functional>
 #include <string>
 
 #include "sim/scene/mesh_check.h"
@@ -40,9 +41,11 @@ struct MeshRepair {
 
 /// What a soft body of this soup would be, one line for `d2tsim --mesh-report`: on the
 /// cube-map atlas as it is (closed, star-shaped), or after repairMesh at `nodes` nodes (on
-/// the atlas when the result is star-shaped, else on the general surface layout), with the
-/// repair's summary; or why not.
-std::string softBodyText(const TriMesh& soup, const MeshReport& report, int nodes, const std::string& path);
+/// the atlas when the result is star-shaped, else on the general surface layout, where
+/// `layer`, given, is asked whether a layer fits under the closed surface, about its centre
+/// of mass: it throws InputError saying why not), with the repair's summary; or why not.
+std::string softBodyText(const TriMesh& soup, const MeshReport& report, int nodes, const std::string& path,
+                         const std::function<void(const TriMesh&)>& layer = {});
 
 /// The closed surface of a triangle soup at about `nodes` nodes (within ~1%); the soup is
 /// wound by orientPieces first. Throws InputError naming `path`: "encloses no volume" when
