@@ -44,7 +44,8 @@ struct Cells {
     d[size_t(source)] = 0;
     open.push({0, source});
     while (!open.empty()) {
-      const auto [dc, c] = open.top();
+      const double dc = open.top().first;  // (not a structured binding: the lambda below takes it)
+      const int c = open.top().second;
       open.pop();
       if (dc > d[size_t(c)]) continue;
       forNeighbours(c, [&](int n, double len) {
