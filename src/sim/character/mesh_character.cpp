@@ -73,10 +73,7 @@ CharacterDesc meshCharacter(const std::string& name, const TriMesh& surface, dou
   for (const Vec3i& t : m.triangles)
     for (const Tet& e : layerPrismTets(t, n)) {
       const auto pos = [&](int id) { return id < n ? m.skin[size_t(id)] : m.inner[size_t(id - n)]; };
-      double edge = 0;
-      for (int a = 0; a < 4; ++a)
-        for (int b = a + 1; b < 4; ++b) edge = std::max(edge, (pos(e[size_t(a)]) - pos(e[size_t(b)])).norm());
-      if (!(tetSignedVolume(pos(e[0]), pos(e[1]), pos(e[2]), pos(e[3])) > 1e-8 * edge * edge * edge))
+      if (!layerTetUpright(pos(e[0]), pos(e[1]), pos(e[2]), pos(e[3])))
         throw InputError(owner + ": its closed surface (" + std::to_string(n) + " nodes) has no room for a layer " +
                          "under it near " + formatVec(m.skin[size_t(t[0])]) + " (its frame): it folds there within a cell of " +
                          "the re-meshing grid (a part thinner than the grid); try another node count (\"mesh\": { " +

@@ -31,6 +31,6 @@ std::vector<double> medialDepth(const TriMesh& surface);
 /// 0.02 s times the stiffness. Throws InputError naming the character for a core scale outside
 /// (0, 1) or a surface that is not closed.
 CharacterDesc meshCharacter(const std::string& name, const TriMesh& surface, double coreScale, const Material& material,
-                            const std::vector<MedialBone>& bones = {}, double stiffness = 0, double damping = 0);
+                            const std::vector<MedialBone>& bones = {}, double stiffness = -1, double damping = -1);
 
 }  // namespace d2t

@@ -33,6 +33,16 @@ std::array<Tet, 3> layerPrismTets(const Vec3i& tri, int n) {
   return out;
 }
 
+bool layerTetUpright(const Vec3& x0, const Vec3& x1, const Vec3& x2, const Vec3& x3) {
+  // degenerate or inverted: volume tiny against the cube of the longest edge
+  double edge = 0;
+  const Vec3* xs[4] = {&x0, &x1, &x2, &x3};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b) edge = std::max(edge, (*xs[a] - *xs[b]).squaredNorm());
+  edge = std::sqrt(edge);
+  return tetSignedVolume(x0, x1, x2, x3) > 1e-8 * edge * edge * edge;
+}
+
 void buildLayerTets(const std::string& owner, const std::vector<Vec3i>& tris, const std::vector<Vec3>& g,
                const std::vector<Vec3>& f, std::vector<Tet>& tets, std::vector<double>& volume) {
   const int n = static_cast<int>(g.size());
@@ -48,13 +58,7 @@ void buildLayerTets(const std::string& owner, const std::vector<Vec3i>& tris, co
       const Tet& tet = local[size_t(k)];
       const Vec3 &x0 = pos(tet[0]), &x1 = pos(tet[1]), &x2 = pos(tet[2]), &x3 = pos(tet[3]);
       const double vol = tetSignedVolume(x0, x1, x2, x3);
-      // degenerate or inverted: volume tiny against the cube of the longest edge
-      double edge = 0;
-      const Vec3* xs[4] = {&x0, &x1, &x2, &x3};
-      for (int a = 0; a < 4; ++a)
-        for (int b = a + 1; b < 4; ++b) edge = std::max(edge, (*xs[a] - *xs[b]).squaredNorm());
-      edge = std::sqrt(edge);
-      if (!(vol > 1e-8 * edge * edge * edge)) bad.report(3L * t + k);
+      if (!layerTetUpright(x0, x1, x2, x3)) bad.report(3L * t + k);
       tets[3 * static_cast<size_t>(t) + k] = tet;
       volume[3 * static_cast<size_t>(t) + k] = vol;
     }

@@ -33,6 +33,10 @@ struct FirstFailure {
 /// oriented when the inner surface lies under the outward counter-clockwise triangle.
 std::array<Tet, 3> layerPrismTets(const Vec3i& tri, int n);
 
+/// Whether a layer tet is upright enough to be an element: its signed volume above 1e-8
+/// times the cube of its longest edge (the bake's test; mesh bodies ask it before baking).
+bool layerTetUpright(const Vec3& x0, const Vec3& x1, const Vec3& x2, const Vec3& x3);
+
 /// The prisms of `tris` (outward counter-clockwise over node indices) split into
 /// positively oriented tets (3 per triangle, conforming across shared edges) with their
 /// volumes. Throws InputError ("<owner>: tetrahedron k ...") at a degenerate or inverted
