@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 
 #include "sim/base/json_reader.h"
@@ -136,7 +137,13 @@ std::string softBodyText(const TriMesh& soup, const MeshReport& report, int node
   if (report.closed() && report.starShaped)
     return "yes, on the cube-map atlas as it is (closed, star-shaped about its centre of mass)";
   try {
-    const MeshRepair m = repairMesh(soup, nodes, path);
+    // as the scene does: a closed soup by its own inside (parseScene)
+    std::function<double(const Vec3&)> exact;
+    if (report.closed()) {
+      const ShapePtr shape = makeMeshShape(soup, path, report.pieces);
+      exact = [shape](const Vec3& x) { return shape->signedDistance(x); };
+    }
+    const MeshRepair m = repairMesh(soup, nodes, path, exact);
     if (!m.starShaped && layer) {
       TriMesh centred = m.mesh;
       centred.transform(Mat3::Identity(), -centred.massProperties(1.0).com);
@@ -151,7 +158,8 @@ std::string softBodyText(const TriMesh& soup, const MeshReport& report, int node
   }
 }
 
-MeshRepair repairMesh(TriMesh soup, int nodes, const std::string& path) {
+MeshRepair repairMesh(TriMesh soup, int nodes, const std::string& path,
+                      const std::function<double(const Vec3&)>& signedDistance) {
   const MeshReport report = orientPieces(&soup);
   MeshRepair out;
   out.source = path;
@@ -163,29 +171,34 @@ MeshRepair repairMesh(TriMesh soup, int nodes, const std::string& path) {
   out.size = (box.hi - box.lo).norm();
   if (soup.triangles.empty() || !(out.size > 0)) throw InputError(path + ": no triangles to close");
 
-  const WindingNumber w(soup.positions, soup.triangles);
   const TriangleBvh bvh(soup.positions, soup.triangles);
-  // The field whose zero set is the closed surface: negative where w > 1/2. Near the soup it
-  // is the distance to the soup; over a hole, where w passes 1/2 smoothly away from any
-  // triangle, it is the first-order distance to w = 1/2, |w - 1/2| / |grad w| (whichever is
-  // less): continuous, about unit slope, zero on the soup's triangles that bound the solid
-  // and on the fill, as surface nets' projection needs.
-  const double step = 1e-4 * out.size;
   ImplicitShape field;
-  field.distance = [&](const Vec3& x) {
-    const double wx = w(x), gap = std::abs(wx - 0.5);
-    double f = std::sqrt(bvh.distanceSq(x));
-    if (gap < 0.45) {
-      Vec3 g;
-      for (int a = 0; a < 3; ++a) {
-        Vec3 e = Vec3::Zero();
-        e[a] = step;
-        g[a] = (w(x + e) - w(x - e)) / (2 * step);
+  std::unique_ptr<WindingNumber> w;
+  if (signedDistance) {
+    field.distance = signedDistance;
+  } else {
+    // The field whose zero set is the closed surface: negative where w > 1/2. Near the soup
+    // it is the distance to the soup; over a hole, where w passes 1/2 smoothly away from any
+    // triangle, it is the first-order distance to w = 1/2, |w - 1/2| / |grad w| (whichever
+    // is less): continuous, about unit slope, zero on the soup's triangles that bound the
+    // solid and on the fill, as surface nets' projection needs.
+    w = std::make_unique<WindingNumber>(soup.positions, soup.triangles);
+    const double step = 1e-4 * out.size;
+    field.distance = [&w = *w, &bvh, step](const Vec3& x) {
+      const double wx = w(x), gap = std::abs(wx - 0.5);
+      double f = std::sqrt(bvh.distanceSq(x));
+      if (gap < 0.45) {
+        Vec3 g;
+        for (int a = 0; a < 3; ++a) {
+          Vec3 e = Vec3::Zero();
+          e[a] = step;
+          g[a] = (w(x + e) - w(x - e)) / (2 * step);
+        }
+        if (g.norm() > 0) f = std::min(f, gap / g.norm());
       }
-      if (g.norm() > 0) f = std::min(f, gap / g.norm());
-    }
-    return wx > 0.5 ? -f : f;
-  };
+      return wx > 0.5 ? -f : f;
+    };
+  }
   field.lo = box.lo - Vec3::Constant(0.02 * out.size);
   field.hi = box.hi + Vec3::Constant(0.02 * out.size);
   out.mesh = surfaceNetsWithNodes(field, nodes);
@@ -216,7 +229,7 @@ MeshRepair repairMesh(TriMesh soup, int nodes, const std::string& path) {
     out.nodes = int(out.mesh.positions.size());
     out.piecesDropped = out.piecesOut - 1;
   }
-  fairFills(&out.mesh, bvh);
+  if (!signedDistance) fairFills(&out.mesh, bvh);  // (an exact field has no fills)
   double sum = 0;
   for (const Vec3& x : out.mesh.positions) {
     const double d = std::sqrt(bvh.distanceSq(x));

@@ -52,6 +52,10 @@ std::string softBodyText(const TriMesh& soup, const MeshReport& report, int node
 /// w never reaches 1/2 (a sheet, a strip), "cannot be closed at N nodes" when the grid does
 /// not resolve it (more nodes may), "closes into N separate pieces" (a soft body is one; the
 /// largest is kept alone where the others hold no more than kMostDropped of the volume).
-MeshRepair repairMesh(TriMesh soup, int nodes, const std::string& path);
+/// `signedDistance`, given, is the solid's own (a procedural shape's, a closed mesh's:
+/// Shape::hasInside): its zero set is meshed instead of the soup's w = 1/2, exactly and at a
+/// fraction of the winding number's cost; the soup then gives the box and the report.
+MeshRepair repairMesh(TriMesh soup, int nodes, const std::string& path,
+                      const std::function<double(const Vec3&)>& signedDistance = {});
 
 }  // namespace d2t

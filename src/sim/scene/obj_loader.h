@@ -44,8 +44,10 @@ std::string notStarShapedMessage(const std::string& path, const std::string& why
 /// A shape from a closed, outward mesh given in the shape frame: topology Star
 /// when the mesh is star-shaped about the origin, else Solid (then
 /// notDeformableReason() is notStarShapedMessage). `path` names the source in
-/// messages; type() is "obj". mesh() returns the mesh itself.
-ShapePtr makeMeshShape(TriMesh mesh, const std::string& path);
+/// messages; type() is "obj". mesh() returns the mesh itself. `pieces`: how many closed
+/// pieces it has (orientPieces); more than one may nest or overlap, and its inside is then
+/// the winding number's (w > 1/2), not a ray's parity.
+ShapePtr makeMeshShape(TriMesh mesh, const std::string& path, int pieces = 1);
 
 /// A shape from a triangle soup that is not closed (orientPieces has wound its pieces,
 /// `report` is what it found): a rigid collider's shape only (topology Solid;

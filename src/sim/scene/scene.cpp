@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 
 #include "sim/scene/medial_skeleton.h"
 #include "sim/scene/mesh_repair.h"
@@ -422,7 +423,9 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
     if (peek.optionalObject("mesh", &mesh)) nodes = mesh.integer("nodes", nodes, 20, 200000);
     MeshRepair closed;
     try {
-      closed = repairMesh(shape->mesh(64), nodes, shape->source());
+      std::function<double(const Vec3&)> exact;  // (a soup with open parts has no inside of its own)
+      if (shape->hasInside()) exact = [&shape](const Vec3& x) { return shape->signedDistance(x); };
+      closed = repairMesh(shape->mesh(64), nodes, shape->source(), exact);
     } catch (const InputError& e) {
       b.fail("shape", e.what());
     }

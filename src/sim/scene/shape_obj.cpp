@@ -12,6 +12,7 @@
 #include "sim/base/triangle_bvh.h"
 #include "sim/scene/obj_loader.h"
 #include "sim/scene/shape_impl.h"
+#include "sim/scene/winding_number.h"
 
 namespace d2t {
 
@@ -30,9 +31,12 @@ bool insideByParity(const TriangleBvh& bvh, const Vec3& p) {
 
 class MeshShape final : public Shape {
  public:
-  MeshShape(TriMesh mesh, std::string path) : mesh_(std::move(mesh)), path_(std::move(path)),
-                                               bvh_(mesh_.positions, mesh_.triangles) {
+  MeshShape(TriMesh mesh, std::string path, int pieces)
+      : mesh_(std::move(mesh)), path_(std::move(path)), bvh_(mesh_.positions, mesh_.triangles) {
     star_ = isStarShaped(mesh_, Vec3::Zero(), &why_);
+    // closed pieces may nest or overlap, where a ray's parity miscounts: the winding number
+    // counts them (inside where w > 1/2)
+    if (!star_ && pieces > 1) winding_ = std::make_unique<WindingNumber>(mesh_.positions, mesh_.triangles);
     for (const Vec3& p : mesh_.positions) boundingRadius_ = std::max(boundingRadius_, p.norm());
   }
 
@@ -70,12 +74,13 @@ class MeshShape final : public Shape {
       const double r = p.norm();
       return r == 0 || r < radius(p / r);
     }
-    return insideByParity(bvh_, p);
+    return winding_ ? (*winding_)(p) > 0.5 : insideByParity(bvh_, p);
   }
 
   TriMesh mesh_;
   std::string path_;
   TriangleBvh bvh_;
+  std::unique_ptr<WindingNumber> winding_;  ///< several pieces: inside is w > 1/2
   bool star_ = false;
   std::string why_;             ///< why not star-shaped
   double boundingRadius_ = 0;   ///< [m]
@@ -126,8 +131,8 @@ ShapePtr makeOpenMeshShape(TriMesh mesh, const std::string& path, const MeshRepo
   return std::make_shared<OpenMeshShape>(std::move(mesh), path, report);
 }
 
-ShapePtr makeMeshShape(TriMesh mesh, const std::string& path) {
-  return std::make_shared<MeshShape>(std::move(mesh), path);
+ShapePtr makeMeshShape(TriMesh mesh, const std::string& path, int pieces) {
+  return std::make_shared<MeshShape>(std::move(mesh), path, pieces);
 }
 
 ShapePtr parseObj(JsonReader& r) {
@@ -155,7 +160,7 @@ ShapePtr parseObj(JsonReader& r) {
   // centred on the centre of mass of a closed mesh; an open one has no volume: its box's centre
   if (center)
     mesh.transform(Mat3::Identity(), closed ? Vec3(-mesh.massProperties(1.0).com) : Vec3(-mesh.bounds().center()));
-  return closed ? makeMeshShape(std::move(mesh), path) : makeOpenMeshShape(std::move(mesh), path, report);
+  return closed ? makeMeshShape(std::move(mesh), path, report.pieces) : makeOpenMeshShape(std::move(mesh), path, report);
 }
 
 }  // namespace d2t

@@ -39,7 +39,7 @@ bool closedManifold(const TriMesh& m) {
   return std::all_of(used.begin(), used.end(), [](int u) { return u == 1; });
 }
 
-TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift) {
+TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift, bool place) {
   const Vec3 lo = shape.lo - Vec3::Constant(1.5 * h) + h * shift;
   Eigen::Vector3i size;  // grid points per axis
   for (int a = 0; a < 3; ++a) size[a] = int(std::ceil((shape.hi[a] - shape.lo[a]) / h)) + 4;
@@ -195,8 +195,8 @@ TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift) {
     for (size_t f : faces)
       if (!flipped.erase(f)) flipped.insert(f);
   }
-#pragma omp parallel for schedule(dynamic, 16)
-  for (size_t p = 0; p < m.positions.size(); ++p) {
+#pragma omp parallel for schedule(dynamic, 16) if (place)
+  for (size_t p = 0; p < (place ? m.positions.size() : 0); ++p) {
     Vec3& x = m.positions[p];
     for (int it = 0; it < 4; ++it) {  // Newton steps onto the surface, at most h each
       const double f = shape.distance(x);
@@ -225,6 +225,7 @@ TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift) {
       edges.insert(key(q[1], q[3]));
     }
   }
+  if (!place) return m;
   // tangential smoothing (towards the neighbours' mean within the tangent plane), each round
   // followed by a projection onto the surface: the raw nets' slivers become well shaped
   std::vector<std::vector<int>> ring(m.positions.size());
@@ -283,25 +284,39 @@ TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift) {
 TriMesh surfaceNetsWithNodes(const ImplicitShape& shape, int nodes) {
   const Vec3 extent = shape.hi - shape.lo;
   double h = std::sqrt(2 * (extent.x() * extent.y() + extent.y() * extent.z() + extent.z() * extent.x()) / nodes);
-  // (a face whose four edges the surface crosses joins two sheets at one edge: such grids are
-  // shifted by a fraction of a cell until every edge has two triangles)
-  TriMesh best;
-  bool bestClosed = false;
+  // The node count and the connectivity are the grid's: the spacing is searched on unplaced
+  // nets (the field at the grid points only), and the nodes placed once, at the spacing
+  // chosen. (A face whose four edges the surface crosses joins two sheets at one edge: such
+  // grids are shifted by a fraction of a cell until every edge has two triangles.)
+  struct Try {
+    double h;
+    Vec3 shift;
+    int n;
+    bool closed;
+  };
+  std::vector<Try> tries;
   for (int it = 0; it < 16; ++it) {
     const Vec3 shift = Vec3(0.37, 0.61, 0.23) * double(it % 4) / 4;
-    TriMesh m = surfaceNets(shape, h, shift);
+    const TriMesh m = surfaceNets(shape, h, shift, /*place=*/false);
     const int n = int(m.positions.size());
-    const bool closed = closedManifold(m);
-    if (best.positions.empty() || (closed && !bestClosed) ||
-        (closed == bestClosed && std::abs(n - nodes) < std::abs(int(best.positions.size()) - nodes))) {
-      best = std::move(m);
-      bestClosed = closed;
-    }
+    tries.push_back({h, shift, n, closedManifold(m)});
     if (n == 0) break;
-    if (it % 4 == 3 || closed) h *= std::sqrt(double(n) / nodes);
-    if (bestClosed && std::abs(int(best.positions.size()) - nodes) <= nodes / 100) break;
+    if (it % 4 == 3 || tries.back().closed) h *= std::sqrt(double(n) / nodes);
+    if (tries.back().closed && std::abs(n - nodes) <= nodes / 100) break;
   }
-  return best;
+  // best first: closed, then nearest the count
+  std::stable_sort(tries.begin(), tries.end(), [nodes](const Try& a, const Try& b) {
+    return a.closed != b.closed ? a.closed : std::abs(a.n - nodes) < std::abs(b.n - nodes);
+  });
+  TriMesh first;
+  // (placed, a quad may split along its other diagonal; where that leaves an edge in four
+  // triangles, the next try is placed)
+  for (const Try& t : tries) {
+    TriMesh m = surfaceNets(shape, t.h, t.shift);
+    if (closedManifold(m) || !t.closed) return m;
+    if (first.positions.empty()) first = std::move(m);
+  }
+  return first;
 }
 
 }  // namespace d2t

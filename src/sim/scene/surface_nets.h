@@ -23,8 +23,9 @@ struct ImplicitShape {
 /// cell that the surface crosses (the mean of its edges' crossings, then a few Newton steps
 /// onto distance = 0), two triangles for every grid edge that the surface crosses (its four
 /// cells' nodes, split along the shorter diagonal), oriented outward. Closed where the grid
-/// resolves the shape.
-TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift = Vec3::Zero());
+/// resolves the shape. `place` false: the nodes stay at their crossings' means, unsmoothed (the
+/// same nodes and quads: the connectivity, at the cost of the grid's field values alone).
+TriMesh surfaceNets(const ImplicitShape& shape, double h, const Vec3& shift = Vec3::Zero(), bool place = true);
 
 /// Every edge in exactly two triangles, once each way (closed, consistently oriented), and
 /// every vertex on a triangle.
@@ -32,7 +33,8 @@ bool closedManifold(const TriMesh& m);
 
 /// surfaceNets at the spacing whose node count is nearest `nodes` (secant steps on
 /// n ~ 1/h^2; within about 1%), the grid shifted by fractions of a cell where that is needed
-/// for a closed manifold (`closedManifold` tells whether one was found).
+/// for a closed manifold (`closedManifold` tells whether one was found). The search runs on
+/// unplaced nets; the nodes are placed once.
 TriMesh surfaceNetsWithNodes(const ImplicitShape& shape, int nodes);
 
 }  // namespace d2t

@@ -86,6 +86,28 @@ TEST(MeshRepair, FillsHolesInASphereWithinOnePercentOfItsRadius) {
   EXPECT_GT(m.maxDistance, 0.1 * r);  // (the fills' middles, far from any input triangle)
 }
 
+// A solid with its own signed distance (a procedural shape, a closed mesh) is meshed on that
+// distance's zero set, not on its coarse soup's facets.
+TEST(MeshRepair, MeshesASolidsOwnDistanceWhereItHasOne) {
+  const double r = 0.5;
+  const TriMesh coarse = starMesh(*makeSphere(r), 4);  // flat facets, inside the sphere by up to ~4%
+  const MeshRepair soup = repairMesh(coarse, 1500, "coarse.obj");
+  const MeshRepair exact = repairMesh(coarse, 1500, "sphere", [r](const Vec3& x) { return x.norm() - r; });
+  const auto off = [r](const MeshRepair& m) {
+    double worst = 0;
+    for (const Vec3& x : m.mesh.positions) worst = std::max(worst, std::abs(x.norm() - r));
+    return worst / r;
+  };
+  std::printf("a coarse sphere (%zu triangles) re-meshed at 1,500 nodes: on its soup within %.2e r of the sphere, on "
+              "the sphere's own distance within %.2e r\n", coarse.triangles.size(), off(soup), off(exact));
+  for (const MeshRepair* m : {&soup, &exact}) {
+    EXPECT_TRUE(closedManifold(m->mesh));
+    EXPECT_NEAR(double(m->nodes), 1500, 30);
+  }
+  EXPECT_GT(off(soup), 0.005);
+  EXPECT_LT(off(exact), 1e-6);
+}
+
 TEST(MeshRepair, MergesOverlappingPiecesIntoTheirUnion) {
   // two spheres of radius 0.3 with centres 0.4 apart, each closed, one inside the other in part
   TriMesh a = starMesh(*makeSphere(0.3), 20), b = a;

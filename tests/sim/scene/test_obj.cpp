@@ -298,6 +298,27 @@ TEST_F(Obj, DumbbellLoadsAsSolidAndSaysWhyItIsNotStarShaped) {
   EXPECT_LT((s->normal(Vec3(0, 0.6, 0.1)) - Vec3::UnitY()).norm(), 1e-8);
 }
 
+// Closed pieces that overlap (a model built of parts): inside is where either piece is. A
+// ray's parity counts two walls from the overlap and would call it outside; the winding
+// number counts 2 there.
+TEST_F(Obj, OverlappingClosedPiecesAreInsideWhereEitherIs) {
+  Voxels block;  // [0, 2]^3
+  for (int x = 0; x < 2; ++x)
+    for (int y = 0; y < 2; ++y)
+      for (int z = 0; z < 2; ++z) block.cells.emplace_back(x, y, z);
+  TriMesh m = block.mesh(), other = block.mesh();
+  other.transform(Mat3::Identity(), Vec3(0.9, 0.3, 0.2));  // (no corner or edge shared)
+  m.append(other);
+  write("overlap.obj", m);
+  const ShapePtr s = parse(R"("path": "overlap.obj", "center": false)");
+  ASSERT_EQ(s->topology(), ShapeTopology::Solid) << "internal walls: not star-shaped";
+  EXPECT_LT(s->signedDistance(Vec3(1.5, 1.2, 1.1)), -0.3);  // in both
+  EXPECT_LT(s->signedDistance(Vec3(0.4, 1, 1)), -0.3);      // in the first only
+  EXPECT_LT(s->signedDistance(Vec3(2.5, 1.3, 1.2)), -0.3);  // in the second only
+  EXPECT_GT(s->signedDistance(Vec3(3.5, 1, 1)), 0.3);
+  EXPECT_GT(s->signedDistance(Vec3(1.5, 2.8, 1)), 0.3);
+}
+
 TEST_F(Obj, UShapeAndTorusHaveTheCentreOutside) {
   Voxels u;
   for (int x = 0; x < 3; ++x) u.cells.emplace_back(x, 0, 0);
