@@ -177,12 +177,12 @@ bool World::healthy(const Body& b, const SkinSummary& skin) const {
   return skin.finite && skin.maxStretch <= 2 && skin.maxQdot <= 1e3;
 }
 
-bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork,
+bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork, const std::vector<double>& kinetic,
                           std::map<std::vector<size_t>, double>* floors) {
   double e = 0, tolerance = 0;
   for (size_t i : group) {
     e += bodies_[i].stats.energy;
-    tolerance += bodies_[i].energyTolerance;
+    tolerance += bodies_[i].energyTolerance + kKineticTolerance * kinetic[i];
   }
   if (group.size() == 1) {
     Body& b = bodies_[group[0]];
@@ -377,17 +377,22 @@ void World::checkHealth(const std::vector<std::vector<size_t>>& groups, double d
   for (const Collider& c : colliders_)
     outsideWork = outsideWork || c.velocity().squaredNorm() > 0 || c.angularVelocity().squaredNorm() > 0;
   std::vector<char> finite(bodies_.size()), bounded(bodies_.size());
+  std::vector<double> kinetic(bodies_.size(), 0.0);
   std::map<std::vector<size_t>, double> floors;
   for (const std::vector<size_t>& group : groups) {
     bool work = outsideWork, allFinite = true;
     for (size_t i : group) {
       finite[i] = healthy(bodies_[i], skins[i]);
       allFinite = allFinite && finite[i];
-      if (finite[i]) bodies_[i].stats.energy = energy(bodies_[i], skins[i]).total();
+      if (finite[i]) {
+        const Energy e = energy(bodies_[i], skins[i]);
+        bodies_[i].stats.energy = e.total();
+        kinetic[i] = e.kinetic;
+      }
       // (the mouse's spring and the node loads do work; the core springs' potential is in the energy)
       work = work || bodies_[i].layered.dragging() || !bodies_[i].layered.loads().empty();
     }
-    const bool ok = allFinite && energyBounded(group, work, &floors);
+    const bool ok = allFinite && energyBounded(group, work, kinetic, &floors);
     for (size_t i : group) bounded[i] = ok;
   }
   groupFloors_ = std::move(floors);

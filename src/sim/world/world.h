@@ -31,6 +31,13 @@ constexpr double kContactMargin = 0.01;
 /// the scene's initial state rather than to its last good state (World::step).
 constexpr long kResetRepeatSteps = 10;
 
+/// The share of a body's kinetic energy that its energy may grow by in a step without outside
+/// work before the blow-up check calls it a blow-up (on top of Body::energyTolerance). The
+/// position correction is not conservative, and its energy scales with the body's: a ball at
+/// 8 m/s clipping a bowl's rim, its skin pushed back 13 mm, gains 2 J of its 138 J
+/// (docs/decisions/0038). A blow-up's growth outruns any share below 1.
+constexpr double kKineticTolerance = 0.05;
+
 struct Body {
   Body(const BodyDesc& d, BakedBodyPtr m);
   BodyDesc desc;
@@ -41,7 +48,8 @@ struct Body {
   BodyState state;         ///< world summary, refreshed after every step
   BodyStats stats;
   double energyFloor = 1e300;     ///< lowest total energy seen since the last outside work [J]
-  double energyTolerance = 0;     ///< energy growth taken as a blow-up beyond the floor [J]
+  double energyTolerance = 0;     ///< energy growth taken as a blow-up beyond the floor [J],
+                                  ///< with kKineticTolerance of the body's kinetic energy
 
   int nodes() const { return model->nodeCount(); }
   int tets() const { return model->tetCount(); }
@@ -251,7 +259,8 @@ class World {
   /// The total energy of a group of bodies in contact (or of one body) has not grown
   /// beyond the lowest seen (+ their tolerances) while no outside work was done on
   /// them (no moving collider, no drag). Groups' floors for the next step go to `floors`.
-  bool energyBounded(const std::vector<size_t>& group, bool outsideWork,
+  /// `kinetic`: each body's kinetic energy at the step's end (a share of it is tolerated).
+  bool energyBounded(const std::vector<size_t>& group, bool outsideWork, const std::vector<double>& kinetic,
                      std::map<std::vector<size_t>, double>* floors);
 
   Scene scene_;

@@ -198,10 +198,11 @@ TEST(OpenCollider, NothingTunnelsThroughAnOpenBowlOverAThousandThrows) {
   // no hit turns a wall's contacts round (a piece's side measured from its box centre, which
   // its skirt pulls into the bowl, did: 12 runaway resets, every contact facing out)
   EXPECT_EQ(runaway, 0);
-  // the energy check still resets a few hits over the rim's edge (11 at this writing, all
-  // with the centre above the rim; a plane: none): open (docs/decisions/0036, 0038), held here
+  // the energy check still resets a few hits over the rim's edge (6 at this writing, in 4
+  // throws, all with the centre above the rim, a node come round the rim's edge pushed back
+  // 14 mm by the correction; a plane: none): open (docs/decisions/0036, 0038), held here
   // from growing
-  EXPECT_LE(resets, 15);
+  EXPECT_LE(resets, 8);
 }
 
 }  // namespace d2t
