@@ -198,6 +198,27 @@ bool isHighVariant(const std::filesystem::path& p) {
 // head_punch, sandbox), nothing does work on the bodies: the scene's energy (kinetic,
 // gravitational, elastic, springs) at the end may not exceed its energy at the start
 // (measured: every such scene ends 11% to 78% below it, cylinder_gear the least).
+// --metrics' state_hash: the whole state after the last step. The same run gives the same
+// hash, on 1 thread as on 2 (the 64^2 ball's node loops run on the threads); one step more,
+// another.
+TEST(Headless, StateHashIsTheSameForTheSameRunOnAnyNumberOfThreads) {
+  const std::string path = (outDir() / "hash.json").string();
+  const auto hashOf = [&](const std::string& env, int frames) {
+    int code = -1;
+    const std::string out = runOutput(env, scene("ball_drop.json") + " --headless --frames " + std::to_string(frames) +
+                                               " --metrics " + path + " --width 64 --height 48", &code);
+    EXPECT_EQ(code, 0) << out;
+    std::ifstream f(path);
+    return nlohmann::json::parse(f)["state_hash"].get<std::string>();
+  };
+  const std::string a = hashOf("OMP_NUM_THREADS=2", 120);  // (on the ground from frame ~80)
+  EXPECT_EQ(a.size(), 16u);
+  EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos) << a;
+  EXPECT_EQ(hashOf("OMP_NUM_THREADS=2", 120), a);
+  EXPECT_EQ(hashOf("OMP_NUM_THREADS=1", 120), a);
+  EXPECT_NE(hashOf("OMP_NUM_THREADS=2", 121), a);
+}
+
 TEST(Headless, ShippedScenesRunWithoutResets) {
   for (const auto& path : shippedScenes()) {
     const std::string stem = path.stem().string();

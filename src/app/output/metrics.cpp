@@ -1,5 +1,6 @@
 #include "app/output/metrics.h"
 
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
@@ -18,6 +19,11 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
   j["steps"] = world.steps();
   j["dt"] = world.settings().dt;
   j["time"] = world.time();
+  // the whole physical state after the last step (stateHash), 16 hex digits: the same scene
+  // and inputs give the same hash, on any number of CPU threads
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(stateHash(world.capture())));
+  j["state_hash"] = hash;
   nlohmann::json timing;
   timing["step"] = log.medianStep();
   for (const StageClock& s : log.clocks()) timing[s.name()] = log.medianStage(s);

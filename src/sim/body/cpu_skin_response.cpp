@@ -1,8 +1,6 @@
 // CpuSkinResponse: the CPU reference of the contact response's passes over every node
 // and row (the GPU runs the same passes in shaders/d2t/: docs/architecture.md).
 
-#include <omp.h>
-
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "sim/base/ordered_sum.h"
 #include "sim/body/layered_body.h"
 #include "sim/body/node_loops.h"
 #include "sim/contact/patch_friction.h"
@@ -48,25 +47,21 @@ Vec3 entryOf(const std::vector<std::pair<int, Vec3>>& v, int i) {
 }
 }  // namespace
 
-#pragma omp declare reduction(+ : Mat3 : omp_out += omp_in) initializer(omp_priv = Mat3::Zero())
-#pragma omp declare reduction(+ : Vec3 : omp_out += omp_in) initializer(omp_priv = Vec3::Zero())
-
 CondensedSums CpuSkinResponse::condense(const BodyView& body, const LayeredState& s) {
   const BakedBody& m = body.model;
   const std::vector<Mat3>& hinv = this->hinv(body);
   const int n = m.nodeCount();
   cached_ = false;
-  Mat3 tt = Mat3::Zero(), tr = Mat3::Zero(), rr = Mat3::Zero();
-#pragma omp parallel for schedule(static) reduction(+ : tt, tr, rr) if (n > kParallelNodes)
-  for (int i = 0; i < n; ++i) {
+  using Three = Eigen::Matrix<double, 3, 9>;  // [tt tr rr]
+  const Three sums = orderedSum(n, Three(Three::Zero()), n > kParallelNodes, [&](int i) {
     const double m2 = m.nodeMass[i] * m.nodeMass[i];
     const Mat3 ux = skew(m.restSkin[i] + s.q[i]);
     const Mat3 hux = m2 * (hinv[i] * ux);
-    tt += m2 * hinv[i];
-    tr += hux;
-    rr += ux * hux;
-  }
-  return {tt, tr, rr};
+    Three t;
+    t << m2 * hinv[i], hux, ux * hux;
+    return t;
+  });
+  return {sums.leftCols<3>(), sums.middleCols<3>(3), sums.rightCols<3>()};
 }
 
 void CpuSkinResponse::setRows(const BodyView& body, const LayeredState& s, const std::vector<ContactRow>& rows,
@@ -164,16 +159,14 @@ Vec3 CpuSkinResponse::energy(const BodyView& body, const LayeredState& s, const 
   const Vec3 vb = s.orientation.conjugate() * s.velocity, w = s.angularVelocity;
   const int n = m.nodeCount();
   dq_.resize(size_t(n));
-  Vec3 k = Vec3::Zero();
-#pragma omp parallel for schedule(static) reduction(+ : k) if (n > kParallelNodes)
-  for (int i = 0; i < n; ++i) {
+  Vec3 k = orderedSum(n, Vec3(Vec3::Zero()), n > kParallelNodes, [&](int i) {
     const Vec3 ui = m.restSkin[i] + s.q[i];
     const double mi = m.nodeMass[i];
     const Vec3 vi = vb + w.cross(ui) + s.qdot[i];
     dq_[i] = coreShare(hinv[i], mi, ui, dvt, dw);
     const Vec3 di = dvt + dw.cross(ui) + dq_[i];
-    k += Vec3(0.5 * mi * vi.squaredNorm(), mi * vi.dot(di), 0.5 * mi * di.squaredNorm());
-  }
+    return Vec3(0.5 * mi * vi.squaredNorm(), mi * vi.dot(di), 0.5 * mi * di.squaredNorm());
+  });
   // the impulses' own part at their nodes: d_i gains h_i = Mh_i^-1 r_i
   for (const auto& [i, r] : r_) {
     const Vec3 ui = m.restSkin[i] + s.q[i], hr = hinv[i] * r;
@@ -273,53 +266,44 @@ void CpuSkinResponse::correct(const BodyView&, const std::vector<std::pair<int, 
   for (const auto& [i, d] : dq) s.q[size_t(i)] += d;
 }
 
-// One pass in double; threads sum their own contiguous ranges, combined in order (the
-// same figures for the same thread count). 1/2 q^T K q: the diagonal terms plus twice those
-// above it (K is symmetric: the slots of row i that read node j > i mirror those of row j
-// that read i), without storing K q.
+// One pass in double, its sums added in a fixed order (ordered_sum.h: the same bits on any
+// number of threads). 1/2 q^T K q: the diagonal terms plus twice those above it (K is
+// symmetric: the slots of row i that read node j > i mirror those of row j that read i),
+// without storing K q.
 SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState& s, const Vec3& up) {
   const BakedBody& m = body.model;
   const int n = m.nodeCount();
   const std::vector<Vec3>& q = s.q;
   SkinSummary none;
   none.lowest = std::numeric_limits<double>::infinity();
-  std::vector<SkinSummary> part(size_t(std::max(1, omp_get_max_threads())), none);
-#pragma omp parallel if (n > kParallelNodes)
-  {
-    SkinSummary p = none;  // (this thread's, stored below: no shared cache lines in the loop)
-#pragma omp for schedule(static) nowait
-    for (int i = 0; i < n; ++i) {
-      const double mi = m.nodeMass[i];
-      const Vec3& qi = q[i];
-      const Vec3& vi = s.qdot[i];
-      p.finite = p.finite && qi.allFinite() && vi.allFinite();
-      const Vec3 u = m.restSkin[i] + qi;
-      p.mu += mi * u;
-      p.mqdot += mi * vi;
-      p.muxqdot += mi * u.cross(vi);
-      p.muu += mi * u * u.transpose();
-      p.mqdot2 += mi * vi.squaredNorm();
-      const Stencil& st = m.atlas.stencil[i];
-      Vec3 row = Vec3::Zero();
-      for (int k = 0; k < kStencilSlots; ++k) {
-        const int j = st[k];
-        if (j == i) row += 0.5 * (m.stiffness[i][k] * qi);
-        else if (j > i) row += m.stiffness[i][k] * q[j];
-      }
-      p.elastic += qi.dot(row);
-      const double qn = qi.norm();
-      p.maxQ = std::max(p.maxQ, qn);
-      p.maxStretch =
-          std::max(p.maxStretch, stretchPart(qi, m.layerDirection[i]).norm() / std::max(1e-300, m.layer[i]));
-      p.maxCrush = std::max(p.maxCrush, -m.layerDirection[i].dot(qi) / std::max(1e-300, m.layer[i]));
-      p.maxQdot = std::max(p.maxQdot, vi.norm());
-      p.lowest = std::min(p.lowest, up.dot(u));
+  const auto add = [&](SkinSummary& p, int i) {
+    const double mi = m.nodeMass[i];
+    const Vec3& qi = q[i];
+    const Vec3& vi = s.qdot[i];
+    p.finite = p.finite && qi.allFinite() && vi.allFinite();
+    const Vec3 u = m.restSkin[i] + qi;
+    p.mu += mi * u;
+    p.mqdot += mi * vi;
+    p.muxqdot += mi * u.cross(vi);
+    p.muu += mi * u * u.transpose();
+    p.mqdot2 += mi * vi.squaredNorm();
+    const Stencil& st = m.atlas.stencil[i];
+    Vec3 row = Vec3::Zero();
+    for (int k = 0; k < kStencilSlots; ++k) {
+      const int j = st[k];
+      if (j == i) row += 0.5 * (m.stiffness[i][k] * qi);
+      else if (j > i) row += m.stiffness[i][k] * q[j];
     }
-    part[size_t(omp_get_thread_num())] = p;
-  }
-  SkinSummary r = part[0];
-  for (size_t t = 1; t < part.size(); ++t) {
-    const SkinSummary& p = part[t];
+    p.elastic += qi.dot(row);
+    const double qn = qi.norm();
+    p.maxQ = std::max(p.maxQ, qn);
+    p.maxStretch =
+        std::max(p.maxStretch, stretchPart(qi, m.layerDirection[i]).norm() / std::max(1e-300, m.layer[i]));
+    p.maxCrush = std::max(p.maxCrush, -m.layerDirection[i].dot(qi) / std::max(1e-300, m.layer[i]));
+    p.maxQdot = std::max(p.maxQdot, vi.norm());
+    p.lowest = std::min(p.lowest, up.dot(u));
+  };
+  const auto combine = [](SkinSummary& r, const SkinSummary& p) {
     r.mu += p.mu;
     r.mqdot += p.mqdot;
     r.muxqdot += p.muxqdot;
@@ -332,8 +316,8 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
     r.maxQdot = std::max(r.maxQdot, p.maxQdot);
     r.lowest = std::min(r.lowest, p.lowest);
     r.finite = r.finite && p.finite;
-  }
-  return r;
+  };
+  return orderedReduce(n, none, n > kParallelNodes, add, combine);
 }
 
 }  // namespace d2t

@@ -1,6 +1,7 @@
 #include "sim/body/dilu_preconditioner.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -76,9 +77,12 @@ double DiluPreconditioner::apply(const std::vector<Vec3>& r, std::vector<Vec3>& 
     z[i] = s.cast<double>();
     return r[i].dot(z[i]);
   };
-  double rz = 0;
-#pragma omp parallel for schedule(static, 1) reduction(+ : rz) if (n > kParallelNodes)
+  // (each pair of chunks' r.z on its own, added in chunk order: the same bits on any
+  // number of threads, as ordered_sum.h says why)
+  std::array<double, kPairs> part{};
+#pragma omp parallel for schedule(static, 1) if (n > kParallelNodes)
   for (int c = 0; c < kPairs; ++c) {
+    double rz = 0;
     const int b1 = chunkStart(c), e1 = chunkStart(c + 1);
     const int b2 = chunkStart(c + kPairs), e2 = chunkStart(c + kPairs + 1);
     const int len = std::max(e1 - b1, e2 - b2);
@@ -90,7 +94,10 @@ double DiluPreconditioner::apply(const std::vector<Vec3>& r, std::vector<Vec3>& 
       if (b1 + t < e1) rz += backward(b1 + t);
       if (b2 + t < e2) rz += backward(b2 + t);
     }
+    part[size_t(c)] = rz;
   }
+  double rz = 0;
+  for (double p : part) rz += p;
   return rz;
 }
 

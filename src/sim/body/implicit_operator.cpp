@@ -2,13 +2,12 @@
 // products over the 7-slot stencil, CG with the DILU preconditioner, the core's coupling
 // columns, the direct factor, prepare(); and the projected warm start of the y solve.
 
-#include <omp.h>
-
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 
 #include "sim/body/implicit_operator.h"
+#include "sim/base/ordered_sum.h"
 #include "sim/body/node_loops.h"
 
 namespace d2t {
@@ -79,13 +78,11 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
   };
   if (startResidual) r.swap(*startResidual);
   // r = b - Mt x (in double: the warm start's residual is exact)
-  double bb = 0, rr = 0;
-#pragma omp parallel for schedule(static) reduction(+ : bb, rr) if (n > kParallelNodes)
-  for (int i = 0; i < n; ++i) {
+  const Vec2 norms = orderedSum(n, Vec2(Vec2::Zero()), n > kParallelNodes, [&](int i) {
     if (!startResidual) r[i] = b[i] - stencilRow(stencil[i], mt_[i], x);
-    bb += b[i].squaredNorm();
-    rr += r[i].squaredNorm();
-  }
+    return Vec2(b[i].squaredNorm(), r[i].squaredNorm());
+  });
+  double bb = norms[0], rr = norms[1];
   if (bb == 0) {
     std::fill(x.begin(), x.end(), Vec3::Zero());
     if (residual) *residual = 0;
@@ -98,22 +95,18 @@ int ImplicitOperator::conjugateGradients(const std::vector<std::array<Block, kSt
     p = z;
     while (it < maxIterations && rr > tolerance * tolerance * bb) {
       // ap = Mt p, pap = p . ap
-      double pap = 0;
-#pragma omp parallel for schedule(static) reduction(+ : pap) if (n > kParallelNodes)
-      for (int i = 0; i < n; ++i) {
+      const double pap = orderedSum(n, 0.0, n > kParallelNodes, [&](int i) {
         ap[i] = stencilRow(stencil[i], blocks[i], p);
-        pap += p[i].dot(ap[i]);
-      }
+        return p[i].dot(ap[i]);
+      });
       if (!(pap > 0)) break;  // not positive definite (or breakdown): stop with what we have
       const double alpha = rz / pap;
       // x += alpha p, r -= alpha ap; the new r.r; z = M^-1 r
-      rr = 0;
-#pragma omp parallel for schedule(static) reduction(+ : rr) if (n > kParallelNodes)
-      for (int i = 0; i < n; ++i) {
+      rr = orderedSum(n, 0.0, n > kParallelNodes, [&](int i) {
         x[i] += alpha * p[i];
         r[i] -= alpha * ap[i];
-        rr += r[i].squaredNorm();
-      }
+        return r[i].squaredNorm();
+      });
       ++it;
       // (the last iteration's z and p would not be used)
       if (it == maxIterations || !(rr > tolerance * tolerance * bb)) break;
@@ -332,13 +325,15 @@ int ProjectedWarmStart::solve(const ImplicitOperator& op, const std::vector<Vec3
   constexpr int H = kWarmStartHistory;
   double g[H][H] = {}, f[H] = {};
   {
-    double sums[H * H + H] = {};
-#pragma omp parallel for schedule(static) reduction(+ : sums[:H * H + H]) if (n > kParallelNodes)
-    for (int i = 0; i < n; ++i)
+    using Sums = Eigen::Matrix<double, H * H + H, 1>;
+    const Sums sums = orderedSum(n, Sums(Sums::Zero()), n > kParallelNodes, [&](int i) {
+      Sums s = Sums::Zero();
       for (int a = 0; a < k; ++a) {
-        sums[H * H + a] += sols[a][i].dot(b[i]);
-        for (int c = a; c < k; ++c) sums[a * H + c] += sols[a][i].dot(prods[c][i]);
+        s[H * H + a] = sols[a][i].dot(b[i]);
+        for (int c = a; c < k; ++c) s[a * H + c] = sols[a][i].dot(prods[c][i]);
       }
+      return s;
+    });
     for (int a = 0; a < k; ++a) {
       f[a] = sums[H * H + a];
       for (int c = a; c < k; ++c) g[a][c] = g[c][a] = sums[a * H + c];

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/base/ordered_sum.h"
 #include "sim/body/node_loops.h"
 
 namespace d2t {
@@ -344,13 +345,10 @@ double MultigridPreconditioner::apply(const std::vector<Vec3>& r, std::vector<Ve
   for (int i = 0; i < n; ++i) w.f[0][i] = r[i].cast<float>();
   cycle(0, w);
   z.resize(n);
-  double rz = 0;
-#pragma omp parallel for schedule(static) reduction(+ : rz) if (n > kParallelNodes)
-  for (int i = 0; i < n; ++i) {
+  return orderedSum(n, 0.0, n > kParallelNodes, [&](int i) {
     z[i] = w.x[0][i].cast<double>();
-    rz += r[i].dot(z[i]);
-  }
-  return rz;
+    return r[i].dot(z[i]);
+  });
 }
 
 void MultigridPreconditioner::cycle(int l, Workspace& w) const {
