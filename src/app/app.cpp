@@ -22,6 +22,7 @@
 #include "sim/contact/collider_pieces.h"
 #include "sim/scene/mesh_repair.h"
 #include "sim/scene/obj_loader.h"
+#include "sim/world/recording.h"
 
 namespace d2t {
 
@@ -157,8 +158,19 @@ void printSummary(const Session& s) {
   }
 }
 
-// --bench and --metrics, for windowed and headless runs alike
-void writeOutputs(const Session& s, const Options& o, const std::string& renderer) {
+// --bench, --metrics and --record, for windowed and headless runs alike
+void writeOutputs(Session& s, const Options& o, const std::string& renderer) {
+  if (!o.record.empty() && s.timeline) {
+    Timeline& t = *s.timeline;
+    if (s.world->steps() != t.head()) t.seek(*s.world, t.head());  // (the window was scrubbed back)
+    Recording rec = recordingOf(t, *s.world);
+    rec.scene = s.scenePath;
+    rec.sceneJson = s.sceneJson;
+    rec.overrides = overridesJson(o);
+    writeRecording(o.record, rec);
+    std::cout << "recording written to " << o.record << ": steps " << rec.firstStep << "-" << rec.steps << ", "
+              << rec.inputs.size() << " inputs, " << rec.checkpoints.size() << " state hashes\n";
+  }
   if (!o.bench.empty()) {
     s.log.writeCsv(o.bench, s.world->settings().dt);
     std::cout << "bench written to " << o.bench << "\n";
@@ -169,19 +181,58 @@ void writeOutputs(const Session& s, const Options& o, const std::string& rendere
   }
 }
 
-int runHeadless(Session& s, const Options& o) {
-  // a GL context is needed for pictures and for the renderer name in --metrics
+// A headless GL context (for pictures, the GPU backend and the renderer's name), or none
+// with a warning where none is `required`.
+std::unique_ptr<EglContext> headlessContext(Session& s, bool required, std::string* renderer) {
   std::unique_ptr<EglContext> gl;
-  std::string renderer = "none";
+  *renderer = "none";
   try {
     gl = EglContext::create();
-    renderer = glRenderer();
+    *renderer = glRenderer();
     s.glReady = true;
   } catch (const GlError& e) {
-    if (!o.screenshot.empty()) throw;
+    if (required) throw;
     std::cerr << "d2tsim: warning: " << e.what() << " (continuing without rendering)\n";
   }
   s.setBackend(s.requestedBackend);
+  return gl;
+}
+
+// --replay: the recording's scene with its inputs, every checkpoint's hash compared.
+int runReplay(const Options& o) {
+  if (!o.scene.empty()) {
+    std::cerr << "d2tsim: --replay takes the scene from the recording; give no scene file with it\n";
+    return 2;
+  }
+  Session s;
+  std::string renderer;
+  Recording rec;
+  try {
+    rec = readRecording(o.replay);
+    Options given;
+    applyOverrides(rec.overrides, o.replay, &given);
+    s.load(rec.sceneJson, rec.scene, &given);
+  } catch (const InputError& e) {
+    std::cerr << "d2tsim: " << e.what() << "\n";
+    return 1;
+  }
+  const std::unique_ptr<EglContext> gl = headlessContext(s, false, &renderer);
+  std::cout << "d2tsim replay: " << o.replay << " (" << rec.scene << "), steps " << rec.firstStep << "-" << rec.steps
+            << ", " << rec.inputs.size() << " inputs, " << rec.checkpoints.size() << " state hashes, backend "
+            << s.world->settings().backend << "\n";
+  std::string why;
+  const long bad = replay(*s.world, rec, &why);
+  if (bad >= 0) {
+    std::cerr << "d2tsim: replay: " << o.replay << ": differs at " << why << "\n";
+    return 1;
+  }
+  std::cout << "replay: all " << rec.checkpoints.size() << " state hashes agree (to step " << rec.steps << ")\n";
+  return 0;
+}
+
+int runHeadless(Session& s, const Options& o) {
+  std::string renderer;
+  const std::unique_ptr<EglContext> gl = headlessContext(s, !o.screenshot.empty(), &renderer);
   const int steps = o.frames > 0 ? o.frames : 600;
   s.world->recordTrajectory(!o.metrics.empty());
   std::cout << "d2tsim headless: " << s.scenePath << ", " << steps << " steps, renderer "
@@ -224,7 +275,9 @@ int runApp(const Options& o) {
     if (o.scene.empty() && !settings.lastScene.empty() && fs::is_regular_file(settings.lastScene, ec))
       scenePath = settings.lastScene;
   }
+  if (!o.replay.empty()) return runReplay(o);
   Session session;
+  session.recording = !headless || !o.record.empty();  // (the window's timeline, or --record)
   try {
     if (!o.bakeReport.empty()) {
       Scene scene = loadScene(scenePath);

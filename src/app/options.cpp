@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "sim/base/json_reader.h"
+
 namespace d2t {
 
 std::string sceneDirectory() {
@@ -14,6 +16,30 @@ std::string sceneDirectory() {
 }
 
 std::string defaultScenePath() { return sceneDirectory() + "/ball_drop.json"; }
+
+nlohmann::json overridesJson(const Options& o) {
+  nlohmann::json j = nlohmann::json::object();
+  if (o.dt) j["dt"] = *o.dt;
+  if (o.backend) j["backend"] = *o.backend;
+  if (o.solver) j["solver"] = *o.solver;
+  if (o.tolerance) j["tolerance"] = *o.tolerance;
+  if (o.resolution) j["resolution"] = *o.resolution;
+  return j;
+}
+
+void applyOverrides(const nlohmann::json& j, const std::string& file, Options* o) {
+  JsonReader r(j, file, "/overrides");
+  if (r.has("dt")) o->dt = r.number("dt", 0, 1e-6, 0.1);
+  if (r.has("backend")) o->backend = r.string("backend", "", {"cpu", "gpu"});
+  if (r.has("solver")) o->solver = r.string("solver", "", {"auto", "cg", "direct", "cg_dilu"});
+  if (r.has("tolerance")) o->tolerance = r.number("tolerance", 0, 1e-12, 0.1);
+  if (r.has("resolution")) {
+    const int n = r.integer("resolution", 0, 16, 1024);
+    if ((n & (n - 1)) != 0) r.fail("resolution", "expected a power of two in [16, 1024], got " + std::to_string(n));
+    o->resolution = n;
+  }
+  r.finish();
+}
 
 std::optional<int> parseOptions(int argc, char** argv, Options* o) {
   CLI::App app{"d2tsim: real-time soft bodies with dynamic deformation textures (Galoppo et al.)",
@@ -65,6 +91,14 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
                  "Print what the loader sees in an OBJ file (pieces, boundary and non-manifold edges, winding, "
                  "star-shaped or not) and what it can be (a collider, a soft body) and exit")
       ->type_name("MODEL.obj");
+  app.add_option("--record", o->record,
+                 "Record the run: write its inputs (drags, panel edits) and its state hashes to PATH at the "
+                 "end (e.g. run.d2trec.json), for --replay")
+      ->type_name("PATH");
+  app.add_option("--replay", o->replay,
+                 "Re-simulate a recording headless and compare the state hash at each of its checkpoints: exit 0 "
+                 "when all agree, 1 naming the first step that differs")
+      ->type_name("PATH");
   app.add_option("--width", o->width, "Image width in pixels")->check(CLI::Range(16, 8192));
   app.add_option("--height", o->height, "Image height in pixels")->check(CLI::Range(16, 8192));
   try {

@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace d2t {
 
 struct Options {
@@ -21,9 +23,17 @@ struct Options {
   std::string bakeReport;         ///< bake the bodies, write a JSON report, exit
   std::string exportObj;          ///< write the first body's rest skin as an OBJ file, exit
   std::string meshReport;         ///< print what the loader sees in an OBJ file, exit
+  std::string record;             ///< write the run's recording (inputs, state hashes) at the end
+  std::string replay;             ///< re-simulate a recording, compare its hashes, exit 0 / 1
   int width = 1280, height = 720; ///< window / headless image size [px]
   bool sizeGiven = false;         ///< --width or --height was given (else a window takes the saved size)
 };
+
+/// What the command line changed of the scene (dt, backend, solver, tolerance, resolution),
+/// as a recording keeps it, and back.
+nlohmann::json overridesJson(const Options& o);
+/// InputError naming `file` and the field for a value the command line would refuse.
+void applyOverrides(const nlohmann::json& j, const std::string& file, Options* o);
 
 /// Parses argv. Returns an exit code when the program should stop right away
 /// (0 after --help, 2 after a usage error, with the message printed), else nullopt.

@@ -13,7 +13,11 @@
 namespace d2t {
 
 void Session::load(const std::string& path, const Options* o) {
-  Scene scene = loadScene(path);
+  load(readSceneFile(path), path, o);
+}
+
+void Session::load(const nlohmann::json& json, const std::string& path, const Options* o) {
+  Scene scene = parseScene(json, path);
   if (o && o->dt) scene.simulation.dt = *o->dt;
   if (o && o->backend) scene.simulation.backend = *o->backend;
   if (o && o->solver) scene.simulation.solver.method = *o->solver;
@@ -21,9 +25,8 @@ void Session::load(const std::string& path, const Options* o) {
   if (o && o->resolution)
     for (BodyDesc& b : scene.bodies) b.atlasResolution = *o->resolution;
   requestedBackend = scene.simulation.backend;
-  nlohmann::json json = readJsonFile(path);
   start(scene);
-  sceneJson = std::move(json);
+  sceneJson = json;
   scenePath = path;
 }
 
@@ -100,6 +103,40 @@ void Session::start(const Scene& desc) {
   lastWarning.clear();
   backendNote.clear();
   if (glReady || requestedBackend == "cpu") setBackend(requestedBackend);
+  timeline.reset();
+  timelineNotice.clear();
+  setRecording(recording);
+}
+
+void Session::setRecording(bool on) {
+  recording = on;
+  if (!on) timeline.reset();
+  if (on && !timeline && world) timeline = std::make_unique<Timeline>(*world);
+}
+
+void Session::input(const WorldInput& in) {
+  if (!timeline) {
+    applyInput(*world, in);
+    return;
+  }
+  timeline->input(*world, in);
+  noteTimeline();
+}
+
+void Session::seek(long k) {
+  if (!timeline) return;
+  paused = true;
+  if (drag_ >= 0) endDrag();
+  timeline->seek(*world, k);
+  noteTimeline();
+  accumulator = 0;
+}
+
+void Session::noteTimeline() {
+  const std::string notice = timeline->takeNotice();
+  if (notice.empty()) return;
+  std::cerr << "d2tsim: note: " << notice << "\n";
+  lastWarning = timelineNotice = notice;
 }
 
 void Session::setBackend(const std::string& backend) {
@@ -138,7 +175,12 @@ void Session::setBackend(const std::string& backend) {
 void Session::step() {
   if (drag_ >= 0) moveDragged();
   const auto t0 = std::chrono::steady_clock::now();
-  world->step();
+  if (timeline) {
+    timeline->step(*world);  // (a panel's edit since the last step is recorded first)
+    noteTimeline();
+  } else {
+    world->step();
+  }
   const auto t1 = std::chrono::steady_clock::now();
   // what the statistics panel plots besides the stage times, and the bench CSV's counts
   StepSummary sum;
@@ -190,6 +232,8 @@ void Session::reset() {
   world->reset();
   log.clear();
   accumulator = 0;
+  timeline.reset();  // (a new run: its recording starts again)
+  setRecording(recording);
 }
 
 bool Session::beginDrag(int index) {
@@ -198,7 +242,7 @@ bool Session::beginDrag(int index) {
   if (drag_ >= 0 && drag_ != index) endDrag();
   drag_ = index;
   dragTarget_ = cs[size_t(index)].position();
-  cs[size_t(index)].dragTo(dragTarget_, 0);  // held from now on: the script stops
+  input(colliderDrag(index, dragTarget_, 0));  // held from now on: the script stops
   return true;
 }
 
@@ -206,7 +250,12 @@ bool Session::beginSkinDrag(int body, int node, const Vec3& target) {
   const auto& bodies = world->bodies();
   if (body < 0 || body >= int(bodies.size()) || node < 0 || node >= bodies[size_t(body)].nodes()) return false;
   endDrag();
-  world->beginSkinDrag(size_t(body), node, target);
+  WorldInput in;
+  in.kind = WorldInput::Kind::SkinDrag;
+  in.index = body;
+  in.node = node;
+  in.target = target;
+  input(in);
   return true;
 }
 
@@ -215,22 +264,48 @@ bool Session::beginCharacterDrag(int character, int node, const Vec3& target) {
   if (character < 0 || character >= int(cs.size()) || node < 0 || node >= cs[size_t(character)].model->nodeCount())
     return false;
   endDrag();
-  world->beginCharacterDrag(size_t(character), node, target);
+  WorldInput in;
+  in.kind = WorldInput::Kind::CharacterDrag;
+  in.index = character;
+  in.node = node;
+  in.target = target;
+  input(in);
   return true;
 }
 
 void Session::dragTo(const Vec3& target) {
-  if (world->skinDragBody() >= 0 || world->characterDrag() >= 0) world->moveSkinDrag(target);  // the spring pulls it there while running
+  if (world->skinDragBody() >= 0 || world->characterDrag() >= 0) {  // the spring pulls it there while running
+    WorldInput in;
+    in.kind = WorldInput::Kind::DragMove;
+    in.target = target;
+    input(in);
+  }
   if (drag_ < 0) return;
   dragTarget_ = target;
-  if (paused) world->colliders()[size_t(drag_)].dragTo(target, 0);  // placed, at rest
+  if (paused) input(colliderDrag(drag_, target, 0));  // placed, at rest
 }
 
 void Session::endDrag() {
-  world->endSkinDrag();
+  if (world->skinDragBody() >= 0 || world->characterDrag() >= 0) {
+    WorldInput in;
+    in.kind = WorldInput::Kind::DragEnd;
+    input(in);
+  }
   if (drag_ < 0) return;
-  world->colliders()[size_t(drag_)].endDrag();
+  WorldInput in;
+  in.kind = WorldInput::Kind::ColliderRelease;
+  in.index = drag_;
+  input(in);
   drag_ = -1;
+}
+
+WorldInput Session::colliderDrag(int index, const Vec3& target, double dt) {
+  WorldInput in;
+  in.kind = WorldInput::Kind::ColliderDrag;
+  in.index = index;
+  in.target = target;
+  in.dt = dt;
+  return in;
 }
 
 // One step's share of the way to the drag target: 1/k of it with k steps left in
@@ -241,7 +316,7 @@ void Session::moveDragged() {
   Vec3 move = (dragTarget_ - c.position()) / double(std::max(dragStepsLeft_, 1));
   const double cap = kMaxDragSpeed * dt;
   if (move.norm() > cap) move *= cap / move.norm();
-  c.dragTo(c.position() + move, dt);
+  input(colliderDrag(drag_, c.position() + move, dt));
   if (dragStepsLeft_ > 0) --dragStepsLeft_;
 }
 

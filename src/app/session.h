@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/output/step_log.h"
+#include "sim/world/timeline.h"
 #include "sim/world/world.h"
 
 namespace d2t {
@@ -34,6 +35,25 @@ struct Session {
   /// Loads and validates a scene; throws InputError (the session is unchanged then).
   /// With a GL context (glReady) the scene's backend is set up at once.
   void load(const std::string& path, const struct Options* overrides);
+  /// ... from a scene's JSON (a recording's), its relative paths from `path`'s directory.
+  void load(const nlohmann::json& json, const std::string& path, const struct Options* overrides);
+
+  // ---- the run's timeline -------------------------------------------------------------
+  /// Whether the run is recorded (a timeline is made with every world: the window's default;
+  /// headless with --record).
+  bool recording = false;
+  /// The run's states and inputs (timeline.h): scrub, replay, edit the past. Null when not
+  /// recording. Every input of the session's goes through input().
+  std::unique_ptr<Timeline> timeline;
+  /// Applies an input to the world, through the timeline when recording (which discards
+  /// the recorded future of an input in the past: its notice goes to lastWarning).
+  void input(const WorldInput& in);
+  /// Puts the run at step k of the timeline (paused there; a collider drag is let go).
+  void seek(long k);
+  /// Turns recording on or off (on: from the world's current step).
+  void setRecording(bool on);
+  /// The timeline's last notice (the recorded future an edit discarded), for its panel.
+  std::string timelineNotice;
   /// The loaded scene file's JSON, with what addMesh added.
   nlohmann::json sceneJson;
   /// What the load did to the scene's meshes, one line each ("body 'b': PATH: closed by a
@@ -93,6 +113,9 @@ struct Session {
 
  private:
   void moveDragged();
+  static WorldInput colliderDrag(int index, const Vec3& target, double dt);
+  /// The timeline's notice (a discarded future) to stderr and lastWarning.
+  void noteTimeline();
   /// The world of `scene`, on the requested backend; the load notes printed.
   void start(const Scene& scene);
   int drag_ = -1;              // dragged collider, -1: none

@@ -12,7 +12,7 @@ namespace d2t {
 struct AppSettings {
   ViewOptions view;  ///< toggles only (highlights are not kept)
   struct Panels {
-    bool scene = true, simulation = true, view = true, bodies = true, statistics = true, atlas = true;
+    bool scene = true, simulation = true, view = true, bodies = true, statistics = true, atlas = true, timeline = true;
     bool help = false;
   } panels;
   int windowWidth = 0, windowHeight = 0;  ///< [screen coordinates]; 0: not known

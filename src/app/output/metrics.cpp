@@ -1,8 +1,9 @@
 #include "app/output/metrics.h"
 
-#include <cstdio>
 #include <fstream>
 #include <stdexcept>
+
+#include "sim/world/recording.h"
 
 namespace d2t {
 
@@ -21,9 +22,7 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
   j["time"] = world.time();
   // the whole physical state after the last step (stateHash), 16 hex digits: the same scene
   // and inputs give the same hash, on any number of CPU threads
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(stateHash(world.capture())));
-  j["state_hash"] = hash;
+  j["state_hash"] = hexHash(stateHash(world.capture()));
   nlohmann::json timing;
   timing["step"] = log.medianStep();
   for (const StageClock& s : log.clocks()) timing[s.name()] = log.medianStage(s);

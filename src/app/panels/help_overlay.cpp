@@ -13,7 +13,8 @@ void helpOverlay(Ui& ui) {
     return ImGui::End();
   static const char* const keys[][2] = {
       {"Space", "pause / run"},
-      {"N", "single step (pauses)"},
+      {"N, Right", "single step (pauses; in the timeline's past, as recorded)"},
+      {"Left, Shift+Left", "a step back on the timeline (Shift: 100)"},
       {"R", "reset the scene"},
       {"Ctrl+P", "screenshot of the scene (timestamped PNG)"},
       {"Ctrl+R", "start / stop recording frames (timestamped folder of PNGs)"},

@@ -19,6 +19,7 @@ void atlasPanel(Ui& ui);
 /// The texture viewer's name of channel i (the last one: the contact camera's D).
 const char* viewerTextureLabel(int i);
 void viewPanel(Ui& ui);    // view_panel.cpp
+void timelinePanel(Ui& ui);  // timeline_panel.cpp
 void helpOverlay(Ui& ui);  // help_overlay.cpp
 
 /// The left column (Scene, Simulation, Statistics): false until the panels above

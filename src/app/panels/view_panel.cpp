@@ -54,6 +54,7 @@ void viewPanel(Ui& ui) {
   ImGui::SameLine();
   ImGui::Checkbox("Atlas", &p.atlas);
   ImGui::SameLine();
+  ImGui::Checkbox("Timeline", &p.timeline);
   ImGui::Checkbox("Help (F1)", &p.help);
   ImGui::Separator();
   ImGui::TextUnformatted("record");

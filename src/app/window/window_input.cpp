@@ -28,8 +28,12 @@ void onKey(GLFWwindow* w, int key, int, int action, int mods) {
   switch (key) {
     case GLFW_KEY_SPACE: ui.session.paused = !ui.session.paused; break;
     case GLFW_KEY_N:
+    case GLFW_KEY_RIGHT:  // (in the timeline's past: its recorded inputs replayed)
       ui.session.paused = true;
       ui.session.step();
+      break;
+    case GLFW_KEY_LEFT:  // a step back on the timeline
+      if (ui.session.timeline) ui.session.seek(ui.session.world->steps() - (mods & GLFW_MOD_SHIFT ? 100 : 1));
       break;
     case GLFW_KEY_R:
       if (ctrl) {

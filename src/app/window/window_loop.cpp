@@ -143,6 +143,7 @@ void drawPanels(Ui& ui, GLFWwindow* window, const AppSettings& settings) {
     if (p.bodies) bodiesPanel(ui);
     if (p.statistics) statisticsPanel(ui);
     if (p.atlas) atlasPanel(ui);
+    if (p.timeline) timelinePanel(ui);
     helpOverlay(ui);
   }
   std::vector<std::pair<std::string, ImU32>> lines;

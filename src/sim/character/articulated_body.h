@@ -146,6 +146,7 @@ class ArticulatedBody {
     double stiffness = 0, damping = 0;
   };
   const NodeDrag& drag() const { return drag_; }
+  void setDrag(const NodeDrag& drag) { drag_ = drag; }  ///< (World::restore)
 
   /// One step: the collision-free update (stages 1-6 of Fig. 4.4), then, against planes and
   /// height fields, the contact response with the skeleton's response anticipated

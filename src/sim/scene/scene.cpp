@@ -11,8 +11,6 @@
 
 namespace d2t {
 
-namespace {
-
 Material readMaterial(JsonReader& r) {
   Material m;
   m.young = r.number("young", m.young, 0, 1e12, /*loOpen=*/true);
@@ -33,13 +31,15 @@ Material readMaterial(JsonReader& r) {
   return m;
 }
 
-}  // namespace
+nlohmann::json toJson(const Material& m) {
+  return {{"young", m.young},       {"poisson", m.poisson},
+          {"density", m.density},   {"damping", {m.alpha, m.beta}},
+          {"friction", m.friction}, {"restitution", m.restitution},
+          {"rolling_resistance", m.rollingResistance}, {"min_layer", m.minLayer}};
+}
 
 Material checkedMaterial(const Material& m, const std::string& where) {
-  const nlohmann::json j = {{"young", m.young},       {"poisson", m.poisson},
-                            {"density", m.density},   {"damping", {m.alpha, m.beta}},
-                            {"friction", m.friction}, {"restitution", m.restitution},
-                            {"rolling_resistance", m.rollingResistance}, {"min_layer", m.minLayer}};
+  const nlohmann::json j = toJson(m);
   JsonReader r(j, where, "/material");
   return readMaterial(r);
 }
@@ -362,6 +362,58 @@ ColliderDesc readCollider(JsonReader r, int index) {
 
 }  // namespace
 
+namespace {
+
+// The response policies by their names in "simulation": { "response": { ... } }.
+constexpr std::pair<const char*, bool ResponsePolicies::*> kResponseFlags[] = {
+    {"one_sided", &ResponsePolicies::oneSided},
+    {"support", &ResponsePolicies::support},
+    {"restitution", &ResponsePolicies::restitution},
+    {"friction", &ResponsePolicies::friction},
+    {"energy_guard", &ResponsePolicies::energyGuard},
+    {"shock_propagation", &ResponsePolicies::shockPropagation},
+    {"pair_support_balance", &ResponsePolicies::pairSupportBalance},
+    {"pair_impulse_balance", &ResponsePolicies::pairImpulseBalance},
+    {"patch_friction", &ResponsePolicies::patchFriction},
+    {"correction", &ResponsePolicies::correction},
+    {"skin_on_core", &ResponsePolicies::skinOnCore},
+};
+
+}  // namespace
+
+SimulationSettings readSimulation(JsonReader& sim) {
+  SimulationSettings t;
+  t.dt = sim.number("dt", t.dt, 1e-6, 0.1);
+  t.gravity = sim.vec3("gravity", t.gravity);
+  t.backend = sim.string("backend", t.backend, {"cpu", "gpu"});
+  for (const auto& [old, now] : {std::pair{"one_sided_contact", "one_sided"}, {"contact_support", "support"}})
+    if (sim.has(old)) sim.fail(old, std::string("moved to simulation/response/") + now);
+  JsonReader response(sim.node(), sim.file());
+  if (sim.optionalObject("response", &response)) {
+    for (const auto& [name, flag] : kResponseFlags) t.response.*flag = response.boolean(name, t.response.*flag);
+    response.finish();
+  }
+  JsonReader solver(sim.node(), sim.file());
+  if (sim.optionalObject("solver", &solver)) {
+    t.solver.method = solver.string("method", t.solver.method, {"auto", "cg", "direct", "cg_dilu"});
+    t.solver.iterations = solver.integer("iterations", t.solver.iterations, 1, 10000);
+    t.solver.tolerance = solver.number("tolerance", t.solver.tolerance, 0, 1, true, true);
+    solver.finish();
+  }
+  sim.finish();
+  return t;
+}
+
+nlohmann::json toJson(const SimulationSettings& t) {
+  nlohmann::json response = nlohmann::json::object();
+  for (const auto& [name, flag] : kResponseFlags) response[name] = t.response.*flag;
+  return {{"dt", t.dt},
+          {"gravity", {t.gravity.x(), t.gravity.y(), t.gravity.z()}},
+          {"backend", t.backend},
+          {"response", response},
+          {"solver", {{"method", t.solver.method}, {"iterations", t.solver.iterations}, {"tolerance", t.solver.tolerance}}}};
+}
+
 // BodyDesc::materialAt lives with the bake (body_desc.cpp).
 
 Scene parseScene(const nlohmann::json& root, const std::string& file) {
@@ -371,38 +423,7 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
   if (!root.is_object()) r.failHere("a scene must be a JSON object, got " + describeJson(root));
   s.description = r.string("description", "");
   JsonReader sim(root, file);
-  if (r.optionalObject("simulation", &sim)) {
-    SimulationSettings& t = s.simulation;
-    t.dt = sim.number("dt", t.dt, 1e-6, 0.1);
-    t.gravity = sim.vec3("gravity", t.gravity);
-    t.backend = sim.string("backend", t.backend, {"cpu", "gpu"});
-    for (const auto& [old, now] : {std::pair{"one_sided_contact", "one_sided"}, {"contact_support", "support"}})
-      if (sim.has(old)) sim.fail(old, std::string("moved to simulation/response/") + now);
-    JsonReader response(root, file);
-    if (sim.optionalObject("response", &response)) {
-      ResponsePolicies& p = t.response;
-      p.oneSided = response.boolean("one_sided", p.oneSided);
-      p.support = response.boolean("support", p.support);
-      p.restitution = response.boolean("restitution", p.restitution);
-      p.friction = response.boolean("friction", p.friction);
-      p.energyGuard = response.boolean("energy_guard", p.energyGuard);
-      p.shockPropagation = response.boolean("shock_propagation", p.shockPropagation);
-      p.pairSupportBalance = response.boolean("pair_support_balance", p.pairSupportBalance);
-      p.pairImpulseBalance = response.boolean("pair_impulse_balance", p.pairImpulseBalance);
-      p.patchFriction = response.boolean("patch_friction", p.patchFriction);
-      p.correction = response.boolean("correction", p.correction);
-      p.skinOnCore = response.boolean("skin_on_core", p.skinOnCore);
-      response.finish();
-    }
-    JsonReader solver(root, file);
-    if (sim.optionalObject("solver", &solver)) {
-      t.solver.method = solver.string("method", t.solver.method, {"auto", "cg", "direct", "cg_dilu"});
-      t.solver.iterations = solver.integer("iterations", t.solver.iterations, 1, 10000);
-      t.solver.tolerance = solver.number("tolerance", t.solver.tolerance, 0, 1, true, true);
-      solver.finish();
-    }
-    sim.finish();
-  }
+  if (r.optionalObject("simulation", &sim)) s.simulation = readSimulation(sim);
   std::vector<JsonReader> bodies = r.objectArray("bodies", false);
   for (size_t i = 0; i < bodies.size(); ++i) {
     JsonReader& b = bodies[i];
@@ -463,10 +484,12 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
   return s;
 }
 
-Scene loadScene(const std::string& path) {
+nlohmann::json readSceneFile(const std::string& path) {
   if (!std::filesystem::exists(path)) throw InputError(path + ": scene file not found");
   if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, expected a scene .json file");
-  return parseScene(readJsonFile(path), path);
+  return readJsonFile(path);
 }
+
+Scene loadScene(const std::string& path) { return parseScene(readSceneFile(path), path); }
 
 }  // namespace d2t

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "sim/base/json_reader.h"
 #include "sim/base/math.h"
 #include "sim/contact/response_policies.h"
 #include "sim/scene/medial_skeleton.h"
@@ -28,6 +31,8 @@ struct Material {
   /// The fraction of its rest thickness that a crushed skin layer keeps between a node
   /// and the core [-]: the skin bottoms out there (core_contact.h; docs/decisions/0027).
   double minLayer = 0.1;
+
+  bool operator==(const Material&) const = default;
 };
 
 /// A part of the body (in the body frame, at rest) with its own young/poisson/density:
@@ -117,6 +122,8 @@ struct SolverSettings {
   std::string method = "auto";  ///< auto | cg | direct (sparse LDL^T)
   int iterations = 50;          ///< maximum CG iterations per solve
   double tolerance = 1e-6;      ///< relative residual
+
+  bool operator==(const SolverSettings&) const = default;
 };
 
 struct SimulationSettings {
@@ -125,6 +132,10 @@ struct SimulationSettings {
   std::string backend = "cpu";             ///< cpu | gpu
   SolverSettings solver;
   ResponsePolicies response;               ///< the contact response's units, each on or off
+
+  bool operator==(const SimulationSettings& o) const {
+    return dt == o.dt && gravity == o.gravity && backend == o.backend && solver == o.solver && response == o.response;
+  }
 };
 
 struct CameraDesc {
@@ -224,10 +235,19 @@ struct Scene {
 
 /// The same checks as a scene's "material" object (InputError "WHERE: /material/FIELD: expected ...").
 Material checkedMaterial(const Material& m, const std::string& where);
+/// A "material" object as a scene gives it (every field; doubles read back to the same bits).
+nlohmann::json toJson(const Material& m);
+/// Reads one (the scene's checks; the fields it does not give keep Material's defaults).
+Material readMaterial(JsonReader& r);
+/// A "simulation" object as a scene gives it, and its reader (with the scene's checks).
+nlohmann::json toJson(const SimulationSettings& settings);
+SimulationSettings readSimulation(JsonReader& r);
 
 /// Loads and validates a scene file. Throws InputError
 /// "FILE: /json/path: expected ..., got ..." on any problem.
 Scene loadScene(const std::string& path);
+/// A scene file's JSON (InputError: not found, a directory, malformed), unparsed.
+nlohmann::json readSceneFile(const std::string& path);
 /// Same from already-parsed JSON (`file` names it in messages, resolves relative paths).
 Scene parseScene(const nlohmann::json& root, const std::string& file);
 

@@ -26,14 +26,17 @@ namespace d2t {
 
 Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d), proxy(makeProxy(*m)) {
   layered.saveGood();
+  energyTolerance = baseTolerance(*m, d);
+  refreshState();
+}
+
+double Body::baseTolerance(const BakedBody& m, const BodyDesc& d) {
   double radius = 0;
-  for (int i = 0; i < m->nodeCount(); ++i) radius = std::max(radius, m->restSkin[i].norm());
+  for (int i = 0; i < m.nodeCount(); ++i) radius = std::max(radius, m.restSkin[i].norm());
   // 10% of the body's mechanical energy scale (its weight over its size, and its
   // motion): a blow-up grows without bound, while contact and correction may add a
   // little (the restitution impulse and the position correction are not conservative)
-  energyTolerance = 0.1 * (m->totalMass * 9.81 * radius +
-                            0.5 * m->totalMass * d.velocity.squaredNorm()) + 1e-9;
-  refreshState();
+  return 0.1 * (m.totalMass * 9.81 * radius + 0.5 * m.totalMass * d.velocity.squaredNorm()) + 1e-9;
 }
 
 std::vector<Vec3> Body::skinPositions() const {
@@ -61,21 +64,24 @@ World::World(const Scene& scene) : scene_(scene) {
 double World::setMaterial(size_t index, const Material& material) {
   Body& b = bodies_.at(index);
   checkedMaterial(material, "body '" + b.desc.name + "'");
+  // the regions' ratios to the body's material are the scene's: scaled from the scene's own
+  // values, not from the last edit's (a material set back is the scene's model bit for bit,
+  // which a timeline's restore of an older state asks for)
   BodyDesc d = b.desc;
-  const Material old = d.material;
+  const BodyDesc& base = scene_.bodies.at(index);
+  d.regions = base.regions;
   for (MaterialRegion& r : d.regions) {
-    r.young *= material.young / old.young;
-    r.density *= material.density / old.density;
+    r.young *= material.young / base.material.young;
+    r.density *= material.density / base.material.density;
   }
   d.material = material;
   const auto t0 = std::chrono::steady_clock::now();
   BakedBodyPtr m = bake(d);  // validates the material; the atlas build is a small part of it
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const double scale = b.energyTolerance / std::max(1e-300, b.model->totalMass);
   b.layered.replaceModel(m, d);
   b.model = m;
   b.desc = d;
-  b.energyTolerance = scale * m->totalMass;
+  b.energyTolerance = Body::baseTolerance(*m, d);
   rebaseEnergy();  // the energy's reference changed
   b.layered.saveGood();
   b.refreshState();

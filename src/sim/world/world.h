@@ -50,6 +50,8 @@ struct Body {
   double energyFloor = 1e300;     ///< lowest total energy seen since the last outside work [J]
   double energyTolerance = 0;     ///< energy growth taken as a blow-up beyond the floor [J],
                                   ///< with kKineticTolerance of the body's kinetic energy
+  /// The energyTolerance of a body of model m as d gives it (its mass, size and speed).
+  static double baseTolerance(const BakedBody& m, const BodyDesc& d);
 
   int nodes() const { return model->nodeCount(); }
   int tets() const { return model->tetCount(); }
@@ -121,8 +123,8 @@ class World {
     });
   }
   /// Changes a body's material while it runs: K_e and the masses are re-assembled
-  /// from the same shape and atlas (regions keep their ratios of Young's modulus and
-  /// density to the body's). The skin keeps its world positions and velocities.
+  /// from the same shape and atlas (regions keep the scene's ratios of Young's modulus
+  /// and density to the body's; the scene's material again gives the scene's model). The skin keeps its world positions and velocities.
   /// Returns the re-assembly time [ms]. Throws InputError for an invalid material.
   double setMaterial(size_t body, const Material& material);
   /// Pulls skin node `node` of body `body` toward the world point `target` with an

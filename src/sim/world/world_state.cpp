@@ -27,6 +27,8 @@ WorldState World::capture() {
   s.pairsInContact = pairsInContact_;
   s.lastContacts = lastContacts_;
   s.skinDrag = skinDrag_;
+  s.characterDrag = characterDrag_;
+  for (const Character& c : characters_) s.characterDrags.push_back(c.body->drag());
   return s;
 }
 
@@ -73,6 +75,24 @@ void World::restore(const WorldState& s) {
   pairsInContact_ = s.pairsInContact;
   lastContacts_ = s.lastContacts;
   skinDrag_ = s.skinDrag;
+  characterDrag_ = s.characterDrag;
+  for (size_t i = 0; i < characters_.size() && i < s.characterDrags.size(); ++i)
+    characters_[i].body->setDrag(s.characterDrags[i]);
+}
+
+size_t stateBytes(const WorldState& s) {
+  const auto of = [](const auto& v) { return v.size() * sizeof(v[0]); };
+  size_t n = sizeof s + of(s.colliders) + of(s.bodies) + of(s.characters);
+  for (const BodySnapshot& b : s.bodies) {
+    const LayeredBody::Snapshot& l = b.layered;
+    n += of(l.state.q) + of(l.state.qdot) + of(l.supported) + of(l.warmStart.y);
+    for (const auto& x : l.warmStart.solutions) n += of(x);
+    for (const auto& x : l.warmStart.products) n += of(x);
+  }
+  for (const CharacterState& c : s.characters)
+    n += of(c.bones) + of(c.q) + of(c.qdot) + of(c.touching) + of(c.support) + of(c.openSide);
+  for (const auto& c : s.lastContacts) n += of(c);
+  return n;
 }
 
 namespace {

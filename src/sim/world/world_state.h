@@ -37,7 +37,13 @@ struct WorldState {
   std::set<std::pair<int, int>> pairsInContact;       ///< body pairs touching in the last step
   std::vector<std::vector<NodeContact>> lastContacts;  ///< (nbody) what the last response used
   int skinDrag = -1;                                   ///< the body the mouse pulls, -1: none
+  int characterDrag = -1;                              ///< the character the mouse pulls, -1: none
+  std::vector<ArticulatedBody::NodeDrag> characterDrags;  ///< (ncharacter) their drag springs
 };
+
+/// About how much memory a state holds [bytes] (its vectors' elements): what a timeline
+/// counts against its budget.
+size_t stateBytes(const WorldState& state);
 
 /// A 64-bit FNV-1a hash of the physical state: the clock, each collider's pose and
 /// velocity, and each body's core (position, orientation, velocities) and skin (q,
