@@ -21,7 +21,7 @@ export OMP_WAIT_POLICY=PASSIVE
 cmake --build "$dir" -j"$(nproc)"
 cd "$dir"
 ctest --output-on-failure -j"$(nproc)" --timeout 1200
-# fuzz the scene and OBJ readers for 15 s each (clang's libFuzzer, ASan + UBSan, in
+# fuzz the scene, OBJ and recording readers for 15 s each (clang's libFuzzer, ASan + UBSan, in
 # build-fuzz/; skipped with one line when clang is missing: scripts/deps.sh does not install it)
 cd ..
 tests/fuzz/run.sh 15

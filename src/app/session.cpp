@@ -250,12 +250,7 @@ bool Session::beginSkinDrag(int body, int node, const Vec3& target) {
   const auto& bodies = world->bodies();
   if (body < 0 || body >= int(bodies.size()) || node < 0 || node >= bodies[size_t(body)].nodes()) return false;
   endDrag();
-  WorldInput in;
-  in.kind = WorldInput::Kind::SkinDrag;
-  in.index = body;
-  in.node = node;
-  in.target = target;
-  input(in);
+  input(WorldInput::make(WorldInput::Kind::SkinDrag, body, node, target));
   return true;
 }
 
@@ -264,48 +259,27 @@ bool Session::beginCharacterDrag(int character, int node, const Vec3& target) {
   if (character < 0 || character >= int(cs.size()) || node < 0 || node >= cs[size_t(character)].model->nodeCount())
     return false;
   endDrag();
-  WorldInput in;
-  in.kind = WorldInput::Kind::CharacterDrag;
-  in.index = character;
-  in.node = node;
-  in.target = target;
-  input(in);
+  input(WorldInput::make(WorldInput::Kind::CharacterDrag, character, node, target));
   return true;
 }
 
 void Session::dragTo(const Vec3& target) {
-  if (world->skinDragBody() >= 0 || world->characterDrag() >= 0) {  // the spring pulls it there while running
-    WorldInput in;
-    in.kind = WorldInput::Kind::DragMove;
-    in.target = target;
-    input(in);
-  }
+  if (world->skinDragBody() >= 0 || world->characterDrag() >= 0)  // the spring pulls it there while running
+    input(WorldInput::make(WorldInput::Kind::DragMove, -1, -1, target));
   if (drag_ < 0) return;
   dragTarget_ = target;
   if (paused) input(colliderDrag(drag_, target, 0));  // placed, at rest
 }
 
 void Session::endDrag() {
-  if (world->skinDragBody() >= 0 || world->characterDrag() >= 0) {
-    WorldInput in;
-    in.kind = WorldInput::Kind::DragEnd;
-    input(in);
-  }
+  if (world->skinDragBody() >= 0 || world->characterDrag() >= 0) input(WorldInput::make(WorldInput::Kind::DragEnd));
   if (drag_ < 0) return;
-  WorldInput in;
-  in.kind = WorldInput::Kind::ColliderRelease;
-  in.index = drag_;
-  input(in);
+  input(WorldInput::make(WorldInput::Kind::ColliderRelease, drag_));
   drag_ = -1;
 }
 
 WorldInput Session::colliderDrag(int index, const Vec3& target, double dt) {
-  WorldInput in;
-  in.kind = WorldInput::Kind::ColliderDrag;
-  in.index = index;
-  in.target = target;
-  in.dt = dt;
-  return in;
+  return WorldInput::make(WorldInput::Kind::ColliderDrag, index, -1, target, dt);
 }
 
 // One step's share of the way to the drag target: 1/k of it with k steps left in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of the readers (fuzz_scene, fuzz_obj; clang, ASan + UBSan)
+# Builds the libFuzzer targets of the readers (fuzz_scene, fuzz_obj, fuzz_recording; clang, ASan + UBSan)
 # in build-fuzz/ and runs each for SECONDS (default 15) over a temporary copy of its
 # seed corpus plus the regression cases. Fails when a target reports a finding
 # (crash, sanitizer report, uncaught exception, timeout); the input is then kept in
@@ -26,15 +26,16 @@ fi
 dir=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DD2T_FUZZ=ON \
   -DD2T_BUILD_TESTS=OFF >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target fuzz_scene fuzz_obj
+cmake --build "$dir" -j"$(nproc)" --target fuzz_scene fuzz_obj fuzz_recording
 
 export UBSAN_OPTIONS=print_stacktrace=1
 export TMPDIR="$probe"                      # the targets' temp dirs go with it
 status=0
-for target in scene obj; do
+for target in scene obj recording; do
   case "$target" in
     scene) args=(-dict=tests/fuzz/scene.dict -max_len=4096) ;;
     obj) args=(-dict=tests/fuzz/obj.dict -max_len=16384) ;;
+    recording) args=(-dict=tests/fuzz/recording.dict -max_len=4096) ;;
   esac
   corpus="$probe/corpus-$target"           # libFuzzer adds new inputs to the first directory
   mkdir -p "$corpus" "$dir/artifacts/$target"

@@ -461,6 +461,7 @@ Scene parseScene(const nlohmann::json& root, const std::string& file) {
   std::vector<JsonReader> colliders = r.objectArray("colliders", false);
   for (size_t i = 0; i < colliders.size(); ++i)
     s.colliders.push_back(readCollider(colliders[i], int(i)));
+  readMetaphors(r, &s);
   JsonReader cam(root, file);
   if (r.optionalObject("camera", &cam)) {
     s.camera.eye = cam.vec3("eye", s.camera.eye);

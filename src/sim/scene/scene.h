@@ -10,6 +10,7 @@
 #include "sim/base/json_reader.h"
 #include "sim/base/math.h"
 #include "sim/contact/response_policies.h"
+#include "sim/loads/metaphor.h"
 #include "sim/scene/medial_skeleton.h"
 #include "sim/scene/shape.h"
 
@@ -230,8 +231,12 @@ struct Scene {
   std::vector<BodyDesc> bodies;
   std::vector<CharacterSpec> characters;  ///< ("bodies" whose shape is a tube, a snake or a deer)
   std::vector<ColliderDesc> colliders;
+  std::vector<MetaphorDesc> metaphors;  ///< localized control metaphors on the bodies (issue 30)
   CameraDesc camera;
 };
+
+/// Reads "metaphors" (metaphor_reader.cpp): after the bodies, whose names they refer to.
+void readMetaphors(JsonReader& root, Scene* scene);
 
 /// The same checks as a scene's "material" object (InputError "WHERE: /material/FIELD: expected ...").
 Material checkedMaterial(const Material& m, const std::string& where);

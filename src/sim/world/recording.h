@@ -11,9 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/world/timeline.h"
+#include "sim/world/world_input.h"
 
 namespace d2t {
+
+class Timeline;
+class World;
 
 struct Recording {
   std::string scene;          ///< the scene file, as the run was given it
@@ -21,7 +24,7 @@ struct Recording {
   nlohmann::json overrides = nlohmann::json::object();  ///< the front end's (dt, solver, resolution, ...)
   long firstStep = 0;         ///< the step recording began at
   long steps = 0;             ///< the last step recorded
-  std::vector<Timeline::Entry> inputs;
+  std::vector<TimedInput> inputs;
   std::vector<std::pair<long, uint64_t>> checkpoints;  ///< (step, stateHash) in step order
 };
 

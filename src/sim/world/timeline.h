@@ -53,11 +53,7 @@ class Timeline {
   size_t bytes() const { return bytes_; }  ///< the snapshots' memory
   size_t snapshotCount() const { return snapshots_.size(); }
 
-  struct Entry {
-    long step;  ///< applied when the world is at this step (before step + 1)
-    WorldInput input;
-    bool operator==(const Entry&) const = default;
-  };
+  using Entry = TimedInput;
   const std::vector<Entry>& inputs() const { return inputs_; }
   /// The state hash at every kept snapshot, by step (and at the head: headHash()).
   std::vector<std::pair<long, uint64_t>> checkpoints() const;

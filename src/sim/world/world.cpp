@@ -59,6 +59,18 @@ World::World(const Scene& scene) : scene_(scene) {
   for (const BodyDesc& d : scene_.bodies) bodies_.emplace_back(d, bake(d));
   characters_.reserve(scene_.characters.size());
   for (const CharacterSpec& c : scene_.characters) characters_.emplace_back(c, bakeCharacter(characterDesc(c)));
+  for (size_t k = 0; k < scene_.metaphors.size(); ++k) {
+    const MetaphorDesc& m = scene_.metaphors[k];
+    const auto body = std::find_if(bodies_.begin(), bodies_.end(), [&](const Body& b) { return b.desc.name == m.body; });
+    if (body == bodies_.end())
+      throw InputError(scene_.file + ": /metaphors/" + std::to_string(k) + "/body: no body is named \"" + m.body + "\"");
+    try {
+      metaphors_.push_back(std::make_shared<Metaphor>(m, *body->model));
+    } catch (const InputError& e) {
+      throw InputError(scene_.file + ": /metaphors/" + std::to_string(k) + ": " + e.what());
+    }
+    body->layered.addLoad(metaphors_.back());
+  }
 }
 
 double World::setMaterial(size_t index, const Material& material) {
@@ -216,6 +228,7 @@ bool World::energyBounded(const std::vector<size_t>& group, bool outsideWork, co
 // contact see each other at the same stage. Each stage is timed into profile_.
 void World::step(double dt) {
   profile_.clear();
+  for (const auto& m : metaphors_) m->setTime(time_);  // (their forces at the step's start)
   moveColliders(dt);                     // kinematic colliders to t + dt
   beginBodies(dt);                       // start states; the contact support planned
   integrateFree(dt);                     // 1-5  collision-free update
@@ -378,6 +391,9 @@ void World::correctLimitsAll(std::vector<SkinSummary>* skins) {
 void World::checkHealth(const std::vector<std::vector<size_t>>& groups, double dt, std::vector<SkinSummary>* summaries) {
   StageTimer timer(profile_, Stage::Check);
   std::vector<SkinSummary>& skins = *summaries;
+  // the mouse's spring's energy reads its node: from the solver where it holds the skin
+  for (Body& b : bodies_)
+    if (b.layered.dragging()) b.layered.syncNodes({b.layered.drag().node});
   // kinematic colliders in motion do work on the bodies: no energy bound then
   bool outsideWork = false;
   for (const Collider& c : colliders_)
@@ -396,7 +412,8 @@ void World::checkHealth(const std::vector<std::vector<size_t>>& groups, double d
         kinetic[i] = e.kinetic;
       }
       // (the mouse's spring and the node loads do work; the core springs' potential is in the energy)
-      work = work || bodies_[i].layered.dragging() || !bodies_[i].layered.loads().empty();
+      work = work || bodies_[i].layered.dragging();
+      for (const auto& load : bodies_[i].layered.loads()) work = work || load->working();
     }
     const bool ok = allFinite && energyBounded(group, work, kinetic, &floors);
     for (size_t i : group) bounded[i] = ok;

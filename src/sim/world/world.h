@@ -94,6 +94,8 @@ class World {
   /// Stage 1 per bone for the characters (bone_proxies.h; on by default). Off, every surface
   /// is paired with every bone (the reference the pruning is checked against).
   void setCharacterPruning(bool on) { characterPruning_ = on; }
+  /// The scene's control metaphors (metaphor.h), in scene order, each a load on its body.
+  const std::vector<std::shared_ptr<Metaphor>>& metaphors() const { return metaphors_; }
   std::vector<Character>& characters() { return characters_; }
   const std::vector<Character>& characters() const { return characters_; }
   std::vector<Collider>& colliders() { return colliders_; }
@@ -268,6 +270,7 @@ class World {
   Scene scene_;
   std::vector<Body> bodies_;
   std::vector<Character> characters_;
+  std::vector<std::shared_ptr<Metaphor>> metaphors_;  ///< the scene's, each a load on its body
   bool characterPruning_ = true;
   std::vector<Collider> colliders_;
   Profile profile_;

@@ -33,6 +33,25 @@ struct WorldInput {
   SimulationSettings settings;
 
   bool operator==(const WorldInput&) const = default;
+
+  /// An input of kind k with the fields a drag gives (the others at their defaults).
+  static WorldInput make(Kind k, int index = -1, int node = -1, const Vec3& target = Vec3::Zero(), double dt = 0) {
+    WorldInput in;
+    in.kind = k;
+    in.index = index;
+    in.node = node;
+    in.target = target;
+    in.dt = dt;
+    return in;
+  }
+};
+
+/// An input and the step it came at: applied when the world is at this step (before
+/// step + 1).
+struct TimedInput {
+  long step = 0;
+  WorldInput input;
+  bool operator==(const TimedInput&) const = default;
 };
 
 /// Applies one input to the world as the front end's call did. Throws std::out_of_range

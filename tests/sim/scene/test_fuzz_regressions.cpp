@@ -1,4 +1,4 @@
-// The inputs the fuzz targets found faults with (tests/fuzz/regressions/, issue 26)
+// The inputs the fuzz targets found faults with (tests/fuzz/regressions/, issues 26 and 30)
 // are refused with a clean InputError naming the file, or load: never a crash, a
 // hang or another exception. Scenes are read from a temp directory holding the
 // mesh.obj that fuzz_scene provides (a scene there names it by relative path).
@@ -9,6 +9,7 @@
 
 #include "sim/scene/obj_loader.h"
 #include "sim/scene/scene.h"
+#include "sim/world/recording.h"
 #include "test_shapes.h"
 
 using namespace d2t;
@@ -57,6 +58,19 @@ TEST(FuzzRegressions, ObjFilesLoadOrNameTheFile) {
   for (const auto& e : fs::directory_iterator(regressions("obj"))) {
     const std::string path = e.path().string();
     const std::string m = errorOf([&] { makeMeshShape(loadObj(path), path); });
+    if (!m.empty()) {
+      EXPECT_EQ(m.rfind(path + ":", 0), 0u) << m;
+    }
+    ++n;
+  }
+  EXPECT_GE(n, 1);
+}
+
+TEST(FuzzRegressions, RecordingsLoadOrNameTheFile) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(regressions("recording"))) {
+    const std::string path = e.path().string();
+    const std::string m = errorOf([&] { readRecording(path); });
     if (!m.empty()) {
       EXPECT_EQ(m.rfind(path + ":", 0), 0u) << m;
     }

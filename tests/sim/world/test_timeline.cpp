@@ -43,20 +43,9 @@ Scene timelineScene() {
 
 uint64_t hashOf(World& w) { return stateHash(w.capture()); }
 
-WorldInput skinDrag(int body, int node, const Vec3& target) {
-  WorldInput in;
-  in.kind = WorldInput::Kind::SkinDrag;
-  in.index = body;
-  in.node = node;
-  in.target = target;
-  return in;
-}
+using Kind = WorldInput::Kind;
 
-WorldInput kind(WorldInput::Kind k) {
-  WorldInput in;
-  in.kind = k;
-  return in;
-}
+WorldInput skinDrag(int body, int node, const Vec3& target) { return WorldInput::make(Kind::SkinDrag, body, node, target); }
 
 // 300 steps with inputs of every kind: the ball's skin pulled (40-120), the character's
 // (130-160), the sphere collider dragged into the ball (170-190), the ball's material at 200, the time step at 250.
@@ -65,30 +54,13 @@ std::vector<uint64_t> recordRun(World& w, Timeline& t) {
   std::vector<uint64_t> h{hashOf(w)};
   for (int k = 0; k < 300; ++k) {
     if (k == 40) t.input(w, skinDrag(0, 5, Vec3(0.2, 0.9, 0)));
-    if (k > 40 && k < 120) {
-      WorldInput m = kind(WorldInput::Kind::DragMove);
-      m.target = Vec3(0.2 + 0.004 * (k - 40), 0.9, 0);
-      t.input(w, m);
-    }
-    if (k == 120) t.input(w, kind(WorldInput::Kind::DragEnd));
-    if (k == 130) {
-      WorldInput c = skinDrag(0, 17, Vec3(0, 0.8, 1.2));
-      c.kind = WorldInput::Kind::CharacterDrag;
-      t.input(w, c);
-    }
-    if (k == 160) t.input(w, kind(WorldInput::Kind::DragEnd));
-    if (k >= 170 && k < 190) {
-      WorldInput d = kind(WorldInput::Kind::ColliderDrag);
-      d.index = 1;
-      d.target = Vec3(1.2 - 0.035 * (k - 169), 0.1, 0);
-      d.dt = w.settings().dt;
-      t.input(w, d);
-    }
-    if (k == 190) {
-      WorldInput r = kind(WorldInput::Kind::ColliderRelease);
-      r.index = 1;
-      t.input(w, r);
-    }
+    if (k > 40 && k < 120) t.input(w, WorldInput::make(Kind::DragMove, -1, -1, Vec3(0.2 + 0.004 * (k - 40), 0.9, 0)));
+    if (k == 120) t.input(w, WorldInput::make(Kind::DragEnd));
+    if (k == 130) t.input(w, WorldInput::make(Kind::CharacterDrag, 0, 17, Vec3(0, 0.8, 1.2)));
+    if (k == 160) t.input(w, WorldInput::make(Kind::DragEnd));
+    if (k >= 170 && k < 190)
+      t.input(w, WorldInput::make(Kind::ColliderDrag, 1, -1, Vec3(1.2 - 0.035 * (k - 169), 0.1, 0), w.settings().dt));
+    if (k == 190) t.input(w, WorldInput::make(Kind::ColliderRelease, 1));
     if (k == 200) {  // a panel sets the material directly: the timeline notes it
       Material m = w.bodies()[0].desc.material;
       m.young *= 2;
@@ -111,8 +83,8 @@ TEST(Timeline, GoingBackAndReSteppingGivesTheRecordedRunBitForBit) {
   const std::vector<uint64_t> h = recordRun(w, t);
   ASSERT_EQ(t.head(), 300);
   ASSERT_GE(t.inputs().size(), 100u);
-  EXPECT_EQ(t.inputs()[t.inputs().size() - 2].input.kind, WorldInput::Kind::Material);
-  EXPECT_EQ(t.inputs().back().input.kind, WorldInput::Kind::Settings);
+  EXPECT_EQ(t.inputs()[t.inputs().size() - 2].input.kind, Kind::Material);
+  EXPECT_EQ(t.inputs().back().input.kind, Kind::Settings);
   EXPECT_EQ(t.inputs().back().step, 250);
   t.seek(w, 100);
   ASSERT_EQ(w.steps(), 100);
@@ -167,7 +139,7 @@ TEST(Timeline, AnEditInThePastKeepsThePastAndChangesTheFuture) {
   t.step(w);
   EXPECT_EQ(t.head(), 61);
   EXPECT_EQ(t.inputs().back().step, 60);
-  EXPECT_EQ(t.inputs().back().input.kind, WorldInput::Kind::Settings);
+  EXPECT_EQ(t.inputs().back().input.kind, Kind::Settings);
   EXPECT_NE(t.takeNotice().find("step 60"), std::string::npos);
 }
 

@@ -1,0 +1,89 @@
+#pragma once
+// Localized control metaphors (Greway 2012; issue 30; ../shared/design/peers.md sec. 3): a
+// force law on a region of a body's skin, eased in and out over a time window, entering the
+// implicit step as a node load (node_load.h) on both backends.
+//
+// Every law is a traction P [Pa] times the node's area A_i (a third of its rest triangles),
+// so a metaphor does the same to a body at any atlas resolution. With r = g_i - c (the rest
+// skin point from the structure's centre, body frame), a the structure's axis, z = a.r,
+// rho = r - z a, xi = z / H, R and H the largest |rho| and |z| of the selected nodes, w_i the
+// region's weight:
+//   twist    f = P A w (|rho| / R) (a x rho^) s, s = sign z (wring), 1 (uniform), xi (linear)
+//   bend     f = P A w (3 xi^2 - c) b (three_point: the ends one way, the middle the other;
+//            c the region's A w-weighted mean of 3 xi^2, 1 on an even band, so no net force
+//            on any region), P A w (1 + xi) / 2 b (cantilever), P A w xi a (stretch); b the
+//            bend direction, perpendicular to a
+//   sphere   f = P A w sat((R_s - |o|) / (0.1 R_s)) o^, o = g_i from the shape's origin:
+//            towards the sphere of radius R_s about the body's centre (rounds an edge)
+//   flatten  f = -P A w sat(xi / 0.1) a: towards the mid-plane, evenly
+//   squash   f = -P A w xi a;  stretch  f = P A w xi a
+// "balanced" takes out the net force and torque (about the region's weighted centroid) by a
+// rigid field weighted by A w, so the metaphor only deforms. The forces are fixed in the
+// core's frame (they turn with the body) and scaled by the ease factor at the step's start.
+#include <string>
+#include <vector>
+
+#include "sim/base/math.h"
+#include "sim/loads/node_load.h"
+
+namespace d2t {
+
+struct BakedBody;
+
+/// A metaphor as a scene gives it (scene.h reads it; "metaphors": [...]).
+struct MetaphorDesc {
+  std::string name;
+  std::string body;                 ///< the body it acts on, by name
+  std::string type = "twist";       ///< twist | bend | sphere | flatten | squash | stretch
+  std::string mode;                 ///< twist: wring | uniform | linear; bend: three_point | cantilever | stretch
+  /// The region, in the body's shape frame (the shape's origin and axes, as its rest skin).
+  std::string region = "sphere";    ///< cylinder | box | sphere | nodes
+  Vec3 center = Vec3::Zero();
+  Vec3 axis = Vec3::UnitY();        ///< unit; the cylinder's axis, the metaphor's a
+  double radius = 0.5;              ///< cylinder, sphere [m]
+  double height = 1;                ///< cylinder [m]
+  Vec3 size = Vec3::Ones();         ///< box: full extents along x, y, z [m]
+  std::vector<int> nodes;           ///< nodes: the skin nodes, by index
+  double magnitude = 1000;          ///< traction P [Pa] (negative: the other way)
+  Vec3 direction = Vec3::UnitX();   ///< bend: b (made perpendicular to a)
+  double sphereRadius = 0;          ///< sphere: R_s [m]; 0: the selected nodes' mean distance from the origin
+  double start = 0, end = 1;        ///< the window [s]
+  double easeIn = 0, easeOut = 0;   ///< [s], within the window
+  bool smooth = false;              ///< smoothstep easing (C1) instead of linear ramps
+  bool balanced = false;
+};
+
+/// The ease factor in [0, 1] at time t: 0 outside [start, end), ramps over ease_in and
+/// ease_out (linear as Greway's, or smoothstep), 1 between.
+double easeFactor(const MetaphorDesc& d, double t);
+
+/// A metaphor on one body: its body-frame force field at full strength, computed once
+/// from the rest skin, turned by the core and scaled by the ease at each step.
+class Metaphor final : public NodeLoad {
+ public:
+  /// Throws InputError naming the metaphor when its region selects no node or its laws
+  /// are undefined there (all nodes on the axis for a twist, say).
+  Metaphor(const MetaphorDesc& desc, const BakedBody& model);
+  void forces(const LayeredBody& body, std::vector<NodeForce>& out) const override;
+  bool working() const override { return easeFactor(desc_, time_) > 0; }
+  /// The time the next step starts at (World sets it before each step) [s].
+  void setTime(double t) { time_ = t; }
+
+  const MetaphorDesc& desc() const { return desc_; }
+  /// The selected nodes, their weights, and the force on each at full strength (body
+  /// frame [N]), in the same order.
+  const std::vector<int>& nodes() const { return nodes_; }
+  const std::vector<double>& weights() const { return weights_; }
+  const std::vector<Vec3>& fullForces() const { return force_; }
+  /// Each node's area A_i: a third of its rest skin triangles' [m^2] (nnode).
+  static std::vector<double> nodeAreas(const BakedBody& model);
+
+ private:
+  MetaphorDesc desc_;
+  std::vector<int> nodes_;
+  std::vector<double> weights_;
+  std::vector<Vec3> force_;
+  double time_ = 0;
+};
+
+}  // namespace d2t
