@@ -1255,15 +1255,7 @@ TEST_F(GpuSkinTest, NodeLoadMatchesTheCpu) {
 // CPU's.
 TEST_F(GpuSkinTest, MetaphorMatchesTheCpu) {
   Pair p(test::ball(kR, 32, 1e5));
-  MetaphorDesc d;
-  d.name = "wring";
-  d.body = "ball";
-  d.type = "twist";
-  d.mode = "wring";
-  d.region = "cylinder";
-  d.radius = 1;
-  d.height = 0.6;
-  d.magnitude = 3000;
+  MetaphorDesc d = test::bandMetaphor("ball", "twist", "wring", 3000);
   d.start = 0.1;
   d.end = 0.8;
   d.easeIn = 0.2;

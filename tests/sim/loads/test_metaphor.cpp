@@ -10,6 +10,7 @@
 #include "sim/loads/metaphor.h"
 #include "sim/world/world.h"
 #include "static_solve.h"
+#include "test_loads.h"
 #include "test_shapes.h"
 
 namespace d2t {
@@ -30,21 +31,8 @@ Scene single(const BodyDesc& d) {
   return s;
 }
 
-// A metaphor on the band |y| < 0.3 of `bar` (a cylinder region of radius 1 about y).
 MetaphorDesc band(const std::string& type, const std::string& mode, bool balanced = false) {
-  MetaphorDesc m;
-  m.name = type + " " + mode;
-  m.body = "bar";
-  m.type = type;
-  m.mode = mode;
-  m.region = "cylinder";
-  m.radius = 1;
-  m.height = 0.6;
-  m.magnitude = 1000;
-  m.start = 0;
-  m.end = 100;
-  m.balanced = balanced;
-  return m;
+  return test::bandMetaphor("bar", type, mode, 1000, balanced);
 }
 
 // The net force and the net torque about the origin of a metaphor's field at rest [N],
