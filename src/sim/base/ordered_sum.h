@@ -20,6 +20,11 @@ constexpr int kReduceBlock = 1024;
 template <class T, class Add, class Combine>
 T orderedReduce(int n, const T& zero, bool parallel, Add&& add, Combine&& combine) {
   const int blocks = std::max(1, (n + kReduceBlock - 1) / kReduceBlock);
+  if (blocks == 1) {  // (the same additions in the same order, without the blocks' vector)
+    T acc = zero;
+    for (int i = 0; i < n; ++i) add(acc, i);
+    return acc;
+  }
   std::vector<T> part(size_t(blocks), zero);
 #pragma omp parallel for schedule(static) if (parallel && blocks > 1)
   for (int b = 0; b < blocks; ++b) {

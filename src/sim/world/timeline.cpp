@@ -65,9 +65,10 @@ void Timeline::seek(World& world, long k) {
   --it;  // (the first snapshot is never dropped)
   if (world.steps() > k || world.steps() < it->first) {
     const Snapshot& s = it->second;
-    const std::string backend = world.settings().backend;
-    world.settings() = s.settings;
-    world.settings().backend = backend;
+    WorldInput settings;  // (as a recorded settings input: the front end's backend kept)
+    settings.kind = WorldInput::Kind::Settings;
+    settings.settings = s.settings;
+    applyInput(world, settings);
     for (size_t i = 0; i < world.bodies().size(); ++i)
       if (!(world.bodies()[i].desc.material == s.materials[i])) world.setMaterial(i, s.materials[i]);
     world.restore(s.state);
