@@ -1,8 +1,11 @@
 #include "app/session.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "app/options.h"
@@ -112,6 +115,19 @@ void Session::setRecording(bool on) {
   recording = on;
   if (!on) timeline.reset();
   if (on && !timeline && world) timeline = std::make_unique<Timeline>(*world);
+}
+
+void Session::saveScene(const std::string& path) {
+  nlohmann::json json = sceneJson;
+  json["metaphors"] = nlohmann::json::array();
+  for (const MetaphorDesc& m : world->metaphorDescs()) json["metaphors"].push_back(toJson(m));
+  if (json["metaphors"].empty()) json.erase("metaphors");
+  parseScene(json, path);  // (what is written must load: the same checks as the file's)
+  std::ofstream out(path);
+  if (!out) throw InputError(path + ": cannot be written (" + std::strerror(errno) + ")");
+  out << json.dump(2) << "\n";
+  if (!out) throw InputError(path + ": writing failed (" + std::strerror(errno) + ")");
+  // (sceneJson stays the scene as it ran from the start: a recording's scene)
 }
 
 void Session::input(const WorldInput& in) {

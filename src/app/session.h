@@ -56,6 +56,10 @@ struct Session {
   std::string timelineNotice;
   /// The loaded scene file's JSON, with what addMesh added.
   nlohmann::json sceneJson;
+  /// Writes the scene as it runs now to `path`: the loaded scene's JSON with its
+  /// "metaphors" the world's (the Metaphors panel's edits), so that a headless run of the
+  /// file reproduces them. Throws InputError naming the file when it cannot be written.
+  void saveScene(const std::string& path);
   /// What the load did to the scene's meshes, one line each ("body 'b': PATH: closed by a
   /// winding-number repair: ..."; also printed to stderr as notes).
   std::vector<std::string> loadNotes;

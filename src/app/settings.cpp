@@ -89,7 +89,7 @@ AppSettings loadSettings(const std::string& path, std::string* warning) {
       ViewOptions& o = s.view;
       for (auto [key, field] : {std::pair{"shadows", &o.shadows}, {"skin", &o.skin}, {"wireframe", &o.wireframe},
                                 {"core", &o.core}, {"contacts", &o.contacts}, {"proxies", &o.proxies},
-                                {"bones", &o.bones}})
+                                {"bones", &o.bones}, {"metaphors", &o.metaphors}})
         readBool(*v, key, field, &bad, "/view/");
     }
   }
@@ -100,7 +100,7 @@ AppSettings loadSettings(const std::string& path, std::string* warning) {
       AppSettings::Panels& o = s.panels;
       for (auto [key, field] : {std::pair{"scene", &o.scene}, {"simulation", &o.simulation}, {"view", &o.view},
                                 {"bodies", &o.bodies}, {"statistics", &o.statistics}, {"atlas", &o.atlas},
-                                {"timeline", &o.timeline}, {"help", &o.help}})
+                                {"timeline", &o.timeline}, {"metaphors", &o.metaphors}, {"help", &o.help}})
         readBool(*p, key, field, &bad, "/panels/");
     }
   }
@@ -141,9 +141,10 @@ bool saveSettings(const std::string& path, const AppSettings& s, std::string* er
   json j;
   j["view"] = {{"shadows", v.shadows}, {"skin", v.skin}, {"wireframe", v.wireframe},
                {"core", v.core}, {"contacts", v.contacts}, {"proxies", v.proxies},
-               {"bones", v.bones}};
+               {"bones", v.bones}, {"metaphors", v.metaphors}};
   j["panels"] = {{"scene", p.scene}, {"simulation", p.simulation}, {"view", p.view}, {"bodies", p.bodies},
-                 {"statistics", p.statistics}, {"atlas", p.atlas}, {"timeline", p.timeline}, {"help", p.help}};
+                 {"statistics", p.statistics}, {"atlas", p.atlas}, {"timeline", p.timeline}, {"metaphors", p.metaphors},
+                 {"help", p.help}};
   if (s.windowWidth > 0 && s.windowHeight > 0) j["window"] = {{"width", s.windowWidth}, {"height", s.windowHeight}};
   if (!s.lastScene.empty()) j["last_scene"] = s.lastScene;
   if (!s.atlasTexture.empty()) j["atlas_texture"] = s.atlasTexture;

@@ -53,7 +53,7 @@ TEST(SessionTimeline, AWindowRunWithDragsAndEditsReplaysBitForBit) {
   Timeline& t = *s.timeline;
   const long head = s.world->steps();
   ASSERT_EQ(t.head(), head);
-  int kinds[8] = {};
+  int kinds[16] = {};
   for (const Timeline::Entry& e : t.inputs()) ++kinds[int(e.input.kind)];
   EXPECT_GE(kinds[int(WorldInput::Kind::ColliderDrag)], 20);
   EXPECT_EQ(kinds[int(WorldInput::Kind::ColliderRelease)], 1);
@@ -95,6 +95,67 @@ TEST(SessionTimeline, AWindowRunWithDragsAndEditsReplaysBitForBit) {
   s.seek(40);
   EXPECT_EQ(hashOf(*s.world), at40);
   EXPECT_EQ(s.world->bodies()[0].desc.material.young, 3e4) << "the material edit was in the discarded future";
+}
+
+// The workflow, as the Metaphors panel drives it: control_bunny recorded for 2 s,
+// scrubbed back to 1 s, a twist added there on its other ear (one input: the past kept,
+// the future re-simulated), run on; the scene saved with its metaphors runs headless from
+// the start to the same state hash, and the recording replays to it too.
+TEST(SessionTimeline, AMetaphorAddedInThePastIsSavedAndRunsHeadlessToTheSameHash) {
+  Session s;
+  s.recording = true;
+  s.load(scenePath("control_bunny.json"), nullptr);
+  ASSERT_EQ(s.world->metaphors().size(), 1u);
+  while (s.world->steps() < 400) s.step();
+  const uint64_t before = hashOf(*s.world);
+  s.seek(200);
+  std::vector<MetaphorDesc> list = s.world->metaphorDescs();
+  MetaphorDesc twist = list[0];
+  twist.name = "left_ear_twist";
+  twist.type = "twist";
+  twist.mode = "uniform";
+  twist.center.x() = -twist.center.x();
+  twist.axis.x() = -twist.axis.x();
+  twist.start = s.world->time() + 0.05;
+  twist.end = twist.start + 0.8;
+  list.push_back(twist);
+  WorldInput in;
+  in.kind = WorldInput::Kind::Metaphors;
+  in.metaphors = list;
+  s.input(in);
+  EXPECT_NE(s.timelineNotice.find("step 200"), std::string::npos) << s.timelineNotice;
+  s.paused = false;
+  while (s.world->steps() < 400) s.step();
+  const uint64_t after = hashOf(*s.world);
+  EXPECT_NE(after, before) << "the twist changed the future";
+  EXPECT_EQ(s.world->bodies()[0].stats.resets, 0);
+  // saved: the scene file with both metaphors, run headless from its start
+  const std::string path = (std::filesystem::temp_directory_path() / "d2t_bunny_saved.json").string();
+  s.saveScene(path);
+  {
+    World w(loadScene(path));
+    ASSERT_EQ(w.metaphorDescs(), s.world->metaphorDescs());
+    while (w.steps() < 400) w.step();
+    EXPECT_EQ(hashOf(w), after);
+  }
+  // the recording (the scene as it ran, the input at step 200) replays to it as well
+  Recording rec = recordingOf(*s.timeline, *s.world);
+  rec.scene = s.scenePath;
+  rec.sceneJson = s.sceneJson;
+  ASSERT_EQ(rec.sceneJson["metaphors"].size(), 1u) << "the recording's scene is the one the run started from";
+  {
+    World w(parseScene(rec.sceneJson, rec.scene));
+    std::string why;
+    EXPECT_EQ(replay(w, rec, &why), -1) << why;
+    EXPECT_EQ(hashOf(w), after);
+  }
+  std::filesystem::remove(path);
+  // a metaphor the world refuses leaves the run as it was, naming the field
+  twist.magnitude = 0;
+  list.back() = twist;
+  in.metaphors = list;
+  EXPECT_THROW(s.input(in), InputError);
+  EXPECT_EQ(s.world->metaphors().size(), 2u);
 }
 
 TEST(SessionTimeline, ResetStartsANewRecordingAndOffRecordsNothing) {

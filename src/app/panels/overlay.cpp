@@ -1,6 +1,7 @@
 #include "app/panels/overlay.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace d2t {
 
@@ -66,6 +67,83 @@ void boneLines(const World& world, std::vector<LineVertex>* out) {
         out->push_back({(x + arm * Vec3::Unit(k)).cast<float>(), joint});
       }
     }
+  }
+}
+
+void metaphorLines(World& world, int selected, std::vector<LineVertex>* out) {
+  const Eigen::Vector3f green(0.2f, 0.95f, 0.3f), yellow(1.0f, 0.9f, 0.15f), purple(0.7f, 0.3f, 1.0f),
+      white(0.95f, 0.95f, 0.95f), orange(1.0f, 0.55f, 0.1f);
+  for (size_t k = 0; k < world.metaphors().size(); ++k) {
+    if (selected >= 0 && int(k) != selected) continue;
+    const Metaphor& m = *world.metaphors()[k];
+    auto body = std::find_if(world.bodies().begin(), world.bodies().end(),
+                             [&](const Body& b) { return b.desc.name == m.desc().body; });
+    if (body == world.bodies().end()) continue;
+    LayeredBody& lb = body->layered;
+    std::vector<int> read(m.nodes());
+    read.insert(read.end(), m.ring(0).begin(), m.ring(0).end());
+    read.insert(read.end(), m.ring(1).begin(), m.ring(1).end());
+    lb.syncNodes(read);  // (a gather from a GPU solver: these nodes only)
+    const double arm = 0.006;
+    const auto cross = [&](const Vec3& x, const Eigen::Vector3f& c) {
+      for (int a = 0; a < 3; ++a) {
+        out->push_back({(x - arm * Vec3::Unit(a)).cast<float>(), c});
+        out->push_back({(x + arm * Vec3::Unit(a)).cast<float>(), c});
+      }
+    };
+    for (int i : m.nodes()) cross(lb.nodePosition(i), green);
+    for (int i : m.ring(0)) cross(lb.nodePosition(i), yellow);
+    for (int i : m.ring(1)) cross(lb.nodePosition(i), purple);
+    // the structure, in the shape's frame turned with the core
+    const MetaphorDesc& d = m.desc();
+    const CoreState& s = lb.core();
+    const Mat3 R = s.orientation.toRotationMatrix();
+    const Vec3 offset = body->model->comOffset;
+    const auto world_ = [&](const Vec3& p) { return Vec3(s.position + R * (p - offset)); };
+    const auto segment = [&](const Vec3& a, const Vec3& b) {
+      out->push_back({world_(a).cast<float>(), white});
+      out->push_back({world_(b).cast<float>(), white});
+    };
+    const auto circle = [&](const Vec3& c, const Vec3& u, const Vec3& v, double r) {
+      constexpr int n = 48;
+      for (int j = 0; j < n; ++j) {
+        const double a0 = 2 * M_PI * j / n, a1 = 2 * M_PI * (j + 1) / n;
+        segment(c + r * (std::cos(a0) * u + std::sin(a0) * v), c + r * (std::cos(a1) * u + std::sin(a1) * v));
+      }
+    };
+    const Vec3 a = d.axis.normalized();
+    const Vec3 u = (std::abs(a.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).cross(a).normalized(), v = a.cross(u);
+    if (d.region == "cylinder") {
+      const Vec3 h = 0.5 * d.height * a;
+      circle(d.center - h, u, v, d.radius);
+      circle(d.center + h, u, v, d.radius);
+      for (const Vec3& e : {u, v, Vec3(-u), Vec3(-v)}) segment(d.center - h + d.radius * e, d.center + h + d.radius * e);
+    } else if (d.region == "sphere") {
+      circle(d.center, u, v, d.radius);
+      circle(d.center, v, a, d.radius);
+      circle(d.center, a, u, d.radius);
+    } else if (d.region == "box") {
+      const Vec3 h = 0.5 * d.size;
+      for (int e = 0; e < 12; ++e) {  // the 12 edges: along axis e / 4, the other two signs from e % 4
+        const int along = e / 4, o1 = (along + 1) % 3, o2 = (along + 2) % 3;
+        Vec3 lo = -h, hi = -h;
+        hi[along] = h[along];
+        lo[o1] = hi[o1] = (e & 1) ? h[o1] : -h[o1];
+        lo[o2] = hi[o2] = (e & 2) ? h[o2] : -h[o2];
+        segment(d.center + lo, d.center + hi);
+      }
+    }
+    // the forces while the metaphor works
+    std::vector<NodeForce> forces;
+    m.forces(lb, forces);
+    double largest = 0;
+    for (const NodeForce& f : forces) largest = std::max(largest, f.force.norm());
+    if (largest > 0)
+      for (const NodeForce& f : forces) {
+        const Vec3 x = lb.nodePosition(f.node);
+        out->push_back({x.cast<float>(), orange});
+        out->push_back({(x + 0.06 / largest * f.force).cast<float>(), orange});
+      }
   }
 }
 

@@ -33,6 +33,13 @@ void proxyLines(World& world, std::vector<LineVertex>* out);
 /// joint's anchor on its child (orange).
 void boneLines(const World& world, std::vector<LineVertex>* out);
 
+/// The control metaphors: a cross at each node of a region (green), of its first ring
+/// (yellow) and second ring (purple) where the skin is now; the region's structure (its
+/// cylinder, box or sphere, turning with the core; white); and, while one works, an arrow
+/// along each node's force (orange, 6 cm at the largest). `selected` (-1: all) is drawn
+/// alone when >= 0.
+void metaphorLines(World& world, int selected, std::vector<LineVertex>* out);
+
 /// The proxy margin stage 1 uses for a body at its current state [m]: the baked margin
 /// plus the largest skin displacement.
 double grownProxyMargin(Body& body);

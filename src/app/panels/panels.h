@@ -20,6 +20,7 @@ void atlasPanel(Ui& ui);
 const char* viewerTextureLabel(int i);
 void viewPanel(Ui& ui);    // view_panel.cpp
 void timelinePanel(Ui& ui);  // timeline_panel.cpp
+void metaphorPanel(Ui& ui);  // metaphor_panel.cpp
 void helpOverlay(Ui& ui);  // help_overlay.cpp
 
 /// The left column (Scene, Simulation, Statistics): false until the panels above

@@ -1,5 +1,6 @@
 // The Timeline panel (issue 30): the run's recording as a scrub bar, its inputs marked on
-// it; go to a step, step back and forth, back to the head; the snapshots' memory. An edit
+// it, the metaphors' windows under it as ease trapezoids (drag one to move it); go to a
+// step, step back and forth, back to the head; the snapshots' memory. An edit
 // in the past keeps the past and discards the recorded future (the status line says so).
 
 #include "app/panels/panels.h"
@@ -25,6 +26,63 @@ void inputTicks(const Timeline& t) {
     last = e.step;
     const float x = lo.x + float((e.step - t.first()) / span) * (hi.x - lo.x);
     draw->AddLine(ImVec2(x, lo.y), ImVec2(x, lo.y + 0.3f * (hi.y - lo.y)), IM_COL32(255, 200, 60, 255), 2);
+  }
+}
+
+// The metaphors' windows as rows of ease trapezoids under the scrub bar (x: the bar's steps,
+// at the current dt; a window past the head runs off the right end). Dragging a row moves
+// its window; let go, the move is one input of the run (the future from now re-simulates).
+void metaphorTracks(Ui& ui, const Timeline& t, ImVec2 lo, ImVec2 hi) {
+  Session& s = ui.session;
+  const std::vector<MetaphorDesc> list = s.world->metaphorDescs();
+  if (list.empty()) return;
+  static int dragging = -1;  // the row being dragged, and by how much [s]
+  static double shift = 0;
+  const double dt = s.world->settings().dt, span = double(std::max(1L, t.head() - t.first()));
+  const float width = hi.x - lo.x, row = 12 * ui.scale;
+  const auto x = [&](double time) {
+    return lo.x + float(std::clamp((time / dt - double(t.first())) / span, -0.02, 1.02)) * width;
+  };
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  for (size_t k = 0; k < list.size(); ++k) {
+    MetaphorDesc d = list[k];
+    ImGui::PushID(int(k));
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("track", ImVec2(width, row));
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0)) {
+      dragging = int(k);
+      shift = std::max(-d.start, double(ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0).x) / width * span * dt);
+    }
+    if (ImGui::IsItemDeactivated() && dragging == int(k)) {
+      std::vector<MetaphorDesc> moved = list;
+      moved[k].start += shift;
+      moved[k].end += shift;
+      WorldInput in;
+      in.kind = WorldInput::Kind::Metaphors;
+      in.metaphors = moved;
+      try {
+        s.input(in);
+      } catch (const InputError& e) {
+        ui.metaphorError = e.what();
+      }
+      dragging = -1;
+      shift = 0;
+    }
+    if (dragging == int(k)) {
+      d.start += shift;
+      d.end += shift;
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s (%s on %s): %.2f-%.2f s, eased %.2f / %.2f s\ndrag to move its window", d.name.c_str(),
+                        d.type.c_str(), d.body.c_str(), d.start, d.end, d.easeIn, d.easeOut);
+    const bool selected = ui.metaphor == int(k);
+    const ImU32 fill = selected ? IM_COL32(120, 220, 120, 200) : IM_COL32(90, 170, 230, 160);
+    const float y0 = at.y + row - 1, y1 = at.y + 2;
+    const ImVec2 q[4] = {ImVec2(x(d.start), y0), ImVec2(x(d.start + d.easeIn), y1), ImVec2(x(d.end - d.easeOut), y1),
+                         ImVec2(x(d.end), y0)};
+    draw->AddConvexPolyFilled(q, 4, fill);
+    draw->AddText(ImVec2(x(d.start) + 3, at.y - 1), IM_COL32(20, 20, 20, 255), d.name.c_str());
+    ImGui::PopID();
   }
 }
 
@@ -79,6 +137,7 @@ void timelinePanel(Ui& ui) {
   ImGui::SetNextItemWidth(-1);
   if (ImGui::SliderScalar("##scrub", ImGuiDataType_S64, &step, &lo, &hi, label)) s.seek(long(step));
   inputTicks(t);
+  metaphorTracks(ui, t, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
   ImGui::TextDisabled("%zu inputs, %zu snapshots every %d steps (%.3f s), %.1f of %.0f MB", t.inputs().size(),
                       t.snapshotCount(), t.interval(), t.interval() * dt, double(t.bytes()) / (1 << 20),
                       double(t.budget()) / (1 << 20));

@@ -39,7 +39,10 @@ void viewPanel(Ui& ui) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("stage-1 convex proxy points, crosses of the grown margin");
   ImGui::SameLine();
   ImGui::Checkbox("bones", &v.bones);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the characters' bones (white) and joints (orange), over the skin");
+  ImGui::Checkbox("metaphors", &v.metaphors);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the control metaphors: their nodes (green), first ring (yellow), second ring (purple),\n"
+                      "structure (white) and, while one works, its forces (orange)");
   ImGui::SameLine();
   ImGui::Checkbox("shadows", &v.shadows);
   ImGui::Separator();
@@ -55,6 +58,8 @@ void viewPanel(Ui& ui) {
   ImGui::Checkbox("Atlas", &p.atlas);
   ImGui::SameLine();
   ImGui::Checkbox("Timeline", &p.timeline);
+  ImGui::Checkbox("Metaphors", &p.metaphors);
+  ImGui::SameLine();
   ImGui::Checkbox("Help (F1)", &p.help);
   ImGui::Separator();
   ImGui::TextUnformatted("record");

@@ -378,7 +378,8 @@ void Renderer::litPass(const std::vector<Draw>& draws, const Camera& camera, Ren
 void Renderer::overlayPass(World& world, const Eigen::Matrix4f& viewProj, const ViewOptions& options) {
   // pass 3: overlay lines. Contacts are drawn over everything (they lie under the
   // bodies that make them); proxy crosses are depth-tested (the far side is hidden).
-  if (options.contacts || options.proxies || options.bones) {
+  const bool metaphors = options.metaphors && !world.metaphors().empty();
+  if (options.contacts || options.proxies || options.bones || metaphors) {
     lineProgram_.use();
     glUniformMatrix4fv(lineProgram_.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
     std::vector<LineVertex> lines;
@@ -389,6 +390,13 @@ void Renderer::overlayPass(World& world, const Eigen::Matrix4f& viewProj, const 
     if (options.bones) {  // (over the skin that hides them)
       lines.clear();
       boneLines(world, &lines);
+      glDisable(GL_DEPTH_TEST);
+      lines_->draw(lines);
+      glEnable(GL_DEPTH_TEST);
+    }
+    if (metaphors) {  // (over the skin: the rings are on it)
+      lines.clear();
+      metaphorLines(world, options.selectedMetaphor, &lines);
       glDisable(GL_DEPTH_TEST);
       lines_->draw(lines);
       glEnable(GL_DEPTH_TEST);

@@ -12,6 +12,8 @@ struct ViewOptions {
   bool contacts = false;    ///< contact nodes with a line along their normal (colliders and bodies)
   bool proxies = false;     ///< the stage-1 convex proxy points of each body (grown margin as cross size)
   bool bones = false;       ///< the characters' bones (segments) and joints (crosses at the anchors), over the skin
+  bool metaphors = true;    ///< the control metaphors' nodes, rings, structures and forces, over the skin
+  int selectedMetaphor = -1;    ///< the Metaphors panel's (-1: every metaphor drawn)
   int highlightBody = -1;       ///< picked body drawn brighter (-1: none)
   int highlightCollider = -1;   ///< picked or dragged collider drawn brighter (-1: none)
 };

@@ -83,6 +83,13 @@ struct Ui {
   };
   std::map<size_t, MaterialChange> materialChanges;
   std::map<size_t, std::optional<Material>> materialEdits;  // materialSliders' held values
+  // the Metaphors panel: the selected metaphor, its fields as being edited (applied when a
+  // field is let go), the last refusal, the scene file to save to
+  int metaphor = -1;
+  MetaphorDesc metaphorDraft;
+  bool metaphorEditing = false;
+  std::string metaphorError;
+  std::string saveScenePath;
   bool snapshotsChanged = false;
 
   bool showsContactTexture() const {
@@ -102,6 +109,10 @@ struct Ui {
     benchFrom.reset();
     materialChanges.clear();
     materialEdits.clear();
+    metaphor = -1;
+    metaphorEditing = false;
+    metaphorError.clear();
+    saveScenePath.clear();
   }
   /// Starts placing `path`: the next click in the scene puts it there.
   void placeMesh(const std::string& path) {

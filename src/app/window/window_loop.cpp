@@ -144,6 +144,7 @@ void drawPanels(Ui& ui, GLFWwindow* window, const AppSettings& settings) {
     if (p.statistics) statisticsPanel(ui);
     if (p.atlas) atlasPanel(ui);
     if (p.timeline) timelinePanel(ui);
+    if (p.metaphors) metaphorPanel(ui);
     helpOverlay(ui);
   }
   std::vector<std::pair<std::string, ImU32>> lines;

@@ -129,6 +129,8 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
                         std::vector<CoreContact>* out) override;
   /// A scatter: one point per node adds its dq_i into the resident q (blending).
   void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) override;
+  void changeVelocities(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dqdot, double dt,
+                        LayeredState& s) override;
   /// The GPU time of the passes since the last call (gpu_* stages; integrate() takes its
   /// own into its profile).
   void takeTimes(Profile& profile) override { passes_.takeTimes(profile); }
@@ -243,12 +245,13 @@ class GpuSkin final : public FreeMotionSolver, public SkinResponse {
   GLuint gatherVao_ = 0, gatherBuffer_ = 0;
   GlTexture goodQ_;                 // saveGood's copy of q (qdot: restored as 0)
   // the moments (mu, mqdot) of the state in qNew_, qdotNew_: moments_ plus the
-  // correction's shift of mu since, moments_ known, or still in momentSums_ (the apply
+  // corrections' shifts of mu and mqdot since, moments_ known, or still in momentSums_ (the apply
   // pass's reductions, read when asked for), or unknown (the summary pass then)
   enum class Moments { Unknown, Known, InTextures };
   Moments momentsAre_ = Moments::Unknown;
   SkinSummary moments_;
-  Vec3 momentShift_ = Vec3::Zero();
+  Vec3 momentShift_ = Vec3::Zero(), momentQdotShift_ = Vec3::Zero();
+  void scatterAdd(const GlTexture& target, const std::vector<std::pair<int, Vec3>>& values, double scale);
   GlTexture momentSums_[2];
   BodyId goodOf_ = nullptr;
   GlTexture surface_, normals_, around_;  // drawing: u, n, triangles around each node

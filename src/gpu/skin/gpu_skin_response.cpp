@@ -51,10 +51,12 @@ SkinSummary GpuSkin::moments(const BodyView& body) {
     const LayeredState unused;  // (the pass reads the textures)
     moments_ = summarize(body, unused, Vec3::UnitY());
     momentShift_.setZero();
+    momentQdotShift_.setZero();
   }
   momentsAre_ = Moments::Known;
   SkinSummary r = moments_;
   r.mu += momentShift_;
+  r.mqdot += momentQdotShift_;
   return r;
 }
 
@@ -237,6 +239,7 @@ void GpuSkin::apply(const BodyView& body, const std::vector<Vec3>&, const Vec3& 
   passes_.reduce({&passes_.terms(D2T_STATE_SUM_MQ), &passes_.terms(D2T_STATE_SUM_MQDOT)}, {&momentSums_[0], &momentSums_[1]});
   momentsAre_ = Moments::InTextures;
   momentShift_.setZero();
+  momentQdotShift_.setZero();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   checkGl("the contact response's apply pass");
   ++appliedImpulses_;
@@ -252,29 +255,49 @@ void GpuSkin::findCoreContacts(const BodyView& body, const LayeredState&, double
   detection_.detectCore(qNew_, keep, margin, reach, out);
 }
 
-void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
-  requireHeld(body);
-  const PassTimer timer(passes_, Stage::Correct);
-  // one point per corrected node, added into its texel of qNew_ (its gutter copies are
-  // not read: every pass reads a node's values at its own texel)
+// One point per listed node, scale * value added into its texel of target (its gutter
+// copies are not read: every pass reads a node's values at its own texel).
+void GpuSkin::scatterAdd(const GlTexture& target, const std::vector<std::pair<int, Vec3>>& values, double scale) {
   const Atlas& a = model_->atlas;
   std::vector<ScatterPoint> points;
-  points.reserve(dq.size());
-  for (const auto& [i, d] : dq) {
+  points.reserve(values.size());
+  for (const auto& [i, v] : values) {
     const int texel = a.nodeTexel[size_t(i)];
+    const Vec3 d = scale * v;
     points.push_back({{texel % n_, texel / n_}, {GLfloat(d.x()), GLfloat(d.y()), GLfloat(d.z()), 0}});
   }
-  passes_.bindTargets({{qNew_.id(), -1}});
+  passes_.bindTargets({{target.id(), -1}});
   glEnablei(GL_BLEND, 0);
   glBlendEquationi(0, GL_FUNC_ADD);
   glBlendFunci(0, GL_ONE, GL_ONE);
   drawPoints(points);
   glDisablei(GL_BLEND, 0);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+void GpuSkin::correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq, LayeredState& s) {
+  requireHeld(body);
+  const PassTimer timer(passes_, Stage::Correct);
+  scatterAdd(qNew_, dq, 1.0);
   checkGl("the position correction's scatter");
   for (const auto& [i, d] : dq) {
     s.q[size_t(i)] += d;  // the CPU's copy takes the same change
     momentShift_ += model_->nodeMass[size_t(i)] * d;
+  }
+}
+
+void GpuSkin::changeVelocities(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dqdot, double dt,
+                               LayeredState& s) {
+  requireHeld(body);
+  const PassTimer timer(passes_, Stage::Neighbours);
+  scatterAdd(qdotNew_, dqdot, 1.0);
+  scatterAdd(qNew_, dqdot, dt);
+  checkGl("the velocity correction's scatter");
+  for (const auto& [i, d] : dqdot) {
+    s.qdot[size_t(i)] += d;  // the CPU's copy takes the same change
+    s.q[size_t(i)] += dt * d;
+    momentShift_ += model_->nodeMass[size_t(i)] * dt * d;
+    momentQdotShift_ += model_->nodeMass[size_t(i)] * d;
   }
 }
 

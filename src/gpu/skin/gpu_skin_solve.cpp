@@ -206,6 +206,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
   moments_.mqdot = mqdotNew;
   momentsAre_ = Moments::Known;
   momentShift_.setZero();
+  momentQdotShift_.setZero();
   takeTimes(profile);
   return result;
 }

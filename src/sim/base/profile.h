@@ -24,6 +24,7 @@ enum class Stage : int {
   Core,         ///< 3  core velocities: the condensed 6x6 system (3.8)
   Velocities,   ///< 4  skin velocities (3.9)
   Positions,    ///< 5  positions, and the momentum projection
+  Neighbours,   ///< the loads' corrections of the skin's velocity (a metaphor's rings: damping, mitigation)
   Drag,         ///< the mouse's spring on a skin node (implicit: a rank-3 Woodbury update)
   Proxies,      ///< 6  object space: convex proxies grown by the skin's displacement, paired
   Pairs,        ///< 7  image space: stage 2 of each pair (contact camera, or its CPU reference)
@@ -47,9 +48,10 @@ constexpr int kStageCount = int(Stage::Count);
 /// The stage's name: the --bench column (with "_ms"), the panels' label.
 constexpr const char* stageName(Stage s) {
   constexpr const char* kNames[kStageCount] = {
-      "colliders", "prepare",  "support", "transfer", "forces",   "solve",      "core",    "velocities",
-      "positions", "drag",     "proxies", "pairs",    "nodes",    "impact",     "rows",    "multipliers",
-      "impulse",   "friction", "apply",   "redetect", "correct",  "characters", "check",    "stats"};
+      "colliders", "prepare",  "support",    "transfer", "forces", "solve",  "core",     "velocities",
+      "positions", "neighbours", "drag",    "proxies",  "pairs",  "nodes",  "impact",   "rows",
+      "multipliers", "impulse", "friction", "apply",    "redetect", "correct", "characters", "check",
+      "stats"};
   return kNames[int(s)];
 }
 

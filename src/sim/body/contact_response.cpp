@@ -1,6 +1,7 @@
-// LayeredBody's contact response (Fig. 3.5 steps 6-13) and position correction (15):
+// LayeredBody's contact response (Fig. 3.5 steps 6-13) and the corrections of the skin:
 // withResponse (the backend's passes, or the CPU's), respond, respondThrough (rows, SMW
-// rounds, impulse, energy guard, friction, apply), correct.
+// rounds, impulse, energy guard, friction, apply), applyCorrections (the loads' velocity
+// corrections after step 5), correct (15).
 
 #include <omp.h>
 
@@ -380,6 +381,63 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
   //    velocities, from the start of the step
   r.apply(view(), start_.q, dvt, dw, out.share, Rt * Core::linear(fdv), Core::angular(fdv), dt, s);
   return out;
+}
+
+// The loads' corrections of the skin's velocity relative to the core (node_load.h), after
+// step 5: computed here in double from the nodes' qdot, the change applied where the skin
+// is (the GPU's scatter, or the CPU). They are internal: what they take from the nodes'
+// momentum goes to the core (a free core), so the body's flight keeps its momentum; the
+// ring's qdot is still exactly what the correction asked.
+void LayeredBody::applyCorrections(double dt, Profile& profile) {
+  std::vector<VelocityCorrection> list;
+  for (const auto& load : loads_) load->corrections(*this, dt, list);
+  if (list.empty()) return;
+  StageTimer t(profile, Stage::Neighbours);
+  std::vector<int> read;
+  read.reserve(list.size());
+  for (const VelocityCorrection& c : list) {
+    if (c.node < 0 || c.node >= nodeCount() || !(c.keep >= 0 && c.keep <= 1) || !(c.portion >= 0 && c.portion <= 1) ||
+        !c.direction.allFinite())
+      throw std::invalid_argument("body '" + desc_.name + "': a node load asked for a velocity correction of node " +
+                                  std::to_string(c.node) + " that is not in range");
+    read.push_back(c.node);
+  }
+  syncNodes(read);
+  // (in the loads' order; a node corrected twice takes both, one after the other)
+  std::vector<std::pair<int, Vec3>> now;  // (node, corrected qdot)
+  now.reserve(list.size());
+  std::unordered_map<int, size_t> index;
+  for (const VelocityCorrection& c : list) {
+    auto [it, fresh] = index.try_emplace(c.node, now.size());
+    if (fresh) now.emplace_back(c.node, state_.qdot[size_t(c.node)]);
+    Vec3& v = now[it->second].second;
+    v *= c.keep;
+    const double along = v.dot(c.direction);
+    if (along > 0) v -= c.portion * along * c.direction;
+  }
+  std::vector<std::pair<int, Vec3>> dqdot;
+  dqdot.reserve(now.size());
+  for (const auto& [i, v] : now) dqdot.emplace_back(i, v - state_.qdot[size_t(i)]);
+  std::sort(dqdot.begin(), dqdot.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // the reaction on the core: -sum_j L_j^T (R m_j dqdot_j), through M_c of the step (the
+  // generalised impulse's exact rigid response there), then the linear momentum exactly
+  const bool reacts = !settings_.fixedCore;
+  const Vec3 momentumBefore = reacts ? linearMomentum() : Vec3::Zero();
+  Core::Vector reaction = Core::Vector::Zero();
+  const Mat3 R = rotation(state_.orientation);
+  for (const auto& [i, d] : dqdot) {
+    const Vec3 pb = model_->nodeMass[size_t(i)] * d;
+    reaction -= Core::generalizedForce(R * pb, pb, model_->restSkin[size_t(i)] + state_.q[size_t(i)]);
+  }
+  withResponse(profile, [&](SkinResponse& r) { r.changeVelocities(view(), dqdot, dt, state_); });
+  if (skinResident()) skin_.changedOnSolver();
+  if (reacts) {
+    Core::addVelocity(state_, free_.coreMass.partialPivLu().solve(reaction));
+    Core::integratePositions(state_, start_, dt);
+    const Vec3 dcdot = (momentumBefore - linearMomentum()) / model_->totalMass;
+    state_.velocity += dcdot;
+    state_.position += dt * dcdot;
+  }
 }
 
 // 15 constraint correction with the contacts found after the response: move

@@ -266,6 +266,14 @@ void CpuSkinResponse::correct(const BodyView&, const std::vector<std::pair<int, 
   for (const auto& [i, d] : dq) s.q[size_t(i)] += d;
 }
 
+void CpuSkinResponse::changeVelocities(const BodyView&, const std::vector<std::pair<int, Vec3>>& dqdot, double dt,
+                                       LayeredState& s) {
+  for (const auto& [i, d] : dqdot) {
+    s.qdot[size_t(i)] += d;
+    s.q[size_t(i)] += dt * d;
+  }
+}
+
 // One pass in double, its sums added in a fixed order (ordered_sum.h: the same bits on any
 // number of threads). 1/2 q^T K q: the diagonal terms plus twice those above it (K is
 // symmetric: the slots of row i that read node j > i mirror those of row j that read i),

@@ -244,6 +244,7 @@ void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
     if (hadSolver) state_ = start_;  // (the solver failed: back to the CPU from the start state)
     free_ = integrateFree(start_, dt, g, profile);
   }
+  applyCorrections(dt, profile);
   applyDrag(dt, profile);
   info_.cgIterations = free_.cgIterations;
   info_.cgResidual = free_.cgResidual;

@@ -6,7 +6,8 @@
 //   implicit_operator.cpp Mt_e (ImplicitOperator): stencil products, CG with DILU, the factor
 //   free_update.cpp       the step's start, rigid impulses, springs, the drag, the contact
 //                         support, integrateFree (steps 1-5)
-//   contact_response.cpp  respond (6-13), respondThrough (9-13), correct (15)
+//   contact_response.cpp  respond (6-13), respondThrough (9-13), the loads' velocity
+//                         corrections (after 5), correct (15)
 //   cpu_skin_response.cpp CpuSkinResponse: the response's passes over nodes and rows
 
 #include <omp.h>

@@ -209,6 +209,10 @@ class SkinResponse {
   /// each node once; body frame [m]), into s.
   virtual void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq,
                        LayeredState& s) = 0;
+  /// The loads' velocity corrections (node_load.h): qdot_i += dqdot_i and q_i += dt
+  /// dqdot_i at the listed nodes (sorted by node, each node once; body frame), into s.
+  virtual void changeVelocities(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dqdot, double dt,
+                                LayeredState& s) = 0;
   /// The skin's summary at state s, `up` a unit direction (body frame) for `lowest`.
   virtual SkinSummary summarize(const BodyView& body, const LayeredState& s, const Vec3& up) = 0;
   /// The largest skin displacement max |q_i| at state s (SkinSummary::maxQ alone).
@@ -240,6 +244,8 @@ class CpuSkinResponse final : public SkinResponse {
                         std::vector<CoreContact>* out) override;
   void correct(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dq,
                LayeredState& s) override;
+  void changeVelocities(const BodyView& body, const std::vector<std::pair<int, Vec3>>& dqdot, double dt,
+                        LayeredState& s) override;
   SkinSummary summarize(const BodyView& body, const LayeredState& s, const Vec3& up) override;
 
  private:
@@ -742,6 +748,7 @@ class LayeredBody {
   void computeSupport(const Vec3& g, double dt);  // supported_ from the touching nodes
   std::vector<NodeForce> loadForces_;     // the loads' forces in this step (gatherLoadForces)
   void gatherLoadForces();                // loadForces_ from loads_, checked
+  void applyCorrections(double dt, Profile& profile);  // the loads' velocity corrections after step 5
   void buildNodeForces();                 // forces_ from supported_ and loadForces_
   std::vector<CoreSpring> springs_;
   DragSpring drag_;

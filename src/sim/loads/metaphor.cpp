@@ -158,6 +158,45 @@ Metaphor::Metaphor(const MetaphorDesc& desc, const BakedBody& model) : desc_(des
     for (size_t k = 0; k < nodes_.size(); ++k) m.push_back(area[size_t(nodes_[k])] * weights_[k]);
     balance(r, m, &force_);
   }
+  // the rings and their mitigation directions: each node's the unit sum of its parents'
+  rings_ = rings(model.atlas.stencil, nodes_);
+  std::vector<Vec3> parent(size_t(model.nodeCount()), Vec3::Zero());  // unit directions by node
+  for (size_t k = 0; k < nodes_.size(); ++k)
+    if (force_[k].norm() > 0) parent[size_t(nodes_[k])] = force_[k].normalized();
+  for (int level = 0; level < 2; ++level) {
+    for (int j : rings_[size_t(level)]) {
+      Vec3 sum = Vec3::Zero();
+      for (int slot = 1; slot < kStencilSlots; ++slot) {
+        const int p = model.atlas.stencil[size_t(j)][size_t(slot)];
+        if (p >= 0) sum += parent[size_t(p)];
+      }
+      ringDirections_[size_t(level)].push_back(sum.norm() > 1e-9 ? Vec3(sum.normalized()) : Vec3::Zero());
+    }
+    // (the next ring's parents are this ring's nodes only)
+    std::fill(parent.begin(), parent.end(), Vec3::Zero());
+    for (size_t k = 0; k < rings_[size_t(level)].size(); ++k)
+      parent[size_t(rings_[size_t(level)][k])] = ringDirections_[size_t(level)][k];
+  }
+}
+
+std::array<std::vector<int>, 2> Metaphor::rings(const std::vector<Stencil>& stencil, const std::vector<int>& region) {
+  std::vector<int8_t> level(stencil.size(), -1);  // 0 region, 1 L1, 2 L2
+  for (int i : region) level[size_t(i)] = 0;
+  std::array<std::vector<int>, 2> out;
+  const std::vector<int>* from = &region;
+  for (int l = 0; l < 2; ++l) {
+    for (int i : *from)
+      for (int slot = 1; slot < kStencilSlots; ++slot) {
+        const int j = stencil[size_t(i)][size_t(slot)];
+        if (j >= 0 && level[size_t(j)] < 0) {
+          level[size_t(j)] = int8_t(l + 1);
+          out[size_t(l)].push_back(j);
+        }
+      }
+    std::sort(out[size_t(l)].begin(), out[size_t(l)].end());
+    from = &out[size_t(l)];
+  }
+  return out;
 }
 
 void Metaphor::forces(const LayeredBody& body, std::vector<NodeForce>& out) const {
@@ -165,6 +204,21 @@ void Metaphor::forces(const LayeredBody& body, std::vector<NodeForce>& out) cons
   if (e == 0) return;
   const Mat3 R = body.core().orientation.toRotationMatrix();
   for (size_t k = 0; k < nodes_.size(); ++k) out.push_back({nodes_[k], e * (R * force_[k])});
+}
+
+void Metaphor::corrections(const LayeredBody&, double dt, std::vector<VelocityCorrection>& out) const {
+  const double e = easeFactor(desc_, time_);
+  if (e == 0 || !(dt > 0)) return;
+  const double x = e * dt / kCorrectionStep;  // (Greway's fractions are per 60 Hz frame)
+  const double portion = desc_.mitigation > 0 ? 1 - std::pow(1 - desc_.mitigation, x) : 0.0;
+  for (int level = 0; level < 2; ++level) {
+    const double d = desc_.neighborDamping[size_t(level)];
+    const double keep = d > 0 ? std::pow(1 - d, x) : 1.0;
+    if (keep == 1 && portion == 0) continue;
+    const std::vector<int>& ring = rings_[size_t(level)];
+    for (size_t k = 0; k < ring.size(); ++k)
+      out.push_back({ring[k], keep, ringDirections_[size_t(level)][k], portion});
+  }
 }
 
 }  // namespace d2t

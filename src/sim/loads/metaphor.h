@@ -20,11 +20,25 @@
 // "balanced" takes out the net force and torque (about the region's weighted centroid) by a
 // rigid field weighted by A w, so the metaphor only deforms. The forces are fixed in the
 // core's frame (they turn with the body) and scaled by the ease factor at the step's start.
+//
+// The corrections that keep the effect local (Greway's IV.8; peers.md sec. 3.2) act on the
+// skin's velocity relative to the core, qdot, after step 5, on the region's first ring L1
+// (the stencil neighbours of its nodes, across seams) and second ring L2 (theirs), so the
+// body's rigid motion and gravity are untouched (the core's velocity bit for bit):
+//   damping     qdot_j <- k qdot_j, k = (1 - d_l)^x on ring l (Greway: d = 0.5, 0.25)
+//   mitigation  qdot_j <- qdot_j - (1 - (1 - m)^x) max(0, qdot_j . n_j) n_j
+// with x = e dt / (1/60 s), e the ease factor: Greway's fractions per 60 Hz frame, the same
+// rate at any step and growing with the force. n_j is the unit mean of its parents'
+// directions (L1: the unit forces of its region neighbours; L2: the n of its L1
+// neighbours); a node moving against it is left alone. q_j is re-integrated from the
+// step's start: q_j += dt (qdot_j' - qdot_j).
+#include <array>
 #include <string>
 #include <vector>
 
 #include "sim/base/math.h"
 #include "sim/loads/node_load.h"
+#include "sim/model/atlas.h"
 
 namespace d2t {
 
@@ -51,7 +65,14 @@ struct MetaphorDesc {
   double easeIn = 0, easeOut = 0;   ///< [s], within the window
   bool smooth = false;              ///< smoothstep easing (C1) instead of linear ramps
   bool balanced = false;
+  std::array<double, 2> neighborDamping{0, 0};  ///< d_1, d_2: fractions of qdot per 1/60 s on L1, L2
+  double mitigation = 0;            ///< m: fraction of qdot along the parents' force per 1/60 s
+
+  bool operator==(const MetaphorDesc&) const = default;
 };
+
+/// Greway's frame step, the time the correction fractions are given per [s].
+inline constexpr double kCorrectionStep = 1.0 / 60;
 
 /// The ease factor in [0, 1] at time t: 0 outside [start, end), ramps over ease_in and
 /// ease_out (linear as Greway's, or smoothstep), 1 between.
@@ -65,6 +86,7 @@ class Metaphor final : public NodeLoad {
   /// are undefined there (all nodes on the axis for a twist, say).
   Metaphor(const MetaphorDesc& desc, const BakedBody& model);
   void forces(const LayeredBody& body, std::vector<NodeForce>& out) const override;
+  void corrections(const LayeredBody& body, double dt, std::vector<VelocityCorrection>& out) const override;
   bool working() const override { return easeFactor(desc_, time_) > 0; }
   /// The time the next step starts at (World sets it before each step) [s].
   void setTime(double t) { time_ = t; }
@@ -75,14 +97,24 @@ class Metaphor final : public NodeLoad {
   const std::vector<int>& nodes() const { return nodes_; }
   const std::vector<double>& weights() const { return weights_; }
   const std::vector<Vec3>& fullForces() const { return force_; }
+  /// The first (level 0) and second (level 1) rings of neighbours, sorted, and the unit
+  /// mitigation direction n_j of each (body frame; zero where the parents' cancel).
+  const std::vector<int>& ring(int level) const { return rings_[size_t(level)]; }
+  const std::vector<Vec3>& ringDirections(int level) const { return ringDirections_[size_t(level)]; }
   /// Each node's area A_i: a third of its rest skin triangles' [m^2] (nnode).
   static std::vector<double> nodeAreas(const BakedBody& model);
+  /// The rings about `region` (sorted node indices): L1 the nodes in stencil slots 1-6 of
+  /// a region node (the mesh neighbours, across seams), L2 those of an L1 node, neither
+  /// in the region nor in an earlier ring; sorted.
+  static std::array<std::vector<int>, 2> rings(const std::vector<Stencil>& stencil, const std::vector<int>& region);
 
  private:
   MetaphorDesc desc_;
   std::vector<int> nodes_;
   std::vector<double> weights_;
   std::vector<Vec3> force_;
+  std::array<std::vector<int>, 2> rings_;
+  std::array<std::vector<Vec3>, 2> ringDirections_;
   double time_ = 0;
 };
 

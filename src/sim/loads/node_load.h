@@ -19,6 +19,16 @@ struct NodeForce {
   Vec3 force = Vec3::Zero();
 };
 
+/// A correction of one skin node's velocity relative to the core after the free update
+/// (body frame): qdot <- keep qdot, then qdot <- qdot - portion max(0, qdot . direction)
+/// direction (direction unit, or zero for none); q follows over the step.
+struct VelocityCorrection {
+  int node = -1;
+  double keep = 1;
+  Vec3 direction = Vec3::Zero();
+  double portion = 0;
+};
+
 /// An external load: the forces it puts on a body's skin nodes over the step that
 /// starts at the body's current state (held constant over the step, as backward Euler
 /// takes an explicit force). Loads that do work switch the world's energy bound off
@@ -34,6 +44,11 @@ class NodeLoad {
   /// Whether the load may do work in the next step (the energy bound is off for its body
   /// then); one that is idle (a metaphor outside its window) leaves the bound on.
   virtual bool working() const { return true; }
+  /// Appends the corrections of the skin's velocity this load asks for after the free
+  /// update of a step of dt (applied in order; a node may appear more than once).
+  virtual void corrections(const LayeredBody& body, double dt, std::vector<VelocityCorrection>& out) const {
+    (void)body, (void)dt, (void)out;
+  }
 };
 
 /// The sum of a step's node forces as the free update takes it.

@@ -237,6 +237,13 @@ struct Scene {
 
 /// Reads "metaphors" (metaphor_reader.cpp): after the bodies, whose names they refer to.
 void readMetaphors(JsonReader& root, Scene* scene);
+/// One metaphor object; with a scene, its body must be one of the scene's atlas bodies.
+MetaphorDesc readMetaphor(JsonReader& r, int index, const Scene* scene);
+/// A metaphor object as a scene gives it (every field; doubles read back to the same bits).
+nlohmann::json toJson(const MetaphorDesc& metaphor);
+/// The scene's checks of a metaphor made elsewhere (a panel, an input): InputError
+/// "WHERE: /metaphor/FIELD: expected ...".
+MetaphorDesc checkedMetaphor(const MetaphorDesc& metaphor, const std::string& where);
 
 /// The same checks as a scene's "material" object (InputError "WHERE: /material/FIELD: expected ...").
 Material checkedMaterial(const Material& m, const std::string& where);

@@ -114,7 +114,8 @@ ShapePtr parseShape(JsonReader r) {
   static const std::vector<std::pair<std::string, Parser>> kinds = {
       {"sphere", parseSphere}, {"pumpkin", parsePumpkin}, {"gear", parseGear},
       {"cylinder", parseCylinder}, {"box", parseBox}, {"torus", parseTorus},
-      {"fist", parseFist}, {"bird", parseBird}, {"fish", parseFish}, {"head", parseHead}, {"obj", parseObj}};
+      {"fist", parseFist}, {"bird", parseBird}, {"fish", parseFish}, {"head", parseHead}, {"ellipsoid", parseEllipsoid},
+      {"obj", parseObj}};
   std::vector<std::string> names;
   for (const auto& k : kinds) names.push_back(k.first);
 

@@ -11,6 +11,7 @@ namespace d2t {
 ShapePtr parseSphere(JsonReader& r);    // shape_star.cpp
 ShapePtr parsePumpkin(JsonReader& r);   // shape_star.cpp
 ShapePtr parseHead(JsonReader& r);      // shape_star.cpp
+ShapePtr parseEllipsoid(JsonReader& r); // shape_star.cpp
 ShapePtr parseGear(JsonReader& r);      // shape_star.cpp
 ShapePtr parseCylinder(JsonReader& r);  // shape_star.cpp
 ShapePtr parseBox(JsonReader& r);       // shape_star.cpp

@@ -1,4 +1,5 @@
-// Procedural star-shaped surfaces: sphere, pumpkin, gear, cylinder, box.
+// Procedural star-shaped surfaces: sphere, ellipsoid (with bumps), pumpkin, gear, cylinder,
+// box, head.
 // Each is given by its radial function radius(d) (distance from the origin to
 // the surface along the unit direction d), which the cube-map atlas samples.
 #include <algorithm>
@@ -286,6 +287,57 @@ class Head final : public StarShape {
   static double sq(double x) { return x * x; }
   double size_;  ///< half-height of the skull [m]
 };
+
+// ---- ellipsoid with bumps -------------------------------------------------------
+
+/// An ellipsoid (semi-axes a) times 1 + sum_k h_k exp(-(angle(d, d_k) / w_k)^2): bumps
+/// (h > 0: ears, fins, a tail) and dents (h < 0) on a radial function, so star-shaped
+/// whatever the bumps.
+class Ellipsoid final : public StarShape {
+ public:
+  struct Bump {
+    Vec3 direction;  ///< unit
+    double height;   ///< relative radius change at its centre (> -0.9)
+    double width;    ///< angular width [rad]
+  };
+  Ellipsoid(const Vec3& radii, std::vector<Bump> bumps) : radii_(radii), bumps_(std::move(bumps)) {}
+  std::string type() const override { return "ellipsoid"; }
+  double boundingRadius() const override {
+    double grow = 1;
+    for (const Bump& b : bumps_) grow += std::max(0.0, b.height);
+    return radii_.maxCoeff() * grow;
+  }
+  double radius(const Vec3& d) const override {
+    const double base = 1.0 / d.cwiseQuotient(radii_).norm();
+    double shape = 1.0;
+    for (const Bump& b : bumps_) {
+      const double ang = std::acos(std::clamp(d.dot(b.direction), -1.0, 1.0));
+      shape += b.height * std::exp(-(ang / b.width) * (ang / b.width));
+    }
+    return base * std::max(0.1, shape);
+  }
+
+ private:
+  Vec3 radii_;
+  std::vector<Bump> bumps_;
+};
+
+ShapePtr parseEllipsoid(JsonReader& r) {
+  const Vec3 radii = r.vec3("radii", Vec3(0.5, 0.5, 0.5));
+  if (radii.minCoeff() <= 0 || !radii.allFinite())
+    r.fail("radii", "expected three semi-axes > 0 [m], got [" + std::to_string(radii.x()) + ", " +
+                        std::to_string(radii.y()) + ", " + std::to_string(radii.z()) + "]");
+  std::vector<Ellipsoid::Bump> bumps;
+  for (JsonReader& b : r.objectArray("bumps", false)) {
+    const Vec3 dir = b.vec3("direction", Vec3::UnitY());
+    if (!(dir.norm() > 1e-9)) b.fail("direction", "expected a direction other than zero");
+    const double height = b.number("height", 0.3, -0.9, 10, true);
+    const double width = b.number("width", 0.3, 0, M_PI, true);
+    b.finish();
+    bumps.push_back({dir.normalized(), height, width});
+  }
+  return std::make_shared<Ellipsoid>(radii, std::move(bumps));
+}
 
 ShapePtr parseHead(JsonReader& r) {
   return std::make_shared<Head>(r.number("size", 0.3, 0, kInf, true));

@@ -28,7 +28,8 @@ std::vector<Material> materialsOf(const World& w) {
 }  // namespace
 
 Timeline::Timeline(World& world, size_t budgetBytes, int interval)
-    : settings_(world.settings()), materials_(materialsOf(world)), first_(world.steps()), head_(world.steps()),
+    : settings_(world.settings()), materials_(materialsOf(world)), metaphors_(world.metaphorDescs()),
+      first_(world.steps()), head_(world.steps()),
       budget_(budgetBytes) {
   snapshot(world);
   // 20 s of simulation in the budget, at kMinInterval steps at least
@@ -39,8 +40,8 @@ Timeline::Timeline(World& world, size_t budgetBytes, int interval)
 void Timeline::input(World& world, const WorldInput& in) {
   noteChanges(world);
   applyRecorded(world);
+  applyInput(world, in);  // (first: an input the world refuses cuts and records nothing)
   cut(world);
-  applyInput(world, in);
   record(world, in);
 }
 
@@ -71,9 +72,11 @@ void Timeline::seek(World& world, long k) {
     applyInput(world, settings);
     for (size_t i = 0; i < world.bodies().size(); ++i)
       if (!(world.bodies()[i].desc.material == s.materials[i])) world.setMaterial(i, s.materials[i]);
+    if (!(world.metaphorDescs() == s.metaphors)) world.setMetaphors(s.metaphors);
     world.restore(s.state);
     settings_ = s.settings;
     materials_ = s.materials;
+    metaphors_ = s.metaphors;
     appliedAt_ = -1;
   }
   while (world.steps() < k) step(world);
@@ -98,6 +101,7 @@ void Timeline::snapshot(World& world) {
   s.bytes = stateBytes(s.state);
   s.settings = settings_;
   s.materials = materials_;
+  s.metaphors = metaphors_;
   bytes_ += s.bytes;
   snapshots_[world.steps()] = std::move(s);
   thin();
@@ -123,6 +127,14 @@ void Timeline::noteChanges(World& world) {
     cut(world);
     record(world, in);
   }
+  if (!(world.metaphorDescs() == metaphors_)) {
+    WorldInput in;
+    in.kind = WorldInput::Kind::Metaphors;
+    in.metaphors = world.metaphorDescs();
+    applyRecorded(world);
+    cut(world);
+    record(world, in);
+  }
 }
 
 void Timeline::applyRecorded(World& world) {
@@ -135,6 +147,7 @@ void Timeline::applyRecorded(World& world) {
     applyInput(world, it->input);
     if (it->input.kind == WorldInput::Kind::Settings) settings_ = runSettings(world, settings_);
     if (it->input.kind == WorldInput::Kind::Material) materials_ = materialsOf(world);
+    if (it->input.kind == WorldInput::Kind::Metaphors) metaphors_ = world.metaphorDescs();
   }
 }
 
@@ -167,6 +180,7 @@ void Timeline::record(World& world, const WorldInput& in) {
   inputs_.push_back({world.steps(), in});
   if (in.kind == WorldInput::Kind::Settings) settings_ = runSettings(world, settings_);
   if (in.kind == WorldInput::Kind::Material) materials_ = materialsOf(world);
+  if (in.kind == WorldInput::Kind::Metaphors) metaphors_ = world.metaphorDescs();
 }
 
 void Timeline::thin() {

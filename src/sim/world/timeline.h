@@ -35,15 +35,15 @@ class Timeline {
   explicit Timeline(World& world, size_t budgetBytes = kDefaultBudget, int interval = 0);
 
   /// An input from the user at the world's current step: applied and recorded. In the past
-  /// (the world behind the head), the recorded future after this step is discarded first
-  /// (a notice says so: takeNotice()).
+  /// (the world behind the head), the recorded future after this step is discarded (a
+  /// notice says so: takeNotice()). An input the world refuses (it throws) changes nothing.
   void input(World& world, const WorldInput& in);
-  /// One step of the world: a change of its settings or of a body's material made
-  /// directly since the last call is recorded as an input first (a panel), then the
+  /// One step of the world: a change of its settings, of a body's material or of the
+  /// metaphors made directly since the last call is recorded as an input first (a panel), then the
   /// recorded inputs of this step are applied (replaying the past), then World::step.
   void step(World& world);
   /// Puts the world at step k in [first(), head()]: restores the nearest snapshot at or
-  /// before k (with the settings and materials in effect then) and re-steps from there.
+  /// before k (with the settings, materials and metaphors in effect then) and re-steps from there.
   void seek(World& world, long k);
 
   long first() const { return first_; }  ///< the step recording began at
@@ -68,11 +68,12 @@ class Timeline {
     WorldState state;
     SimulationSettings settings;
     std::vector<Material> materials;  ///< (nbody)
+    std::vector<MetaphorDesc> metaphors;
     uint64_t hash = 0;
     size_t bytes = 0;
   };
   void snapshot(World& world);
-  /// Records the settings and materials the world was given directly since the last call.
+  /// Records the settings, materials and metaphors the world was given directly since the last call.
   void noteChanges(World& world);
   /// Applies the recorded inputs of the world's current step, once.
   void applyRecorded(World& world);
@@ -85,6 +86,7 @@ class Timeline {
   std::vector<Entry> inputs_;
   SimulationSettings settings_;     ///< what the timeline knows the world's settings to be
   std::vector<Material> materials_;  ///< ... and its bodies' materials
+  std::vector<MetaphorDesc> metaphors_;  ///< ... and its metaphors
   long first_ = 0, head_ = 0;
   long appliedAt_ = -1;  ///< the step whose recorded inputs were applied last
   int interval_ = kMinInterval;

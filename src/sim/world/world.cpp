@@ -59,18 +59,51 @@ World::World(const Scene& scene) : scene_(scene) {
   for (const BodyDesc& d : scene_.bodies) bodies_.emplace_back(d, bake(d));
   characters_.reserve(scene_.characters.size());
   for (const CharacterSpec& c : scene_.characters) characters_.emplace_back(c, bakeCharacter(characterDesc(c)));
-  for (size_t k = 0; k < scene_.metaphors.size(); ++k) {
-    const MetaphorDesc& m = scene_.metaphors[k];
-    const auto body = std::find_if(bodies_.begin(), bodies_.end(), [&](const Body& b) { return b.desc.name == m.body; });
-    if (body == bodies_.end())
-      throw InputError(scene_.file + ": /metaphors/" + std::to_string(k) + "/body: no body is named \"" + m.body + "\"");
+  metaphors_ = makeMetaphors(scene_.metaphors, scene_.file + ": /metaphors/");
+  for (const auto& m : metaphors_) bodyNamed(m->desc().body)->layered.addLoad(m);
+}
+
+Body* World::bodyNamed(const std::string& name) {
+  const auto it = std::find_if(bodies_.begin(), bodies_.end(), [&](const Body& b) { return b.desc.name == name; });
+  return it == bodies_.end() ? nullptr : &*it;
+}
+
+std::vector<std::shared_ptr<Metaphor>> World::makeMetaphors(const std::vector<MetaphorDesc>& list,
+                                                            const std::string& where) {
+  std::vector<std::shared_ptr<Metaphor>> made;
+  for (size_t k = 0; k < list.size(); ++k) {
+    const MetaphorDesc& m = list[k];
+    const std::string at = where + std::to_string(k);
+    const Body* body = bodyNamed(m.body);
+    if (!body) throw InputError(at + "/body: no body is named \"" + m.body + "\"");
+    for (size_t j = 0; j < k; ++j)
+      if (list[j].name == m.name) throw InputError(at + "/name: another metaphor is named \"" + m.name + "\"");
     try {
-      metaphors_.push_back(std::make_shared<Metaphor>(m, *body->model));
+      made.push_back(std::make_shared<Metaphor>(m, *body->model));
     } catch (const InputError& e) {
-      throw InputError(scene_.file + ": /metaphors/" + std::to_string(k) + ": " + e.what());
+      throw InputError(at + ": " + e.what());
     }
-    body->layered.addLoad(metaphors_.back());
   }
+  return made;
+}
+
+void World::setMetaphors(const std::vector<MetaphorDesc>& list) {
+  std::vector<MetaphorDesc> checked;
+  for (size_t k = 0; k < list.size(); ++k)
+    checked.push_back(checkedMetaphor(list[k], "metaphors/" + std::to_string(k) + " ('" + list[k].name + "')"));
+  std::vector<std::shared_ptr<Metaphor>> made = makeMetaphors(checked, "metaphors/");  // (throws: nothing changed)
+  for (const auto& m : metaphors_) bodyNamed(m->desc().body)->layered.removeLoad(m.get());
+  metaphors_ = std::move(made);
+  for (const auto& m : metaphors_) {
+    m->setTime(time_);
+    bodyNamed(m->desc().body)->layered.addLoad(m);
+  }
+}
+
+std::vector<MetaphorDesc> World::metaphorDescs() const {
+  std::vector<MetaphorDesc> out;
+  for (const auto& m : metaphors_) out.push_back(m->desc());
+  return out;
 }
 
 double World::setMaterial(size_t index, const Material& material) {

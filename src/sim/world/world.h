@@ -94,8 +94,13 @@ class World {
   /// Stage 1 per bone for the characters (bone_proxies.h; on by default). Off, every surface
   /// is paired with every bone (the reference the pruning is checked against).
   void setCharacterPruning(bool on) { characterPruning_ = on; }
-  /// The scene's control metaphors (metaphor.h), in scene order, each a load on its body.
+  /// The control metaphors (metaphor.h): the scene's, or the last setMetaphors's, in order,
+  /// each a load on its body.
   const std::vector<std::shared_ptr<Metaphor>>& metaphors() const { return metaphors_; }
+  /// Replaces the metaphors by `list` (each checked as a scene's: InputError naming it and
+  /// the field, the world unchanged); the state is untouched. A timeline records it.
+  void setMetaphors(const std::vector<MetaphorDesc>& list);
+  std::vector<MetaphorDesc> metaphorDescs() const;
   std::vector<Character>& characters() { return characters_; }
   const std::vector<Character>& characters() const { return characters_; }
   std::vector<Collider>& colliders() { return colliders_; }
@@ -270,7 +275,9 @@ class World {
   Scene scene_;
   std::vector<Body> bodies_;
   std::vector<Character> characters_;
-  std::vector<std::shared_ptr<Metaphor>> metaphors_;  ///< the scene's, each a load on its body
+  std::vector<std::shared_ptr<Metaphor>> metaphors_;  ///< each a load on its body
+  Body* bodyNamed(const std::string& name);  ///< an atlas body by name, or nullptr
+  std::vector<std::shared_ptr<Metaphor>> makeMetaphors(const std::vector<MetaphorDesc>& list, const std::string& where);
   bool characterPruning_ = true;
   std::vector<Collider> colliders_;
   Profile profile_;

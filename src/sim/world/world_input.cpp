@@ -53,6 +53,9 @@ void applyInput(World& w, const WorldInput& in) {
       if (gravity) w.rebaseEnergy();  // the potential energy's reference changed (as the panel does)
       return;
     }
+    case Kind::Metaphors:
+      w.setMetaphors(in.metaphors);
+      return;
   }
 }
 

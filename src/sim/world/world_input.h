@@ -4,6 +4,7 @@
 // at the step it came before (issue 30: a recording replays bit for bit; a timeline
 // re-simulates the future of an edit).
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,7 @@ struct WorldInput {
     DragEnd,          ///< the pulled node let go (World::endSkinDrag)
     Material,         ///< body `index` given `material` (World::setMaterial)
     Settings,         ///< the world's SimulationSettings replaced by `settings`
+    Metaphors,        ///< the world's control metaphors replaced by `metaphors` (World::setMetaphors)
   };
   Kind kind = Kind::DragEnd;
   int index = -1;
@@ -31,6 +33,7 @@ struct WorldInput {
   double dt = 0;
   d2t::Material material;
   SimulationSettings settings;
+  std::vector<MetaphorDesc> metaphors;
 
   bool operator==(const WorldInput&) const = default;
 

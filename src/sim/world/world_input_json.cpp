@@ -19,7 +19,7 @@ struct KindName {
   const char* type;
   const char* index;
 };
-constexpr std::array<KindName, 8> kKinds = {{
+constexpr std::array<KindName, 9> kKinds = {{
     {Kind::ColliderDrag, "collider_drag", "collider"},
     {Kind::ColliderRelease, "collider_release", "collider"},
     {Kind::SkinDrag, "skin_drag", "body"},
@@ -28,6 +28,7 @@ constexpr std::array<KindName, 8> kKinds = {{
     {Kind::DragEnd, "drag_end", ""},
     {Kind::Material, "material", "body"},
     {Kind::Settings, "settings", ""},
+    {Kind::Metaphors, "metaphors", ""},
 }};
 
 const KindName& named(Kind k) {
@@ -62,6 +63,10 @@ nlohmann::json toJson(const WorldInput& in) {
       break;
     case Kind::Settings:
       j["settings"] = toJson(in.settings);
+      break;
+    case Kind::Metaphors:
+      j["metaphors"] = nlohmann::json::array();
+      for (const MetaphorDesc& m : in.metaphors) j["metaphors"].push_back(toJson(m));
       break;
     case Kind::ColliderRelease:
     case Kind::DragEnd:
@@ -113,6 +118,12 @@ WorldInput readWorldInput(const nlohmann::json& node, const std::string& file, c
       in.settings = readSimulation(s);
       break;
     }
+    case Kind::Metaphors: {
+      if (!r.has("metaphors")) r.fail("metaphors", "required for a metaphors input (the list, maybe empty)");
+      std::vector<JsonReader> list = r.objectArray("metaphors", true);
+      for (size_t i = 0; i < list.size(); ++i) in.metaphors.push_back(readMetaphor(list[i], int(i), nullptr));
+      break;
+    }
     case Kind::ColliderRelease:
     case Kind::DragEnd:
       break;
@@ -130,6 +141,11 @@ std::string describe(const WorldInput& in) {
   if (in.kind == Kind::SkinDrag || in.kind == Kind::CharacterDrag) s += " node " + std::to_string(in.node);
   if (in.kind == Kind::Material) s += ": young " + std::to_string(in.material.young) + " Pa";
   if (in.kind == Kind::Settings) s += ": dt " + std::to_string(in.settings.dt * 1e3) + " ms";
+  if (in.kind == Kind::Metaphors) {
+    s += ": " + std::to_string(in.metaphors.size()) + (in.metaphors.size() == 1 ? " metaphor" : " metaphors");
+    for (size_t i = 0; i < in.metaphors.size() && i < 3; ++i) s += (i ? ", " : " (") + in.metaphors[i].name;
+    if (!in.metaphors.empty()) s += in.metaphors.size() > 3 ? ", ...)" : ")";
+  }
   return s;
 }
 

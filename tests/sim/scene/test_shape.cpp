@@ -38,9 +38,12 @@ const std::vector<std::string> kStarShapes = {
     R"({"type": "cylinder", "radius": 0.3, "height": 0.8})",
     R"({"type": "box", "size": [0.6, 0.3, 0.4], "bevel": 0.05})",
     R"({"type": "head", "size": 0.35})",
+    R"({"type": "ellipsoid", "radii": [0.6, 0.16, 0.14], "bumps": [{"direction": [-1, 0, 0], "height": 0.35,
+        "width": 0.1}, {"direction": [0.1, 1, 0], "height": 1.0, "width": 0.18}, {"direction": [0, 0, 1],
+        "height": -0.3, "width": 0.4}]})",
 };
 const std::vector<std::string> kAllShapes = {
-    kStarShapes[0], kStarShapes[1], kStarShapes[2], kStarShapes[3], kStarShapes[4], kStarShapes[5],
+    kStarShapes[0], kStarShapes[1], kStarShapes[2], kStarShapes[3], kStarShapes[4], kStarShapes[5], kStarShapes[6],
     R"({"type": "torus", "major_radius": 0.4, "minor_radius": 0.15, "treads": 24, "tread_depth": 0.02})",
     R"({"type": "fist", "size": 0.3})",
     R"({"type": "bird", "size": 0.3})",
@@ -272,7 +275,8 @@ TEST(Shape, DefaultsGiveValidShapes) {
                             {"gear", 0, 0},
                             {"fist", 0, 0},
                             {"bird", 0, 0},
-                            {"head", 0, 0}};
+                            {"head", 0, 0},
+                            {"ellipsoid", 0.99 * 4 / 3.0 * pi * 0.125, 4 / 3.0 * pi * 0.125}};
   for (const Expect& e : expects) {
     SCOPED_TRACE(e.type);
     const ShapePtr s = shapeFrom(std::string(R"({"type": ")") + e.type + "\"}");
@@ -291,6 +295,26 @@ TEST(Shape, DefaultsGiveValidShapes) {
       EXPECT_LE(v, e.hi);
     }
   }
+}
+
+double sq(double x) { return x * x; }
+
+// An ellipsoid without bumps is the closed form (its radial function and its volume); a
+// bump raises the radius at its centre by its height and leaves the far side alone.
+TEST(Shape, EllipsoidIsTheClosedFormAndBumpsAreWhereTheySay) {
+  const ShapePtr e = shapeFrom(R"({"type": "ellipsoid", "radii": [0.6, 0.2, 0.3]})");
+  for (const Vec3& d : randomDirections(200, 5)) {
+    const double r = e->radius(d);
+    EXPECT_NEAR(sq(r * d.x() / 0.6) + sq(r * d.y() / 0.2) + sq(r * d.z() / 0.3), 1.0, 1e-12);
+  }
+  const double v = e->mesh(128).volume(), exact = 4 / 3.0 * 3.14159265358979324 * 0.6 * 0.2 * 0.3;
+  std::printf("ellipsoid 0.6 x 0.2 x 0.3: mesh volume %.6f m^3 vs %.6f\n", v, exact);
+  EXPECT_NEAR(v, exact, 0.01 * exact);
+  const ShapePtr b = shapeFrom(R"({"type": "ellipsoid", "radii": [0.6, 0.2, 0.3],
+                                   "bumps": [{"direction": [0, 2, 0], "height": 1.5, "width": 0.2}]})");
+  EXPECT_NEAR(b->radius(Vec3::UnitY()), 2.5 * 0.2, 1e-12);
+  EXPECT_NEAR(b->radius(-Vec3::UnitY()), 0.2, 1e-12);
+  EXPECT_NEAR(b->radius(Vec3::UnitX()), 0.6, 1e-12 + 0.6 * std::exp(-sq(M_PI / 2 / 0.2)) * 1.5);
 }
 
 TEST(Shape, ParseErrorsNameFileFieldAndExpectation) {
@@ -324,6 +348,13 @@ TEST(Shape, ParseErrorsNameFileFieldAndExpectation) {
   e = errorOf(R"({"type": "pumpkin", "ribs": "ten"})");
   EXPECT_NE(e.find("/shape/ribs: expected an integer in [0, 64], got a string \"ten\""),
             std::string::npos) << e;
+
+  e = errorOf(R"({"type": "ellipsoid", "radii": [0.5, 0, 0.5]})");
+  EXPECT_NE(e.find("/shape/radii: expected three semi-axes > 0"), std::string::npos) << e;
+  e = errorOf(R"({"type": "ellipsoid", "bumps": [{"direction": [0, 0, 0]}]})");
+  EXPECT_NE(e.find("/shape/bumps/0/direction: expected a direction other than zero"), std::string::npos) << e;
+  e = errorOf(R"({"type": "ellipsoid", "bumps": [{"height": -1}]})");
+  EXPECT_NE(e.find("/shape/bumps/0/height"), std::string::npos) << e;
 
   e = errorOf(R"({"type": "obj"})");
   EXPECT_NE(e.find("/shape/path: required field is missing"), std::string::npos) << e;
