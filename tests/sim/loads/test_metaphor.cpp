@@ -37,6 +37,14 @@ MetaphorDesc band(const std::string& type, const std::string& mode, bool balance
   return test::bandMetaphor("bar", type, mode, 1000, balanced);
 }
 
+// The 32^2 cylinder in zero gravity with one metaphor.
+Scene floating(const MetaphorDesc& md) {
+  Scene sc = single(cylinder(32));
+  sc.simulation.gravity = Vec3::Zero();
+  sc.metaphors.push_back(md);
+  return sc;
+}
+
 // The net force and the net torque about the origin of a metaphor's field at rest [N],
 // [N m], and the sum of its force magnitudes [N].
 struct Sums {
@@ -196,10 +204,7 @@ TEST(Metaphor, AFreeBodyGainsTheEasedImpulseAndNoneWhenBalanced) {
     md.end = 0.6;
     md.easeIn = 0.15;
     md.easeOut = 0.1;
-    Scene sc = single(cylinder(32));
-    sc.simulation.gravity = Vec3::Zero();
-    sc.metaphors.push_back(md);
-    World w(sc);
+    World w(floating(md));
     const double dt = 0.005;
     const Metaphor& m = *w.metaphors()[0];
     LayeredBody& body = w.bodies()[0].layered;
@@ -309,9 +314,7 @@ struct OneStepApart {
     MetaphorDesc md = band("twist", "wring");
     md.magnitude = 3000;
     md.easeIn = 0.05;
-    Scene sc = single(cylinder(32));
-    sc.simulation.gravity = Vec3::Zero();
-    sc.metaphors.push_back(md);
+    Scene sc = floating(md);
     World a(sc);
     sc.metaphors[0].neighborDamping = damping;
     sc.metaphors[0].mitigation = mitigation;
