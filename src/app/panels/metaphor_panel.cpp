@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include "app/app.h"
 #include "app/window/ui_scale.h"
@@ -22,6 +24,7 @@ constexpr std::array<const char*, 6> kTypes = {"twist", "bend", "sphere", "flatt
 constexpr std::array<const char*, 3> kTwistModes = {"wring", "uniform", "linear"};
 constexpr std::array<const char*, 3> kBendModes = {"three_point", "cantilever", "stretch"};
 constexpr std::array<const char*, 3> kRegions = {"cylinder", "box", "sphere"};
+constexpr std::array<const char*, 2> kFrames = {"core", "nodes"};
 
 // A combo over `names` for `value`; true when changed.
 template <size_t N>
@@ -51,23 +54,35 @@ void applyList(Ui& ui, const std::vector<MetaphorDesc>& list) {
   }
 }
 
-// A new metaphor of `type` on body `b`: a sphere region at the top of its shape (a third of
-// its size), 2 kPa, from now on for 1.5 s, eased in and out.
-MetaphorDesc fresh(const World& w, size_t b, const std::string& type, const std::vector<MetaphorDesc>& list) {
+// A new metaphor of `type` on body `b`, 2 kPa, from now on for 1.5 s, eased in and out. At
+// the clicked node (`node` >= 0): a cylinder region about the surface's outward direction
+// there (a third of the body's size across), a twist turning that patch about it (uniform);
+// else a sphere region at the top of the shape.
+MetaphorDesc fresh(const World& w, size_t b, int node, const std::string& type, const std::vector<MetaphorDesc>& list) {
   MetaphorDesc d;
   d.body = w.bodies()[b].desc.name;
   d.type = type;
-  d.mode = type == "twist" ? "wring" : type == "bend" ? "three_point" : "";
+  d.mode = type == "twist" ? (node >= 0 ? "uniform" : "wring") : type == "bend" ? "three_point" : "";
   for (int k = 1;; ++k) {
     d.name = type + std::to_string(k);
     if (std::none_of(list.begin(), list.end(), [&](const MetaphorDesc& m) { return m.name == d.name; })) break;
   }
+  const BakedBody& model = *w.bodies()[b].model;
   const double r = w.bodies()[b].desc.shape->boundingRadius();
-  d.region = "sphere";
-  d.center = Vec3(0, 0.75 * r, 0);
-  d.radius = 0.4 * r;
-  d.axis = Vec3::UnitY();
-  d.direction = Vec3::UnitX();
+  if (node >= 0 && node < model.nodeCount()) {
+    d.region = "cylinder";
+    d.center = model.restSkin[size_t(node)] + model.comOffset;  // (the shape's frame)
+    d.axis = d.center.norm() > 1e-9 ? Vec3(d.center.normalized()) : Vec3::UnitY();
+    d.radius = 0.3 * r;
+    d.height = 0.5 * r;
+  } else {
+    d.region = "sphere";
+    d.center = Vec3(0, 0.75 * r, 0);
+    d.radius = 0.4 * r;
+    d.axis = Vec3::UnitY();
+  }
+  const Vec3 across = std::abs(d.axis.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitZ();
+  d.direction = (across - across.dot(d.axis) * d.axis).normalized();
   d.magnitude = 2000;
   d.start = w.time() + 0.05;
   d.end = d.start + 1.5;
@@ -90,6 +105,52 @@ bool dragDouble(const char* label, double& v, float speed, double lo, double hi,
 }
 
 }  // namespace
+
+void brushPaint(Ui& ui, int body, int node) {
+  const BakedBody& model = *ui.session.world->bodies()[size_t(body)].model;
+  if (node < 0 || node >= model.nodeCount()) return;
+  const Vec3 at = model.restSkin[size_t(node)];
+  std::vector<int> add;
+  for (int i = 0; i < model.nodeCount(); ++i)
+    if ((model.restSkin[size_t(i)] - at).norm() <= ui.brushRadius) add.push_back(i);
+  std::vector<int> merged;
+  std::set_union(ui.brushNodes.begin(), ui.brushNodes.end(), add.begin(), add.end(), std::back_inserter(merged));
+  ui.brushNodes.swap(merged);
+  ui.status = "painting " + std::to_string(ui.brushNodes.size()) + " nodes of " +
+              ui.session.world->bodies()[size_t(body)].desc.name + " (let go: the selected metaphor's region, or a new " +
+              ui.metaphorType + ")";
+}
+
+void brushCommit(Ui& ui) {
+  World& w = *ui.session.world;
+  if (ui.brushBody < 0 || ui.brushBody >= int(w.bodies().size()) || ui.brushNodes.empty()) return;
+  const BakedBody& model = *w.bodies()[size_t(ui.brushBody)].model;
+  std::vector<MetaphorDesc> list = w.metaphorDescs();
+  const bool onSelected = ui.metaphor >= 0 && ui.metaphor < int(list.size()) &&
+                          list[size_t(ui.metaphor)].body == w.bodies()[size_t(ui.brushBody)].desc.name;
+  MetaphorDesc d = onSelected ? list[size_t(ui.metaphor)] : fresh(w, size_t(ui.brushBody), ui.brushNodes[0], ui.metaphorType, list);
+  // the painted nodes; the centre their centroid, the axis its outward direction (shape frame)
+  Vec3 centroid = Vec3::Zero();
+  for (int i : ui.brushNodes) centroid += model.restSkin[size_t(i)] + model.comOffset;
+  centroid /= double(ui.brushNodes.size());
+  d.region = "nodes";
+  d.nodes = ui.brushNodes;
+  d.center = centroid;
+  if (centroid.norm() > 1e-9) d.axis = centroid.normalized();
+  const Vec3 across = std::abs(d.axis.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitZ();
+  if (d.type == "bend") d.direction = (across - across.dot(d.axis) * d.axis).normalized();
+  if (onSelected) {
+    list[size_t(ui.metaphor)] = d;
+  } else {
+    list.push_back(d);
+  }
+  applyList(ui, list);
+  if (!onSelected && ui.metaphorError.empty()) ui.metaphor = int(list.size()) - 1;
+  ui.metaphorEditing = false;
+  ui.status = std::to_string(ui.brushNodes.size()) + " painted nodes: the region of " + d.name;
+  ui.brushNodes.clear();
+  ui.brushBody = -1;
+}
 
 void metaphorPanel(Ui& ui) {
   Session& s = ui.session;
@@ -120,22 +181,31 @@ void metaphorPanel(Ui& ui) {
   if (w.bodies().empty()) {
     ImGui::TextDisabled("metaphors act on the atlas bodies: this scene has none");
   } else {
-    static std::string type = "twist";
+    std::string& type = ui.metaphorType;
     ImGui::SetNextItemWidth(110 * ui.scale);
     combo("##type", type, kTypes);
     ImGui::SameLine();
-    const size_t b = ui.picked.kind == Pick::Kind::Body && ui.picked.index < int(w.bodies().size())
-                         ? size_t(ui.picked.index) : 0;
-    const std::string add = "add to " + w.bodies()[b].desc.name;
+    const bool picked = ui.picked.kind == Pick::Kind::Body && ui.picked.index < int(w.bodies().size());
+    const size_t b = picked ? size_t(ui.picked.index) : 0;
+    const std::string add = (picked ? "add at the click on " : "add to ") + w.bodies()[b].desc.name;
     if (ImGui::Button(add.c_str())) {
-      list.push_back(fresh(w, b, type, list));
+      list.push_back(fresh(w, b, picked ? ui.picked.node : -1, type, list));
       applyList(ui, list);
       ui.metaphor = int(w.metaphors().size()) - 1;
       ui.metaphorEditing = false;
     }
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("A metaphor on the picked body (click one; else the first): a sphere region at its top,\n"
-                        "2 kPa, from now for 1.5 s. Edit it below; in the past, the future re-simulates.");
+      ImGui::SetTooltip("A metaphor where you clicked a body (a cylinder about the surface there; a twist turns\n"
+                        "that patch), else on the first body's top; 2 kPa, from now for 1.5 s. Edit it below;\n"
+                        "made in the past (the Timeline's bar dragged back), the future re-simulates.");
+    ImGui::Checkbox("brush", &ui.brush);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("On: a left drag on a body paints nodes (instead of pulling the skin); let go, they are\n"
+                        "the selected metaphor's region, or a new metaphor's of the type above. Shift+drag pans.");
+    ImGui::SameLine();
+    float radius = float(ui.brushRadius * 100);
+    ImGui::SetNextItemWidth(120 * ui.scale);
+    if (ImGui::SliderFloat("radius [cm]", &radius, 1, 50, "%.0f")) ui.brushRadius = radius / 100;
   }
   // the selected one's fields, applied when a field is let go
   if (ui.metaphor >= 0) {
@@ -171,6 +241,10 @@ void metaphorPanel(Ui& ui) {
     held(dragDouble("end [s]", d.end, 0.01f, 0, 1e6, "%.2f"));
     held(dragDouble("ease in [s]", d.easeIn, 0.01f, 0, 1e6, "%.2f"));
     held(dragDouble("ease out [s]", d.easeOut, 0.01f, 0, 1e6, "%.2f"));
+    now |= combo("frame", d.frame, kFrames);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("core: the forces turn with the body's core; nodes: with three of the region's skin\n"
+                        "nodes (Greway's frame: it follows the skin as it twists)");
     now |= ImGui::Checkbox("smooth ease", &d.smooth);
     ImGui::SameLine();
     now |= ImGui::Checkbox("balanced", &d.balanced);
@@ -200,6 +274,8 @@ void metaphorPanel(Ui& ui) {
     ImGui::TextDisabled("%zu nodes, rings %zu + %zu", m.nodes().size(), m.ring(0).size(), m.ring(1).size());
   }
   ui.settings.view.selectedMetaphor = ui.metaphor;
+  ui.settings.view.paintBody = ui.mouse == MouseMode::Brush ? ui.brushBody : -1;
+  ui.settings.view.paintNodes = ui.brushNodes;
   if (!ui.metaphorError.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", ui.metaphorError.c_str());
   // save into a scene file
   ImGui::Separator();

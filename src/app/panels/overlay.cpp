@@ -147,4 +147,19 @@ void metaphorLines(World& world, int selected, std::vector<LineVertex>* out) {
   }
 }
 
+void paintedLines(World& world, int body, const std::vector<int>& nodes, std::vector<LineVertex>* out) {
+  if (body < 0 || body >= int(world.bodies().size())) return;
+  LayeredBody& lb = world.bodies()[size_t(body)].layered;
+  lb.syncNodes(nodes);
+  const Eigen::Vector3f white(1, 1, 1);
+  for (int i : nodes) {
+    if (i < 0 || i >= lb.nodeCount()) continue;
+    const Vec3 x = lb.nodePosition(i);
+    for (int a = 0; a < 3; ++a) {
+      out->push_back({(x - 0.008 * Vec3::Unit(a)).cast<float>(), white});
+      out->push_back({(x + 0.008 * Vec3::Unit(a)).cast<float>(), white});
+    }
+  }
+}
+
 }  // namespace d2t

@@ -39,6 +39,8 @@ void boneLines(const World& world, std::vector<LineVertex>* out);
 /// along each node's force (orange, 6 cm at the largest). `selected` (-1: all) is drawn
 /// alone when >= 0.
 void metaphorLines(World& world, int selected, std::vector<LineVertex>* out);
+/// The brush's painted nodes of body `body` (a white cross each).
+void paintedLines(World& world, int body, const std::vector<int>& nodes, std::vector<LineVertex>* out);
 
 /// The proxy margin stage 1 uses for a body at its current state [m]: the baked margin
 /// plus the largest skin displacement.

@@ -21,6 +21,11 @@ const char* viewerTextureLabel(int i);
 void viewPanel(Ui& ui);    // view_panel.cpp
 void timelinePanel(Ui& ui);  // timeline_panel.cpp
 void metaphorPanel(Ui& ui);  // metaphor_panel.cpp
+/// The brush (metaphor_panel.cpp): adds the rest-skin nodes within the brush's radius of
+/// `node` of body `body` to the painted set; brushCommit makes the set the selected
+/// metaphor's region (a "nodes" region), or a new metaphor of the panel's type on it.
+void brushPaint(Ui& ui, int body, int node);
+void brushCommit(Ui& ui);
 void helpOverlay(Ui& ui);  // help_overlay.cpp
 
 /// The left column (Scene, Simulation, Statistics): false until the panels above

@@ -378,7 +378,7 @@ void Renderer::litPass(const std::vector<Draw>& draws, const Camera& camera, Ren
 void Renderer::overlayPass(World& world, const Eigen::Matrix4f& viewProj, const ViewOptions& options) {
   // pass 3: overlay lines. Contacts are drawn over everything (they lie under the
   // bodies that make them); proxy crosses are depth-tested (the far side is hidden).
-  const bool metaphors = options.metaphors && !world.metaphors().empty();
+  const bool metaphors = (options.metaphors && !world.metaphors().empty()) || options.paintBody >= 0;
   if (options.contacts || options.proxies || options.bones || metaphors) {
     lineProgram_.use();
     glUniformMatrix4fv(lineProgram_.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
@@ -396,7 +396,8 @@ void Renderer::overlayPass(World& world, const Eigen::Matrix4f& viewProj, const 
     }
     if (metaphors) {  // (over the skin: the rings are on it)
       lines.clear();
-      metaphorLines(world, options.selectedMetaphor, &lines);
+      if (options.metaphors) metaphorLines(world, options.selectedMetaphor, &lines);
+      paintedLines(world, options.paintBody, options.paintNodes, &lines);
       glDisable(GL_DEPTH_TEST);
       lines_->draw(lines);
       glEnable(GL_DEPTH_TEST);

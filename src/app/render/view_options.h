@@ -2,6 +2,8 @@
 // What the renderer draws besides the lit scene (the View panel's toggles;
 // persisted in the settings file).
 
+#include <vector>
+
 namespace d2t {
 
 struct ViewOptions {
@@ -14,6 +16,8 @@ struct ViewOptions {
   bool bones = false;       ///< the characters' bones (segments) and joints (crosses at the anchors), over the skin
   bool metaphors = true;    ///< the control metaphors' nodes, rings, structures and forces, over the skin
   int selectedMetaphor = -1;    ///< the Metaphors panel's (-1: every metaphor drawn)
+  int paintBody = -1;           ///< the body the metaphor brush paints (-1: none) ...
+  std::vector<int> paintNodes;  ///< ... and its painted nodes (drawn white)
   int highlightBody = -1;       ///< picked body drawn brighter (-1: none)
   int highlightCollider = -1;   ///< picked or dragged collider drawn brighter (-1: none)
 };

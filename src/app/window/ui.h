@@ -24,7 +24,7 @@
 namespace d2t {
 
 /// What a left-button press started.
-enum class MouseMode { None, Orbit, Pan, DragCollider, DragSkin };
+enum class MouseMode { None, Orbit, Pan, DragCollider, DragSkin, Brush };
 
 /// Everything the frame loop and the panels share.
 struct Ui {
@@ -90,6 +90,11 @@ struct Ui {
   bool metaphorEditing = false;
   std::string metaphorError;
   std::string saveScenePath;
+  std::string metaphorType = "twist";  // what "add" and the brush make
+  bool brush = false;          // a left drag on a body paints a region instead of pulling the skin
+  double brushRadius = 0.06;   // [m] on the rest skin, about each node under the cursor
+  int brushBody = -1;          // the body being painted
+  std::vector<int> brushNodes; // its painted nodes, sorted
   bool snapshotsChanged = false;
 
   bool showsContactTexture() const {
@@ -111,6 +116,8 @@ struct Ui {
     materialEdits.clear();
     metaphor = -1;
     metaphorEditing = false;
+    brushBody = -1;
+    brushNodes.clear();
     metaphorError.clear();
     saveScenePath.clear();
   }

@@ -13,6 +13,7 @@
 
 #include "app/app.h"
 #include "app/panels/material_panel.h"
+#include "app/panels/panels.h"
 #include "app/window/ui_scale.h"
 
 namespace d2t {
@@ -174,7 +175,29 @@ void handleMouse(Ui& ui) {
     ui.session.dragTo(ui.drag->follow(cursorRay(ui.camera, x, y, w, h)));
     return;
   }
+  if (ui.mouse == MouseMode::Brush) {  // painting a metaphor's region: the nodes under the cursor
+    if (!left) {
+      brushCommit(ui);
+      ui.mouse = MouseMode::None;
+      return;
+    }
+    const Pick pick = pickWorld(*ui.session.world, cursorRay(ui.camera, x, y, w, h));
+    if (pick.kind == Pick::Kind::Body && pick.index == ui.brushBody) brushPaint(ui, pick.index, pick.node);
+    return;
+  }
   if (!left && !right) ui.mouse = MouseMode::None;
+  if (pressed && !panelHasMouse && ui.brush && ui.settings.panels.metaphors && !shift) {  // the brush paints
+    const Pick pick = pickWorld(*ui.session.world, cursorRay(ui.camera, x, y, w, h));
+    if (pick.kind == Pick::Kind::Body) {
+      ui.picked = pick;
+      ui.pickChanged = true;
+      ui.brushBody = pick.index;
+      ui.brushNodes.clear();
+      brushPaint(ui, pick.index, pick.node);
+      ui.mouse = MouseMode::Brush;
+      return;
+    }
+  }
   if (pressed && !panelHasMouse && ui.placingMesh) {  // a mesh being added goes where the click meets the scene
     const Ray ray = cursorRay(ui.camera, x, y, w, h);
     const Pick pick = pickWorld(*ui.session.world, ray, true);

@@ -315,6 +315,11 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
 // rebuilds forces_ from them without asking the loads again).
 void LayeredBody::gatherLoadForces() {
   loadForces_.clear();
+  {
+    std::vector<int> read;  // (what the loads read: from the solver where it holds the skin)
+    for (const auto& load : loads_) load->reads(read);
+    if (!read.empty()) syncNodes(read);
+  }
   for (const auto& load : loads_) load->forces(*this, loadForces_);
   for (const NodeForce& p : loadForces_)
     if (p.node < 0 || p.node >= nodeCount() || !p.force.allFinite())

@@ -158,6 +158,36 @@ Metaphor::Metaphor(const MetaphorDesc& desc, const BakedBody& model) : desc_(des
     for (size_t k = 0; k < nodes_.size(); ++k) m.push_back(area[size_t(nodes_[k])] * weights_[k]);
     balance(r, m, &force_);
   }
+  // Greway's frame: the region's top and bottom nodes along a and its farthest across it
+  // (towards b, or any direction across a), picked once at rest
+  if (d.frame == "nodes") {
+    Vec3 across = b;
+    if (across.norm() == 0) {
+      const Vec3 t = std::abs(a.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitZ();
+      across = (t - t.dot(a) * a).normalized();
+    }
+    size_t top = 0, bottom = 0, side = 0;
+    for (size_t k = 1; k < nodes_.size(); ++k) {
+      if (a.dot(r[k]) > a.dot(r[top])) top = k;
+      if (a.dot(r[k]) < a.dot(r[bottom])) bottom = k;
+      if (across.dot(r[k]) > across.dot(r[side])) side = k;
+    }
+    frameNodes_ = {nodes_[top], nodes_[bottom], nodes_[side]};
+    const auto basis = [](const Vec3& t, const Vec3& bo, const Vec3& s) {
+      Mat3 F;
+      const Vec3 e1 = (t - bo).normalized();
+      const Vec3 e2 = (s - 0.5 * (t + bo) - (s - 0.5 * (t + bo)).dot(e1) * e1).normalized();
+      F << e1, e2, e1.cross(e2);
+      return F;
+    };
+    const Vec3 &gt = model.restSkin[size_t(frameNodes_[0])], &gb = model.restSkin[size_t(frameNodes_[1])],
+               &gs = model.restSkin[size_t(frameNodes_[2])];
+    if ((gt - gb).norm() < 1e-9 ||
+        ((gs - 0.5 * (gt + gb)) - (gs - 0.5 * (gt + gb)).dot((gt - gb).normalized()) * (gt - gb).normalized()).norm() < 1e-9)
+      refuse(d, "its region's nodes do not span a frame (\"frame\": \"nodes\" needs a region with extent along and "
+                "across its axis)");
+    frame0_ = basis(gt, gb, gs);
+  }
   // the rings and their mitigation directions: each node's the unit sum of its parents'
   rings_ = rings(model.atlas.stencil, nodes_);
   std::vector<Vec3> parent(size_t(model.nodeCount()), Vec3::Zero());  // unit directions by node
@@ -199,10 +229,28 @@ std::array<std::vector<int>, 2> Metaphor::rings(const std::vector<Stencil>& sten
   return out;
 }
 
+Mat3 Metaphor::frameRotation(const LayeredBody& body) const {
+  if (frameNodes_.empty()) return body.core().orientation.toRotationMatrix();
+  const Vec3 t = body.nodePosition(frameNodes_[0]), b = body.nodePosition(frameNodes_[1]),
+             s = body.nodePosition(frameNodes_[2]);
+  const Vec3 e1 = (t - b).normalized();
+  const Vec3 m = s - 0.5 * (t + b);
+  const Vec3 e2 = (m - m.dot(e1) * e1).normalized();
+  Mat3 F;
+  F << e1, e2, e1.cross(e2);
+  if (!F.allFinite())  // (the nodes collapsed onto a line: the core's frame rather than none)
+    return body.core().orientation.toRotationMatrix();
+  return F * frame0_.transpose();
+}
+
+void Metaphor::reads(std::vector<int>& nodes) const {
+  if (easeFactor(desc_, time_) > 0) nodes.insert(nodes.end(), frameNodes_.begin(), frameNodes_.end());
+}
+
 void Metaphor::forces(const LayeredBody& body, std::vector<NodeForce>& out) const {
   const double e = easeFactor(desc_, time_);
   if (e == 0) return;
-  const Mat3 R = body.core().orientation.toRotationMatrix();
+  const Mat3 R = frameRotation(body);
   for (size_t k = 0; k < nodes_.size(); ++k) out.push_back({nodes_[k], e * (R * force_[k])});
 }
 

@@ -19,7 +19,8 @@
 //   squash   f = -P A w xi a;  stretch  f = P A w xi a
 // "balanced" takes out the net force and torque (about the region's weighted centroid) by a
 // rigid field weighted by A w, so the metaphor only deforms. The forces are fixed in the
-// core's frame (they turn with the body) and scaled by the ease factor at the step's start.
+// core's frame (they turn with the body; or, "frame": "nodes", in Greway's frame of three
+// skin nodes) and scaled by the ease factor at the step's start.
 //
 // The corrections that keep the effect local (Greway's IV.8; peers.md sec. 3.2) act on the
 // skin's velocity relative to the core, qdot, after step 5, on the region's first ring L1
@@ -65,6 +66,10 @@ struct MetaphorDesc {
   double easeIn = 0, easeOut = 0;   ///< [s], within the window
   bool smooth = false;              ///< smoothstep easing (C1) instead of linear ramps
   bool balanced = false;
+  /// The frame the forces are fixed in: "core" (the body's core: turns with it) or "nodes"
+  /// (Greway's: from three skin nodes picked at rest, the region's top and bottom along the
+  /// axis and its farthest across it; turns with the skin there)
+  std::string frame = "core";
   std::array<double, 2> neighborDamping{0, 0};  ///< d_1, d_2: fractions of qdot per 1/60 s on L1, L2
   double mitigation = 0;            ///< m: fraction of qdot along the parents' force per 1/60 s
 
@@ -86,6 +91,7 @@ class Metaphor final : public NodeLoad {
   /// are undefined there (all nodes on the axis for a twist, say).
   Metaphor(const MetaphorDesc& desc, const BakedBody& model);
   void forces(const LayeredBody& body, std::vector<NodeForce>& out) const override;
+  void reads(std::vector<int>& nodes) const override;
   void corrections(const LayeredBody& body, double dt, std::vector<VelocityCorrection>& out) const override;
   bool working() const override { return easeFactor(desc_, time_) > 0; }
   /// The time the next step starts at (World sets it before each step) [s].
@@ -101,6 +107,12 @@ class Metaphor final : public NodeLoad {
   /// mitigation direction n_j of each (body frame; zero where the parents' cancel).
   const std::vector<int>& ring(int level) const { return rings_[size_t(level)]; }
   const std::vector<Vec3>& ringDirections(int level) const { return ringDirections_[size_t(level)]; }
+  /// The rotation from the body frame at rest to the world that the forces take now: the
+  /// core's orientation, or (frame "nodes") F F0^T, F = Gram-Schmidt of the frame nodes'
+  /// current positions (F0: at rest, body frame).
+  Mat3 frameRotation(const LayeredBody& body) const;
+  /// The frame nodes (top, bottom, side; frame "nodes"), else empty.
+  const std::vector<int>& frameNodes() const { return frameNodes_; }
   /// Each node's area A_i: a third of its rest skin triangles' [m^2] (nnode).
   static std::vector<double> nodeAreas(const BakedBody& model);
   /// The rings about `region` (sorted node indices): L1 the nodes in stencil slots 1-6 of
@@ -115,6 +127,8 @@ class Metaphor final : public NodeLoad {
   std::vector<Vec3> force_;
   std::array<std::vector<int>, 2> rings_;
   std::array<std::vector<Vec3>, 2> ringDirections_;
+  std::vector<int> frameNodes_;  // (frame "nodes") top, bottom, side
+  Mat3 frame0_ = Mat3::Identity();  // their frame at rest (body frame)
   double time_ = 0;
 };
 

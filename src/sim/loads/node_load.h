@@ -41,6 +41,8 @@ class NodeLoad {
   /// node the CPU's copy holds are readable; a node of a skin held on the GPU solver
   /// throws std::logic_error unless the body synced it (LayeredBody::syncNodes).
   virtual void forces(const LayeredBody& body, std::vector<NodeForce>& out) const = 0;
+  /// Appends the nodes forces() reads (the body syncs them from a solver first).
+  virtual void reads(std::vector<int>& nodes) const { (void)nodes; }
   /// Whether the load may do work in the next step (the energy bound is off for its body
   /// then); one that is idle (a metaphor outside its window) leaves the bound on.
   virtual bool working() const { return true; }

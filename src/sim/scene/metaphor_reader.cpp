@@ -94,9 +94,7 @@ MetaphorDesc readMetaphor(JsonReader& r, int index, const Scene* s) {
     if (v.is_boolean()) d.mitigation = v.get<bool>() ? 0.5 : 0.0;
     else d.mitigation = r.number("mitigation", 0, 0, 1);
   }
-  if (r.has("frame"))
-    r.fail("frame", "not built yet: the node-picked frame is still to come (issue 30); the region is in the core's "
-                    "frame: remove it");
+  d.frame = r.string("frame", "core", {"core", "nodes"});
   r.finish();
   return d;
 }
@@ -130,6 +128,7 @@ nlohmann::json toJson(const MetaphorDesc& d) {
   j["ease_out"] = d.easeOut;
   j["ease"] = d.smooth ? "smooth" : "linear";
   j["balanced"] = d.balanced;
+  j["frame"] = d.frame;
   j["neighbor_damping"] = {d.neighborDamping[0], d.neighborDamping[1]};
   j["mitigation"] = d.mitigation;
   return j;
