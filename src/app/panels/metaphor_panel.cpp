@@ -152,6 +152,60 @@ void brushCommit(Ui& ui) {
   ui.brushBody = -1;
 }
 
+namespace {
+const Body* bodyOf(const World& w, const MetaphorDesc& d) {
+  for (const Body& b : w.bodies())
+    if (b.desc.name == d.body) return &b;
+  return nullptr;
+}
+}  // namespace
+
+bool handlePress(Ui& ui, const Ray& ray) {
+  World& w = *ui.session.world;
+  if (ui.metaphor < 0 || ui.metaphor >= int(w.metaphors().size()) || !ui.settings.view.metaphors) return false;
+  const MetaphorDesc& d = w.metaphors()[size_t(ui.metaphor)]->desc();
+  const Body* b = bodyOf(w, d);
+  if (!b) return false;
+  const CoreState& s = b->layered.core();
+  const Vec3 c = s.position + s.orientation * (d.center - b->model->comOffset);
+  const double t = (c - ray.origin).dot(ray.dir);
+  if (t <= 0 || (c - ray.origin - t * ray.dir).norm() > std::max(0.02, 0.025 * t)) return false;
+  ui.metaphorDraft = d;
+  ui.metaphorEditing = true;
+  ui.drag.emplace(-1, c, c, ui.camera);
+  ui.settings.view.draftBody = int(b - w.bodies().data());
+  ui.settings.view.draft = d;
+  ui.status = "moving " + d.name + "'s region (let go: applied from now on)";
+  return true;
+}
+
+void handleMove(Ui& ui, const Ray& ray) {
+  World& w = *ui.session.world;
+  const int k = ui.settings.view.draftBody;
+  if (!ui.drag || k < 0 || k >= int(w.bodies().size())) return;
+  const Body& b = w.bodies()[size_t(k)];
+  const CoreState& s = b.layered.core();
+  const Vec3 x = ui.drag->follow(ray);
+  ui.metaphorDraft.center = s.orientation.conjugate() * (x - s.position) + b.model->comOffset;
+  ui.settings.view.draft = ui.metaphorDraft;
+}
+
+void handleCommit(Ui& ui) {
+  World& w = *ui.session.world;
+  ui.settings.view.draftBody = -1;
+  ui.drag.reset();
+  if (ui.metaphor < 0 || ui.metaphor >= int(w.metaphors().size())) return;
+  std::vector<MetaphorDesc> list = w.metaphorDescs();
+  list[size_t(ui.metaphor)] = ui.metaphorDraft;
+  ui.metaphorEditing = false;
+  applyList(ui, list);
+  const Vec3& c = ui.metaphorDraft.center;
+  char text[160];
+  std::snprintf(text, sizeof text, "%s's region moved to (%.3f, %.3f, %.3f) (shape frame)", ui.metaphorDraft.name.c_str(),
+                c.x(), c.y(), c.z());
+  ui.status = ui.metaphorError.empty() ? text : ui.metaphorError;
+}
+
 void metaphorPanel(Ui& ui) {
   Session& s = ui.session;
   World& w = *s.world;

@@ -70,6 +70,49 @@ void boneLines(const World& world, std::vector<LineVertex>* out) {
   }
 }
 
+void structureLines(const MetaphorDesc& d, const CoreState& s, const Vec3& offset, const Eigen::Vector3f& color,
+                    std::vector<LineVertex>* out) {
+  const Mat3 R = s.orientation.toRotationMatrix();
+  const auto placed = [&](const Vec3& p) { return Vec3(s.position + R * (p - offset)); };
+  const auto segment = [&](const Vec3& a, const Vec3& b) {
+    out->push_back({placed(a).cast<float>(), color});
+    out->push_back({placed(b).cast<float>(), color});
+  };
+  const auto circle = [&](const Vec3& c, const Vec3& u, const Vec3& v, double r) {
+    constexpr int n = 48;
+    for (int j = 0; j < n; ++j) {
+      const double a0 = 2 * M_PI * j / n, a1 = 2 * M_PI * (j + 1) / n;
+      segment(c + r * (std::cos(a0) * u + std::sin(a0) * v), c + r * (std::cos(a1) * u + std::sin(a1) * v));
+    }
+  };
+  const Vec3 a = d.axis.normalized();
+  const Vec3 u = (std::abs(a.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).cross(a).normalized(), v = a.cross(u);
+  if (d.region == "cylinder") {
+    const Vec3 h = 0.5 * d.height * a;
+    circle(d.center - h, u, v, d.radius);
+    circle(d.center + h, u, v, d.radius);
+    for (const Vec3& e : {u, v, Vec3(-u), Vec3(-v)}) segment(d.center - h + d.radius * e, d.center + h + d.radius * e);
+  } else if (d.region == "sphere") {
+    circle(d.center, u, v, d.radius);
+    circle(d.center, v, a, d.radius);
+    circle(d.center, a, u, d.radius);
+  } else if (d.region == "box") {
+    const Vec3 h = 0.5 * d.size;
+    for (int e = 0; e < 12; ++e) {  // the 12 edges: along axis e / 4, the other two signs from e % 4
+      const int along = e / 4, o1 = (along + 1) % 3, o2 = (along + 2) % 3;
+      Vec3 lo = -h, hi = -h;
+      hi[along] = h[along];
+      lo[o1] = hi[o1] = (e & 1) ? h[o1] : -h[o1];
+      lo[o2] = hi[o2] = (e & 2) ? h[o2] : -h[o2];
+      segment(d.center + lo, d.center + hi);
+    }
+  }
+  // the handle at the centre (the mouse drags it): a cross, and the axis
+  const double arm = 0.04;
+  for (int k = 0; k < 3; ++k) segment(d.center - arm * Vec3::Unit(k), d.center + arm * Vec3::Unit(k));
+  segment(d.center, d.center + 2 * arm * a);
+}
+
 void metaphorLines(World& world, int selected, std::vector<LineVertex>* out) {
   const Eigen::Vector3f green(0.2f, 0.95f, 0.3f), yellow(1.0f, 0.9f, 0.15f), purple(0.7f, 0.3f, 1.0f),
       white(0.95f, 0.95f, 0.95f), orange(1.0f, 0.55f, 0.1f);
@@ -94,45 +137,7 @@ void metaphorLines(World& world, int selected, std::vector<LineVertex>* out) {
     for (int i : m.nodes()) cross(lb.nodePosition(i), green);
     for (int i : m.ring(0)) cross(lb.nodePosition(i), yellow);
     for (int i : m.ring(1)) cross(lb.nodePosition(i), purple);
-    // the structure, in the shape's frame turned with the core
-    const MetaphorDesc& d = m.desc();
-    const CoreState& s = lb.core();
-    const Mat3 R = s.orientation.toRotationMatrix();
-    const Vec3 offset = body->model->comOffset;
-    const auto world_ = [&](const Vec3& p) { return Vec3(s.position + R * (p - offset)); };
-    const auto segment = [&](const Vec3& a, const Vec3& b) {
-      out->push_back({world_(a).cast<float>(), white});
-      out->push_back({world_(b).cast<float>(), white});
-    };
-    const auto circle = [&](const Vec3& c, const Vec3& u, const Vec3& v, double r) {
-      constexpr int n = 48;
-      for (int j = 0; j < n; ++j) {
-        const double a0 = 2 * M_PI * j / n, a1 = 2 * M_PI * (j + 1) / n;
-        segment(c + r * (std::cos(a0) * u + std::sin(a0) * v), c + r * (std::cos(a1) * u + std::sin(a1) * v));
-      }
-    };
-    const Vec3 a = d.axis.normalized();
-    const Vec3 u = (std::abs(a.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).cross(a).normalized(), v = a.cross(u);
-    if (d.region == "cylinder") {
-      const Vec3 h = 0.5 * d.height * a;
-      circle(d.center - h, u, v, d.radius);
-      circle(d.center + h, u, v, d.radius);
-      for (const Vec3& e : {u, v, Vec3(-u), Vec3(-v)}) segment(d.center - h + d.radius * e, d.center + h + d.radius * e);
-    } else if (d.region == "sphere") {
-      circle(d.center, u, v, d.radius);
-      circle(d.center, v, a, d.radius);
-      circle(d.center, a, u, d.radius);
-    } else if (d.region == "box") {
-      const Vec3 h = 0.5 * d.size;
-      for (int e = 0; e < 12; ++e) {  // the 12 edges: along axis e / 4, the other two signs from e % 4
-        const int along = e / 4, o1 = (along + 1) % 3, o2 = (along + 2) % 3;
-        Vec3 lo = -h, hi = -h;
-        hi[along] = h[along];
-        lo[o1] = hi[o1] = (e & 1) ? h[o1] : -h[o1];
-        lo[o2] = hi[o2] = (e & 2) ? h[o2] : -h[o2];
-        segment(d.center + lo, d.center + hi);
-      }
-    }
+    structureLines(m.desc(), lb.core(), body->model->comOffset, white, out);
     // the forces while the metaphor works
     std::vector<NodeForce> forces;
     m.forces(lb, forces);

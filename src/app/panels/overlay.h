@@ -39,6 +39,11 @@ void boneLines(const World& world, std::vector<LineVertex>* out);
 /// along each node's force (orange, 6 cm at the largest). `selected` (-1: all) is drawn
 /// alone when >= 0.
 void metaphorLines(World& world, int selected, std::vector<LineVertex>* out);
+/// A metaphor's structure (its cylinder, box or sphere, in the shape's frame: `offset` is
+/// the shape's origin from the core's centre) placed by the core state `s`, and its
+/// centre's handle (a cross and the axis).
+void structureLines(const MetaphorDesc& d, const CoreState& s, const Vec3& offset, const Eigen::Vector3f& color,
+                    std::vector<LineVertex>* out);
 /// The brush's painted nodes of body `body` (a white cross each).
 void paintedLines(World& world, int body, const std::vector<int>& nodes, std::vector<LineVertex>* out);
 

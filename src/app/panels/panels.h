@@ -26,6 +26,12 @@ void metaphorPanel(Ui& ui);  // metaphor_panel.cpp
 /// metaphor's region (a "nodes" region), or a new metaphor of the panel's type on it.
 void brushPaint(Ui& ui, int body, int node);
 void brushCommit(Ui& ui);
+/// The selected metaphor's centre handle (drawn by View > metaphors): a press whose ray
+/// passes near it starts dragging it in the plane facing the camera (true); handleMove
+/// follows the cursor (the panel's fields show it), handleCommit applies it (one input).
+bool handlePress(Ui& ui, const struct Ray& ray);
+void handleMove(Ui& ui, const struct Ray& ray);
+void handleCommit(Ui& ui);
 void helpOverlay(Ui& ui);  // help_overlay.cpp
 
 /// The left column (Scene, Simulation, Statistics): false until the panels above

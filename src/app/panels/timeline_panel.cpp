@@ -31,12 +31,14 @@ void inputTicks(const Timeline& t) {
 
 // The metaphors' windows as rows of ease trapezoids under the scrub bar (x: the bar's steps,
 // at the current dt; a window past the head runs off the right end). Dragging a row moves
-// its window; let go, the move is one input of the run (the future from now re-simulates).
+// its window, dragging near one of its ends moves that end (the window stretches); let go,
+// the change is one input of the run (the future from then re-simulates).
 void metaphorTracks(Ui& ui, const Timeline& t, ImVec2 lo, ImVec2 hi) {
   Session& s = ui.session;
   const std::vector<MetaphorDesc> list = s.world->metaphorDescs();
   if (list.empty()) return;
-  static int dragging = -1;  // the row being dragged, and by how much [s]
+  static int dragging = -1;  // the row being dragged, which part (0 the window, 1 its start,
+  static int part = 0;       // 2 its end), and by how much [s]
   static double shift = 0;
   const double dt = s.world->settings().dt, span = double(std::max(1L, t.head() - t.first()));
   const float width = hi.x - lo.x, row = 12 * ui.scale;
@@ -49,17 +51,25 @@ void metaphorTracks(Ui& ui, const Timeline& t, ImVec2 lo, ImVec2 hi) {
     ImGui::PushID(int(k));
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("track", ImVec2(width, row));
+    if (ImGui::IsItemActivated()) {  // (which part: within 5 px of an end, that end)
+      const float mx = ImGui::GetIO().MouseClickedPos[0].x, grip = 5 * ui.scale;
+      part = std::abs(mx - x(d.start)) < grip ? 1 : std::abs(mx - x(d.end)) < grip ? 2 : 0;
+    }
     if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0)) {
       dragging = int(k);
       shift = std::max(-d.start, double(ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0).x) / width * span * dt);
     }
+    const auto moved = [&](MetaphorDesc m) {
+      if (part != 2) m.start += shift;
+      if (part != 1) m.end += shift;
+      return m;
+    };
     if (ImGui::IsItemDeactivated() && dragging == int(k)) {
-      std::vector<MetaphorDesc> moved = list;
-      moved[k].start += shift;
-      moved[k].end += shift;
+      std::vector<MetaphorDesc> changed = list;
+      changed[k] = moved(list[k]);
       WorldInput in;
       in.kind = WorldInput::Kind::Metaphors;
-      in.metaphors = moved;
+      in.metaphors = changed;
       try {
         s.input(in);
       } catch (const InputError& e) {
@@ -68,12 +78,10 @@ void metaphorTracks(Ui& ui, const Timeline& t, ImVec2 lo, ImVec2 hi) {
       dragging = -1;
       shift = 0;
     }
-    if (dragging == int(k)) {
-      d.start += shift;
-      d.end += shift;
-    }
+    if (dragging == int(k)) d = moved(d);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("%s (%s on %s): %.2f-%.2f s, eased %.2f / %.2f s\ndrag to move its window", d.name.c_str(),
+      ImGui::SetTooltip("%s (%s on %s): %.2f-%.2f s, eased %.2f / %.2f s\ndrag it to move its window, an end to "
+                        "move that end", d.name.c_str(),
                         d.type.c_str(), d.body.c_str(), d.start, d.end, d.easeIn, d.easeOut);
     const bool selected = ui.metaphor == int(k);
     const ImU32 fill = selected ? IM_COL32(120, 220, 120, 200) : IM_COL32(90, 170, 230, 160);

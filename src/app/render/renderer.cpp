@@ -378,7 +378,8 @@ void Renderer::litPass(const std::vector<Draw>& draws, const Camera& camera, Ren
 void Renderer::overlayPass(World& world, const Eigen::Matrix4f& viewProj, const ViewOptions& options) {
   // pass 3: overlay lines. Contacts are drawn over everything (they lie under the
   // bodies that make them); proxy crosses are depth-tested (the far side is hidden).
-  const bool metaphors = (options.metaphors && !world.metaphors().empty()) || options.paintBody >= 0;
+  const bool metaphors =
+      (options.metaphors && !world.metaphors().empty()) || options.paintBody >= 0 || options.draftBody >= 0;
   if (options.contacts || options.proxies || options.bones || metaphors) {
     lineProgram_.use();
     glUniformMatrix4fv(lineProgram_.uniform("uViewProj"), 1, GL_FALSE, viewProj.data());
@@ -398,6 +399,10 @@ void Renderer::overlayPass(World& world, const Eigen::Matrix4f& viewProj, const 
       lines.clear();
       if (options.metaphors) metaphorLines(world, options.selectedMetaphor, &lines);
       paintedLines(world, options.paintBody, options.paintNodes, &lines);
+      if (options.draftBody >= 0 && options.draftBody < int(world.bodies().size())) {
+        const Body& b = world.bodies()[size_t(options.draftBody)];
+        structureLines(options.draft, b.layered.core(), b.model->comOffset, Eigen::Vector3f(0.3f, 0.95f, 1.0f), &lines);
+      }
       glDisable(GL_DEPTH_TEST);
       lines_->draw(lines);
       glEnable(GL_DEPTH_TEST);

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "sim/loads/metaphor.h"
+
 namespace d2t {
 
 struct ViewOptions {
@@ -18,6 +20,8 @@ struct ViewOptions {
   int selectedMetaphor = -1;    ///< the Metaphors panel's (-1: every metaphor drawn)
   int paintBody = -1;           ///< the body the metaphor brush paints (-1: none) ...
   std::vector<int> paintNodes;  ///< ... and its painted nodes (drawn white)
+  int draftBody = -1;           ///< a metaphor's structure being dragged by its handle (-1: none) ...
+  MetaphorDesc draft;           ///< ... where it is now (drawn cyan)
   int highlightBody = -1;       ///< picked body drawn brighter (-1: none)
   int highlightCollider = -1;   ///< picked or dragged collider drawn brighter (-1: none)
 };

@@ -24,7 +24,7 @@
 namespace d2t {
 
 /// What a left-button press started.
-enum class MouseMode { None, Orbit, Pan, DragCollider, DragSkin, Brush };
+enum class MouseMode { None, Orbit, Pan, DragCollider, DragSkin, Brush, DragHandle };
 
 /// Everything the frame loop and the panels share.
 struct Ui {

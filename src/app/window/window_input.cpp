@@ -83,6 +83,11 @@ static Ray cursorRayOf(const Ui& ui) {
 // wheel: while dragging a collider it moves the drag plane (depth), else it zooms
 void onScroll(GLFWwindow* w, double, double dy) {
   Ui& ui = *static_cast<Ui*>(glfwGetWindowUserPointer(w));
+  if (ui.drag && ui.mouse == MouseMode::DragHandle) {  // a metaphor's region: nearer / farther
+    ui.drag->push(-dy, ui.camera.eye(), cursorRayOf(ui));
+    handleMove(ui, cursorRayOf(ui));
+    return;
+  }
   if (ui.drag) {
     ui.session.dragTo(ui.drag->push(-dy, ui.camera.eye(), cursorRayOf(ui)));
     return;
@@ -175,6 +180,15 @@ void handleMouse(Ui& ui) {
     ui.session.dragTo(ui.drag->follow(cursorRay(ui.camera, x, y, w, h)));
     return;
   }
+  if (ui.mouse == MouseMode::DragHandle) {  // a metaphor's region dragged by its centre
+    if (!left) {
+      handleCommit(ui);
+      ui.mouse = MouseMode::None;
+      return;
+    }
+    handleMove(ui, cursorRay(ui.camera, x, y, w, h));
+    return;
+  }
   if (ui.mouse == MouseMode::Brush) {  // painting a metaphor's region: the nodes under the cursor
     if (!left) {
       brushCommit(ui);
@@ -186,6 +200,10 @@ void handleMouse(Ui& ui) {
     return;
   }
   if (!left && !right) ui.mouse = MouseMode::None;
+  if (pressed && !panelHasMouse && !shift && handlePress(ui, cursorRay(ui.camera, x, y, w, h))) {
+    ui.mouse = MouseMode::DragHandle;
+    return;
+  }
   if (pressed && !panelHasMouse && ui.brush && ui.settings.panels.metaphors && !shift) {  // the brush paints
     const Pick pick = pickWorld(*ui.session.world, cursorRay(ui.camera, x, y, w, h));
     if (pick.kind == Pick::Kind::Body) {

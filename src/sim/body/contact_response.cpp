@@ -385,59 +385,87 @@ LayeredBody::RowOutcome LayeredBody::respondThrough(SkinResponse& r, const std::
 
 // The loads' corrections of the skin's velocity relative to the core (node_load.h), after
 // step 5: computed here in double from the nodes' qdot, the change applied where the skin
-// is (the GPU's scatter, or the CPU). They are internal: what they take from the nodes'
-// momentum goes to the core (a free core), so the body's flight keeps its momentum; the
-// ring's qdot is still exactly what the correction asked.
+// is (the GPU's scatter, or the CPU). They are internal, and the core is not touched: the
+// momentum and angular momentum they take from the corrected nodes go to the load's
+// absorbers (a metaphor's region) as a rigid velocity field v + w x u_j relative to the
+// core, the one with the opposite momentum (6x6: the absorbers' rigid mass matrix about
+// the core's centre). So the body's flight keeps its momentum, the core's velocity is
+// left bit for bit, and the corrected nodes' qdot is exactly what the correction asked.
 void LayeredBody::applyCorrections(double dt, Profile& profile) {
-  std::vector<VelocityCorrection> list;
-  for (const auto& load : loads_) load->corrections(*this, dt, list);
-  if (list.empty()) return;
+  struct Batch {
+    std::vector<VelocityCorrection> list;
+    std::vector<int> absorbers;
+  };
+  std::vector<Batch> batches;
+  for (const auto& load : loads_) {
+    Batch b;
+    load->corrections(*this, dt, b.list, b.absorbers);
+    if (!b.list.empty()) batches.push_back(std::move(b));
+  }
+  if (batches.empty()) return;
   StageTimer t(profile, Stage::Neighbours);
   std::vector<int> read;
-  read.reserve(list.size());
-  for (const VelocityCorrection& c : list) {
-    if (c.node < 0 || c.node >= nodeCount() || !(c.keep >= 0 && c.keep <= 1) || !(c.portion >= 0 && c.portion <= 1) ||
-        !c.direction.allFinite())
+  const auto check = [&](int node) {
+    if (node < 0 || node >= nodeCount())
       throw std::invalid_argument("body '" + desc_.name + "': a node load asked for a velocity correction of node " +
-                                  std::to_string(c.node) + " that is not in range");
-    read.push_back(c.node);
+                                  std::to_string(node) + ", which is not in [0, " + std::to_string(nodeCount()) + ")");
+    read.push_back(node);
+  };
+  for (const Batch& b : batches) {
+    for (const VelocityCorrection& c : b.list) {
+      check(c.node);
+      if (!(c.keep >= 0 && c.keep <= 1) || !(c.portion >= 0 && c.portion <= 1) || !c.direction.allFinite())
+        throw std::invalid_argument("body '" + desc_.name + "': a node load asked for a velocity correction of node " +
+                                    std::to_string(c.node) + " with a factor out of [0, 1]");
+    }
+    for (int j : b.absorbers) check(j);
   }
   syncNodes(read);
-  // (in the loads' order; a node corrected twice takes both, one after the other)
-  std::vector<std::pair<int, Vec3>> now;  // (node, corrected qdot)
-  now.reserve(list.size());
-  std::unordered_map<int, size_t> index;
-  for (const VelocityCorrection& c : list) {
-    auto [it, fresh] = index.try_emplace(c.node, now.size());
-    if (fresh) now.emplace_back(c.node, state_.qdot[size_t(c.node)]);
-    Vec3& v = now[it->second].second;
-    v *= c.keep;
-    const double along = v.dot(c.direction);
-    if (along > 0) v -= c.portion * along * c.direction;
+  // the nodes' qdot as corrected so far (in the loads' order: a node corrected twice takes
+  // both, one after the other)
+  std::unordered_map<int, Vec3> now;
+  const auto qdot = [&](int i) -> Vec3& { return now.try_emplace(i, state_.qdot[size_t(i)]).first->second; };
+  const auto u = [&](int i) { return Vec3(model_->restSkin[size_t(i)] + state_.q[size_t(i)]); };
+  for (const Batch& b : batches) {
+    Vec3 P = Vec3::Zero(), L = Vec3::Zero();  // the momentum the corrections change (body frame, about c)
+    for (const VelocityCorrection& c : b.list) {
+      Vec3& v = qdot(c.node);
+      const Vec3 before = v;
+      v *= c.keep;
+      const double along = v.dot(c.direction);
+      if (along > 0) v -= c.portion * along * c.direction;
+      const Vec3 p = model_->nodeMass[size_t(c.node)] * (v - before);
+      P += p;
+      L += u(c.node).cross(p);
+    }
+    if (settings_.fixedCore || b.absorbers.empty()) continue;  // (a held core's anchor takes it)
+    // [M, -[S]x; [S]x, J] (v; w) = -(P; L), M, S, J the absorbers' mass, first moment and
+    // inertia about the core's centre
+    double M = 0;
+    Vec3 S = Vec3::Zero();
+    Mat3 J = Mat3::Zero();
+    for (int j : b.absorbers) {
+      const double m = model_->nodeMass[size_t(j)];
+      const Vec3 x = u(j);
+      M += m;
+      S += m * x;
+      J += m * (x.squaredNorm() * Mat3::Identity() - x * x.transpose());
+    }
+    Eigen::Matrix<double, 6, 6> A;
+    A << M * Mat3::Identity(), -skew(S), skew(S), J;
+    Eigen::Matrix<double, 6, 1> rhs;
+    rhs << -P, -L;
+    // (a region on a line cannot take an angular momentum about it: the least-squares field)
+    const Eigen::Matrix<double, 6, 1> vw = A.completeOrthogonalDecomposition().solve(rhs);
+    const Vec3 v = vw.head<3>(), w = vw.tail<3>();
+    for (int j : b.absorbers) qdot(j) += v + w.cross(u(j));
   }
   std::vector<std::pair<int, Vec3>> dqdot;
   dqdot.reserve(now.size());
   for (const auto& [i, v] : now) dqdot.emplace_back(i, v - state_.qdot[size_t(i)]);
   std::sort(dqdot.begin(), dqdot.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  // the reaction on the core: -sum_j L_j^T (R m_j dqdot_j), through M_c of the step (the
-  // generalised impulse's exact rigid response there), then the linear momentum exactly
-  const bool reacts = !settings_.fixedCore;
-  const Vec3 momentumBefore = reacts ? linearMomentum() : Vec3::Zero();
-  Core::Vector reaction = Core::Vector::Zero();
-  const Mat3 R = rotation(state_.orientation);
-  for (const auto& [i, d] : dqdot) {
-    const Vec3 pb = model_->nodeMass[size_t(i)] * d;
-    reaction -= Core::generalizedForce(R * pb, pb, model_->restSkin[size_t(i)] + state_.q[size_t(i)]);
-  }
   withResponse(profile, [&](SkinResponse& r) { r.changeVelocities(view(), dqdot, dt, state_); });
   if (skinResident()) skin_.changedOnSolver();
-  if (reacts) {
-    Core::addVelocity(state_, free_.coreMass.partialPivLu().solve(reaction));
-    Core::integratePositions(state_, start_, dt);
-    const Vec3 dcdot = (momentumBefore - linearMomentum()) / model_->totalMass;
-    state_.velocity += dcdot;
-    state_.position += dt * dcdot;
-  }
 }
 
 // 15 constraint correction with the contacts found after the response: move

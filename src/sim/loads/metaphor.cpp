@@ -254,7 +254,8 @@ void Metaphor::forces(const LayeredBody& body, std::vector<NodeForce>& out) cons
   for (size_t k = 0; k < nodes_.size(); ++k) out.push_back({nodes_[k], e * (R * force_[k])});
 }
 
-void Metaphor::corrections(const LayeredBody&, double dt, std::vector<VelocityCorrection>& out) const {
+void Metaphor::corrections(const LayeredBody&, double dt, std::vector<VelocityCorrection>& out,
+                           std::vector<int>& absorbers) const {
   const double e = easeFactor(desc_, time_);
   if (e == 0 || !(dt > 0)) return;
   const double x = e * dt / kCorrectionStep;  // (Greway's fractions are per 60 Hz frame)
@@ -267,6 +268,7 @@ void Metaphor::corrections(const LayeredBody&, double dt, std::vector<VelocityCo
     for (size_t k = 0; k < ring.size(); ++k)
       out.push_back({ring[k], keep, ringDirections_[size_t(level)][k], portion});
   }
+  if (!out.empty()) absorbers.insert(absorbers.end(), nodes_.begin(), nodes_.end());
 }
 
 }  // namespace d2t

@@ -32,7 +32,9 @@
 // rate at any step and growing with the force. n_j is the unit mean of its parents'
 // directions (L1: the unit forces of its region neighbours; L2: the n of its L1
 // neighbours); a node moving against it is left alone. q_j is re-integrated from the
-// step's start: q_j += dt (qdot_j' - qdot_j).
+// step's start: q_j += dt (qdot_j' - qdot_j). The momentum the rings lose goes to the
+// region (a rigid field relative to the core), so the body's flight keeps it and the core
+// is not touched (LayeredBody::applyCorrections).
 #include <array>
 #include <string>
 #include <vector>
@@ -92,7 +94,9 @@ class Metaphor final : public NodeLoad {
   Metaphor(const MetaphorDesc& desc, const BakedBody& model);
   void forces(const LayeredBody& body, std::vector<NodeForce>& out) const override;
   void reads(std::vector<int>& nodes) const override;
-  void corrections(const LayeredBody& body, double dt, std::vector<VelocityCorrection>& out) const override;
+  /// The rings' corrections; the region absorbs the momentum they take.
+  void corrections(const LayeredBody& body, double dt, std::vector<VelocityCorrection>& out,
+                   std::vector<int>& absorbers) const override;
   bool working() const override { return easeFactor(desc_, time_) > 0; }
   /// The time the next step starts at (World sets it before each step) [s].
   void setTime(double t) { time_ = t; }

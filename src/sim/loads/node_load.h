@@ -47,9 +47,12 @@ class NodeLoad {
   /// then); one that is idle (a metaphor outside its window) leaves the bound on.
   virtual bool working() const { return true; }
   /// Appends the corrections of the skin's velocity this load asks for after the free
-  /// update of a step of dt (applied in order; a node may appear more than once).
-  virtual void corrections(const LayeredBody& body, double dt, std::vector<VelocityCorrection>& out) const {
-    (void)body, (void)dt, (void)out;
+  /// update of a step of dt (applied in order; a node may appear more than once), and the
+  /// nodes that absorb the momentum they take (a rigid velocity field relative to the
+  /// core: the body's momentum is kept; none: the core's, as with a held core, is not).
+  virtual void corrections(const LayeredBody& body, double dt, std::vector<VelocityCorrection>& out,
+                           std::vector<int>& absorbers) const {
+    (void)body, (void)dt, (void)out, (void)absorbers;
   }
 };
 
