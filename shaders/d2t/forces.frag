@@ -3,12 +3,13 @@
 //   z_i  = q_i + (beta + dt) qdot_i        (K z gives -K q - D_K qdot - dt K qdot)
 //   ma_i = m_i (alpha qdot_i + a_i) - s_i,  a_i = w x (w x u_i) + 2 w x qdot_i   (Q_v, B.13),
 //          s_i the node's external force: contact support and loads (LayeredBody::nodeForces, body frame)
+//          and the elastic model's rest force f0_i (morph targets, 5.2': -K z + f0)
 // and the terms of the core sums (reduced afterwards): m q, m qdot, m a,
 // m u x a, and m (u u^T - ub ub^T) (diagonal, then xy xz yz). Outputs: layout.glsl.
 #include "common.glsl"
 
-uniform sampler2D uQ, uQdot, uNodeForces;
-uniform bool uHasNodeForces;
+uniform sampler2D uQ, uQdot, uNodeForces, uRestForce;
+uniform bool uHasNodeForces, uHasRestForce;
 uniform vec3 uOmega;  // core angular velocity, body frame [rad/s]
 uniform float uAlpha, uBeta, uDt;
 
@@ -35,6 +36,7 @@ void main() {
   oZ = vec4(q + (uBeta + uDt) * qd, 0.0);
   oMa = vec4(m * (uAlpha * qd + a), 0.0);
   if (uHasNodeForces) oMa.xyz -= at(uNodeForces, gSrc);
+  if (uHasRestForce) oMa.xyz -= at(uRestForce, gSrc);
   oSumMq = vec4(w * q, 0.0);
   oSumMqdot = vec4(w * qd, 0.0);
   oSumMa = vec4(w * a, 0.0);

@@ -121,7 +121,7 @@
 // summary.frag (SkinSummary): sums, then maxima (reduce.frag's max mode)
 #define D2T_SUMMARY_MQ 0       // (w q, w |qdot|^2)
 #define D2T_SUMMARY_MQDOT 1    // (w qdot, q . (K q) / 2)
-#define D2T_SUMMARY_MUXQDOT 2  // (w u x qdot, 0)
+#define D2T_SUMMARY_MUXQDOT 2  // (w u x qdot, -q . f0)
 #define D2T_SUMMARY_UU_A 3     // w (u u^T - ub ub^T): (xx, yy, zz, xy)
 #define D2T_SUMMARY_UU_B 4     // ... (xz, yz, 0, 0)
 #define D2T_SUMMARY_SUMS 5     // the locations below this one are sums

@@ -11,6 +11,8 @@
 
 uniform sampler2D uQ, uQdot, uLayer;  // uLayer: (d_i, h_i), AtlasPasses::layer
 uniform sampler2DArray uK;  // layer D2T_BLOCK_LAYER(k, r): row r of the block of stencil slot k
+uniform sampler2D uRestForce;  // f0 (morph targets): W = 1/2 q . K q - q . f0 + c
+uniform bool uHasRestForce;
 uniform vec3 uUp;           // body frame, unit
 uniform bool uMaxQOnly;
 
@@ -56,7 +58,7 @@ void main() {
   vec3 ub = gRestPos, u = ub + q;
   oMq = vec4(m * q, m * dot(qd, qd));
   oMqdot = vec4(m * qd, 0.5 * dot(q, kq));
-  oMuxqdot = vec4(m * cross(u, qd), 0.0);
+  oMuxqdot = vec4(m * cross(u, qd), uHasRestForce ? -dot(q, at(uRestForce, gSrc)) : 0.0);
   // u u^T - ub ub^T = ub q^T + q ub^T + q q^T
   oUuDiag = vec4(m * (2.0 * ub * q + q * q), m * (ub.x * q.y + q.x * ub.y + q.x * q.y));
   oUuOff = vec4(m * (ub.x * q.z + q.x * ub.z + q.x * q.z), m * (ub.y * q.z + q.y * ub.z + q.y * q.z), 0.0, 0.0);

@@ -100,7 +100,8 @@ AppSettings loadSettings(const std::string& path, std::string* warning) {
       AppSettings::Panels& o = s.panels;
       for (auto [key, field] : {std::pair{"scene", &o.scene}, {"simulation", &o.simulation}, {"view", &o.view},
                                 {"bodies", &o.bodies}, {"statistics", &o.statistics}, {"atlas", &o.atlas},
-                                {"timeline", &o.timeline}, {"metaphors", &o.metaphors}, {"help", &o.help}})
+                                {"timeline", &o.timeline}, {"metaphors", &o.metaphors}, {"morph", &o.morph},
+                                {"help", &o.help}})
         readBool(*p, key, field, &bad, "/panels/");
     }
   }
@@ -144,7 +145,7 @@ bool saveSettings(const std::string& path, const AppSettings& s, std::string* er
                {"bones", v.bones}, {"metaphors", v.metaphors}};
   j["panels"] = {{"scene", p.scene}, {"simulation", p.simulation}, {"view", p.view}, {"bodies", p.bodies},
                  {"statistics", p.statistics}, {"atlas", p.atlas}, {"timeline", p.timeline}, {"metaphors", p.metaphors},
-                 {"help", p.help}};
+                 {"morph", p.morph}, {"help", p.help}};
   if (s.windowWidth > 0 && s.windowHeight > 0) j["window"] = {{"width", s.windowWidth}, {"height", s.windowHeight}};
   if (!s.lastScene.empty()) j["last_scene"] = s.lastScene;
   if (!s.atlasTexture.empty()) j["atlas_texture"] = s.atlasTexture;

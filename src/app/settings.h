@@ -13,7 +13,7 @@ struct AppSettings {
   ViewOptions view;  ///< toggles only (highlights are not kept)
   struct Panels {
     bool scene = true, simulation = true, view = true, bodies = true, statistics = true, atlas = true, timeline = true;
-    bool metaphors = true;
+    bool metaphors = true, morph = true;
     bool help = false;
   } panels;
   int windowWidth = 0, windowHeight = 0;  ///< [screen coordinates]; 0: not known

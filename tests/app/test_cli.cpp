@@ -74,7 +74,7 @@ TEST(Cli, ListScenesShowsEachSceneWithItsDescription) {
     const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
     EXPECT_NE(line.find(description), std::string::npos) << line;
   }
-  EXPECT_EQ(scenes, 36);
+  EXPECT_EQ(scenes, 39);
 }
 
 TEST(Cli, BadScenesExitWithOneAndTheMessage) {

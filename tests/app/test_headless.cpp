@@ -252,6 +252,28 @@ TEST(Headless, EveryShippedSceneReplaysItsRecording) {
   EXPECT_NE(runQuiet("--replay " + (outDir() / "no_such.json").string()), 0);
 }
 
+// --metrics of a body with morph targets (ch. 5): the pose of its last step and the RBF
+// weights there, in target order. dmt_flex's activation ramps from 0 at 0.5 s to 1 at
+// 2.5 s; 400 steps of 5 ms end at 2 s: a = 0.75, between the targets at 2/3 and 1, so the
+// weights are the hats' (0.75 and 0.25 but for the file's 6 digits; one pose dimension). The limb without targets has
+// neither field.
+TEST(Headless, MetricsGiveThePoseAndTheMorphWeights) {
+  const std::string path = (outDir() / "dmt_flex.json").string();
+  ASSERT_EQ(runQuiet(scene("dmt_flex.json") + " --headless --frames 400 --metrics " + path), 0);
+  std::ifstream f(path);
+  const nlohmann::json m = nlohmann::json::parse(f);
+  const nlohmann::json& limb = m["bodies"][0];
+  ASSERT_EQ(limb["pose"].size(), 1u);
+  EXPECT_NEAR(limb["pose"][0].get<double>(), 0.75, 1e-12);
+  const Scene sc = loadScene(scene("dmt_flex.json"));  // (the hats between its poses as written)
+  const double p2 = sc.bodies[0].morph->targets[2].pose[0], p3 = sc.bodies[0].morph->targets[3].pose[0];
+  const std::vector<double> want = {0, 0, (p3 - 0.75) / (p3 - p2), (0.75 - p2) / (p3 - p2)};
+  ASSERT_EQ(limb["morph_weights"].size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(limb["morph_weights"][i].get<double>(), want[i], 1e-9) << i;
+  EXPECT_FALSE(m["bodies"][1].contains("pose"));
+  EXPECT_FALSE(m["bodies"][1].contains("morph_weights"));
+}
+
 TEST(Headless, ShippedScenesRunWithoutResets) {
   for (const auto& path : shippedScenes()) {
     const std::string stem = path.stem().string();
@@ -274,6 +296,7 @@ TEST(Headless, ShippedScenesRunWithoutResets) {
       work = work || !c.targets.empty();  // (keyframed joint targets)
       for (const CharacterSpec::Spring& s : c.springs) work = work || s.circleRadius > 0;  // (a moving anchor)
     }
+    for (const BodyDesc& b : sc.bodies) work = work || (b.morph && b.morph->track.size() > 1);  // (a moving pose)
     if (work) continue;
     for (BodyDesc& b : sc.bodies)
       if (isHighVariant(path)) b.atlasResolution = 32;

@@ -11,8 +11,9 @@
 
 namespace d2t::test {
 
-/// q with K_e q = f (f: one force per node, body frame [N]).
-inline std::vector<Vec3> solveStatic(const BakedBody& m, const std::vector<Vec3>& f) {
+/// q with K q = f for the stencil blocks K of m's atlas (f: one force per node, body frame [N]).
+inline std::vector<Vec3> solveStatic(const BakedBody& m, const std::vector<std::array<Mat3, kStencilSlots>>& blocks,
+                                     const std::vector<Vec3>& f) {
   const int n = m.nodeCount();
   std::vector<Eigen::Triplet<double>> t;
   for (int i = 0; i < n; ++i)
@@ -20,7 +21,7 @@ inline std::vector<Vec3> solveStatic(const BakedBody& m, const std::vector<Vec3>
       const int j = m.atlas.stencil[i][k];
       if (j < 0) continue;
       for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + r, 3 * j + c, m.stiffness[i][k](r, c));
+        for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + r, 3 * j + c, blocks[size_t(i)][size_t(k)](r, c));
     }
   Eigen::SparseMatrix<double> K(3 * n, 3 * n);
   K.setFromTriplets(t.begin(), t.end());
@@ -31,6 +32,11 @@ inline std::vector<Vec3> solveStatic(const BakedBody& m, const std::vector<Vec3>
   std::vector<Vec3> out(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) out[size_t(i)] = q.segment<3>(3 * i);
   return out;
+}
+
+/// q with K_e q = f (f: one force per node, body frame [N]).
+inline std::vector<Vec3> solveStatic(const BakedBody& m, const std::vector<Vec3>& f) {
+  return solveStatic(m, m.stiffness, f);
 }
 
 /// max_i |a_i - b_i| / max_i |b_i|.

@@ -51,6 +51,10 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
     o["energy"] = {{"kinetic", e.kinetic}, {"gravitational", e.gravitational},
                    {"elastic", e.elastic}, {"spring", e.spring}, {"total", e.total()}};
     o["resets"] = b.stats.resets;
+    if (const MorphElasticity* m = b.layered.morphTargets()) {  // (ch. 5: the last step's pose and weights)
+      o["pose"] = m->pose();
+      o["morph_weights"] = std::vector<double>(m->weights().data(), m->weights().data() + m->weights().size());
+    }
     o["trajectory"] = b.stats.trajectory;
     bodies.push_back(o);
   }

@@ -21,6 +21,7 @@ const char* viewerTextureLabel(int i);
 void viewPanel(Ui& ui);    // view_panel.cpp
 void timelinePanel(Ui& ui);  // timeline_panel.cpp
 void metaphorPanel(Ui& ui);  // metaphor_panel.cpp
+void morphPanel(Ui& ui);     // morph_panel.cpp: the bodies' morph targets (ch. 5)
 /// The brush (metaphor_panel.cpp): adds the rest-skin nodes within the brush's radius of
 /// `node` of body `body` to the painted set; brushCommit makes the set the selected
 /// metaphor's region (a "nodes" region), or a new metaphor of the panel's type on it.

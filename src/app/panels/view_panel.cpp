@@ -60,6 +60,8 @@ void viewPanel(Ui& ui) {
   ImGui::Checkbox("Timeline", &p.timeline);
   ImGui::Checkbox("Metaphors", &p.metaphors);
   ImGui::SameLine();
+  ImGui::Checkbox("Morph", &p.morph);
+  ImGui::SameLine();
   ImGui::Checkbox("Help (F1)", &p.help);
   ImGui::Separator();
   ImGui::TextUnformatted("record");

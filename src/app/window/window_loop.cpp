@@ -145,6 +145,7 @@ void drawPanels(Ui& ui, GLFWwindow* window, const AppSettings& settings) {
     if (p.atlas) atlasPanel(ui);
     if (p.timeline) timelinePanel(ui);
     if (p.metaphors) metaphorPanel(ui);
+    if (p.morph) morphPanel(ui);
     helpOverlay(ui);
   }
   std::vector<std::pair<std::string, ImU32>> lines;

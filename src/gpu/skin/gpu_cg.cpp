@@ -28,11 +28,11 @@ void GpuCg::sync(const BodyView& body) {
 }
 
 void GpuCg::stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
-                          const GlTexture& out) {
+                          const GlTexture& out, bool exact) {
   passes_.beginPass(stencil_);
   passes_.bind(stencil_, "uX", x);
   passes_.bind(stencil_, "uAddend", addend);
-  passes_.bind(stencil_, "uK", ops_.stiffness());
+  passes_.bind(stencil_, "uK", exact ? ops_.stiffness() : ops_.operatorStiffness());
   glUniform1f(stencil_.uniform("uScaleK"), float(sk));
   glUniform1f(stencil_.uniform("uScaleM"), float(sm));
   glUniform1f(stencil_.uniform("uScaleAdd"), float(sa));

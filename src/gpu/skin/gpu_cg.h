@@ -27,9 +27,11 @@ class GpuCg {
   /// The V-cycle preconditions the solves (else block Jacobi).
   bool multigrid() const { return useMultigrid_ && multigrid_.ready(); }
   GpuMultigrid& multigridPasses() { return multigrid_; }
-  /// out = sk K_e x + sm M_e x + sa addend, and the terms of x . out into passes.terms(0).
+  /// out = sk K x + sm M_e x + sa addend, and the terms of x . out into passes.terms(0); K
+  /// the implicit operator's K_e (GpuOperators::operatorStiffness), or with `exact` the
+  /// elastic model's (the step's forces).
   void stencilPass(const GlTexture& x, const GlTexture& addend, double sk, double sm, double sa,
-                   const GlTexture& out);
+                   const GlTexture& out, bool exact = false);
   /// The right-hand side b (a pass writes it, or uploadNodes).
   const GlTexture& rhs() const { return rhs_; }
   /// The iterate: the start guess before solve(), the solution after.

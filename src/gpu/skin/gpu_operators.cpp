@@ -17,22 +17,23 @@ GpuOperators::GpuOperators(AtlasPasses& passes) : passes_(passes) {
     rest_.uu += m.nodeMass[i] * m.restSkin[i] * m.restSkin[i].transpose();
   }
   k_ = GlTexture(n, n, D2T_BLOCK_LAYER(kStencilSlots, 0), GL_RGBA32F);
-  uploadStiffness(m.stiffness);
+  uploadStiffness(k_, m.stiffness);
   stiffnessVersion_ = m.fingerprint;  // (ConstantStiffness's version of these blocks)
+  f0_ = passes_.newField();
   hinv_ = GlTexture(n, n, 3, GL_RGBA32F);
   wt_ = GlTexture(n, n, 3, GL_RGBA32F);
   wr_ = GlTexture(n, n, 3, GL_RGBA32F);
 }
 
 // K_e's blocks into the stiffness texture (layout.glsl: D2T_BLOCK_LAYER).
-void GpuOperators::uploadStiffness(const StencilBlocks& K) {
+void GpuOperators::uploadStiffness(const GlTexture& tex, const StencilBlocks& K) {
   const Atlas& a = passes_.model().atlas;
   for (int k = 0; k < kStencilSlots; ++k)
     for (int r = 0; r < 3; ++r) {
       std::vector<float> t(size_t(a.texelCount()) * 4, 0.0f);
       for (int i = 0; i < a.nodeCount(); ++i)
         for (int c = 0; c < 3; ++c) t[size_t(a.nodeTexel[i]) * 4 + c] = float(K[i][k](r, c));
-      uploadTexels(k_, D2T_BLOCK_LAYER(k, r), t);
+      uploadTexels(tex, D2T_BLOCK_LAYER(k, r), t);
     }
 }
 
@@ -40,8 +41,21 @@ void GpuOperators::uploadStiffness(const StencilBlocks& K) {
 // Mh_e^-1 and the coupling columns, and the constant parts of the core sums (in double).
 void GpuOperators::sync(const BodyView& body) {
   if (stiffnessVersion_ != body.elastic.version()) {
-    uploadStiffness(body.elastic.stiffness());
+    uploadStiffness(k_, body.elastic.stiffness());
+    const std::vector<Vec3>& f0 = body.elastic.restForce();
+    if (!f0.empty() || hasRestForce_)  // (zeroes once where it goes back to none)
+      uploadTexels(f0_, 0, nodeTexels(passes_.model().atlas, f0.empty() ? std::vector<Vec3>(size_t(passes_.model().nodeCount()), Vec3::Zero()) : f0, false));
+    hasRestForce_ = !f0.empty();
+    restEnergy_ = body.elastic.restEnergy();
     stiffnessVersion_ = body.elastic.version();
+  }
+  // the implicit operator's K_e, where the model lets it lag behind (a frozen Jacobian)
+  operatorLags_ = body.elastic.operatorVersion() != body.elastic.version();
+  if (operatorLags_ && operatorStiffnessVersion_ != body.elastic.operatorVersion()) {
+    const int n = passes_.size();
+    if (kOp_.id() == 0) kOp_ = GlTexture(n, n, D2T_BLOCK_LAYER(kStencilSlots, 0), GL_RGBA32F);
+    uploadStiffness(kOp_, body.elastic.operatorStiffness());
+    operatorStiffnessVersion_ = body.elastic.operatorVersion();
   }
   const ImplicitOperator& op = body.op;
   const double dt = op.key().dt;  // Mt_e = (1 + dt alpha) M_e + (dt beta + dt^2) K_e

@@ -28,6 +28,8 @@ GpuForceSums GpuSkin::forcesPass(const Vec3& w, double alpha, double beta, doubl
   passes_.bind(forces_, "uQdot", qdot_);
   passes_.bind(forces_, "uNodeForces", nodeForces_);
   glUniform1i(forces_.uniform("uHasNodeForces"), nodeForces ? 1 : 0);
+  passes_.bind(forces_, "uRestForce", ops_.restForce());
+  glUniform1i(forces_.uniform("uHasRestForce"), ops_.hasRestForce() ? 1 : 0);
   forces_.set("uOmega", w);
   glUniform1f(forces_.uniform("uAlpha"), float(alpha));
   glUniform1f(forces_.uniform("uBeta"), float(beta));
@@ -147,7 +149,7 @@ FreeStepResult GpuSkin::integrate(const BodyView& body, LayeredState& s, double 
     StageTimer t(profile, Stage::Forces);
     passes_.timestamp(Stage::Forces);
     const GpuForceSums f = forcesPass(w, mat.alpha, mat.beta, dt, !loads.nodes.empty());
-    cg_.stencilPass(z_, ma_, -1.0, 0.0, -1.0, cg_.rhs());  // Ft_e' = -K z - m (alpha qdot + a)
+    cg_.stencilPass(z_, ma_, -1.0, 0.0, -1.0, cg_.rhs(), true);  // Ft_e' = -K z - m (alpha qdot + a) (+ f0 in ma)
     sums.mu = ops_.rest().st + f.mq;
     sums.ma = f.ma;
     sums.muxa = f.muxa;

@@ -16,6 +16,8 @@ std::vector<std::array<float, 4>> GpuSummary::run(const GlTexture& q, const GlTe
   passes_.bind(program_, "uQdot", qdot);
   passes_.bind(program_, "uLayer", passes_.layer());
   passes_.bind(program_, "uK", ops_.stiffness());
+  passes_.bind(program_, "uRestForce", ops_.restForce());
+  glUniform1i(program_.uniform("uHasRestForce"), ops_.hasRestForce() ? 1 : 0);
   program_.set("uUp", up);
   glUniform1i(program_.uniform("uMaxQOnly"), maxQOnly);
   const int outputs = maxQOnly ? 1 : D2T_SUMMARY_OUTPUTS;
@@ -36,7 +38,7 @@ SkinSummary GpuSummary::summarize(const GlTexture& q, const GlTexture& qdot, con
   r.mu = ops_.rest().st + Vec3(mq[0], mq[1], mq[2]);
   r.mqdot2 = mq[3];
   r.mqdot = Vec3(mqdot[0], mqdot[1], mqdot[2]);
-  r.elastic = mqdot[3];
+  r.elastic = double(mqdot[3]) + double(muxqdot[3]) + ops_.restEnergy();
   r.muxqdot = Vec3(muxqdot[0], muxqdot[1], muxqdot[2]);
   Mat3 uu;  // sum m (u u^T - ub ub^T)
   uu << ma[0], ma[3], mb[0], ma[3], ma[1], mb[1], mb[0], mb[1], ma[2];

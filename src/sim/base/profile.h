@@ -16,6 +16,7 @@ namespace d2t {
 /// to its CPU function, GPU pass and test).
 enum class Stage : int {
   Colliders,    ///< kinematic colliders moved to t + dt
+  Pose,         ///< morph targets (ch. 5): the pose at t + dt, its RBF weights, K_e(s) and f0(s) blended
   Prepare,      ///< Mt_e and its preconditioner or factorization rebuilt (dt, material or method changed)
   Support,      ///< the contact support planned from the last step's touching nodes; pairs balanced
   Transfer,     ///< the skin state loaded onto a backend that does not hold it
@@ -48,7 +49,7 @@ constexpr int kStageCount = int(Stage::Count);
 /// The stage's name: the --bench column (with "_ms"), the panels' label.
 constexpr const char* stageName(Stage s) {
   constexpr const char* kNames[kStageCount] = {
-      "colliders", "prepare",  "support",    "transfer", "forces", "solve",  "core",     "velocities",
+      "colliders", "pose",     "prepare",  "support",    "transfer", "forces", "solve",  "core",     "velocities",
       "positions", "neighbours", "drag",    "proxies",  "pairs",  "nodes",  "impact",   "rows",
       "multipliers", "impulse", "friction", "apply",    "redetect", "correct", "characters", "check",
       "stats"};

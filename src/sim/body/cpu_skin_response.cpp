@@ -282,6 +282,8 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
   const BakedBody& m = body.model;
   const int n = m.nodeCount();
   const std::vector<Vec3>& q = s.q;
+  const StencilBlocks& K = body.elastic.stiffness();  // W = 1/2 q^T K q - q^T f0 + c
+  const std::vector<Vec3>& f0 = body.elastic.restForce();
   SkinSummary none;
   none.lowest = std::numeric_limits<double>::infinity();
   const auto add = [&](SkinSummary& p, int i) {
@@ -299,9 +301,10 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
     Vec3 row = Vec3::Zero();
     for (int k = 0; k < kStencilSlots; ++k) {
       const int j = st[k];
-      if (j == i) row += 0.5 * (m.stiffness[i][k] * qi);
-      else if (j > i) row += m.stiffness[i][k] * q[j];
+      if (j == i) row += 0.5 * (K[i][k] * qi);
+      else if (j > i) row += K[i][k] * q[j];
     }
+    if (!f0.empty()) row -= f0[i];
     p.elastic += qi.dot(row);
     const double qn = qi.norm();
     p.maxQ = std::max(p.maxQ, qn);
@@ -325,7 +328,9 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
     r.lowest = std::min(r.lowest, p.lowest);
     r.finite = r.finite && p.finite;
   };
-  return orderedReduce(n, none, n > kParallelNodes, add, combine);
+  SkinSummary r = orderedReduce(n, none, n > kParallelNodes, add, combine);
+  r.elastic += body.elastic.restEnergy();
+  return r;
 }
 
 }  // namespace d2t

@@ -1,6 +1,7 @@
 #pragma once
-// The skin's elastic model: the stiffness K_e of eq. (3.3) on the 7-slot stencil,
-// as the step uses it (the elastic force -K_e q, the operator Mt_e, the support).
+// The skin's elastic model: the stiffness K_e of eq. (3.3) on the 7-slot stencil and a
+// rest force f0, as the step uses them (the elastic force -K_e q + f0, the operator Mt_e,
+// the support, the energy W = 1/2 q^T K_e q - q^T f0 + c).
 // A seam: constant K_e (linear FEM, the DDT paper's model) is the first model; a
 // pose-dependent stiffness (dynamic morph targets, dissertation ch. 5) is the next.
 // Whatever depends on K_e (the CPU operator and its factor, ImplicitOperator; the
@@ -23,8 +24,23 @@ class ElasticModel {
   virtual ~ElasticModel() = default;
   /// K_e's blocks at the body's current configuration [N/m].
   virtual const StencilBlocks& stiffness() const = 0;
-  /// Changes whenever stiffness() does (a 64-bit value: equal versions, equal blocks).
+  /// The rest force f0 (body frame, one per node) [N]; empty: none (f0 = 0).
+  virtual const std::vector<Vec3>& restForce() const { return kNoForce; }
+  /// c of the energy W = 1/2 q^T K_e q - q^T f0 + c (W's value at q = 0) [J].
+  virtual double restEnergy() const { return 0; }
+  /// Changes whenever stiffness(), restForce() or restEnergy() do (a 64-bit value: equal
+  /// versions, equal blocks).
   virtual uint64_t version() const = 0;
+  /// The K_e the implicit operator Mt_e is built on: the Jacobian of the step's linearised
+  /// backward Euler (eq. 3.6). A model whose K_e changes every step may let it lag behind
+  /// stiffness() (a frozen Jacobian, rebuilt when it drifts): the forces, the energy and so
+  /// the equilibria use stiffness() exactly; only the implicit solve's matrix lags.
+  virtual const StencilBlocks& operatorStiffness() const { return stiffness(); }
+  /// Changes whenever operatorStiffness() does (the operator's key).
+  virtual uint64_t operatorVersion() const { return version(); }
+
+ private:
+  static inline const std::vector<Vec3> kNoForce{};
 };
 
 /// Linear FEM: the baked K_e, the same in every configuration (DDT paper sec. 4).

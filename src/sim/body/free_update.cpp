@@ -256,7 +256,7 @@ const SupportedNode* LayeredBody::findSupported(const std::vector<SupportedNode>
   return it != list.end() && it->node == node ? &*it : nullptr;
 }
 
-// The force of node i in the body frame, f_i = -K (q + (beta + dt) qdot)_i - m_i (alpha
+// The force of node i in the body frame, f_i = -K (q + (beta + dt) qdot)_i + f0_i - m_i (alpha
 // qdot_i + a_i) + m_i R^T g (step 1's terms, the implicit -dt K qdot included: the
 // elastic force at the end of the step); its part along -n, if any, is what the
 // collider must push back at rest.
@@ -288,7 +288,8 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
     const Vec3 kz = stencilRow(m.atlas.stencil[i], elastic_->stiffness()[i], z);
     const Vec3 u = m.restSkin[i] + qAt(i);
     const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(qdotAt(i));
-    const Vec3 f = R * (-kz - m.nodeMass[i] * (alpha * qdotAt(i) + a - gb));
+    const Vec3 f0 = elastic_->restForce().empty() ? Vec3::Zero() : elastic_->restForce()[size_t(i)];
+    const Vec3 f = R * (f0 - kz - m.nodeMass[i] * (alpha * qdotAt(i) + a - gb));
     // (at most what the collider carried in the last step: a node that unloads, at the
     // back of a rolling patch, is not pushed off the surface to be pulled back by the
     // response's block-diagonal W; not extrapolated from the last two steps, which
@@ -374,7 +375,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
   double Su2 = 0;           // sum m_i |u_i|^2
   double reach = 0;         // max |q_i|^2 / |ub_i|^2
 
-  // 1 forces (T): Ft_e = F_e - dt K qdot with F_e = Q_e + Qv_e - K q - D qdot.
+  // 1 forces (T): Ft_e = F_e - dt K qdot with F_e = Q_e + Qv_e - K q + f0 - D qdot.
   //   The gravity part m_i R^T g is solved exactly through the cached W_t below,
   //   so rhs holds the rest: -K (q + (beta + dt) qdot) - m_i (alpha qdot_i + a_i),
   //   a_i = w x (w x u_i) + 2 w x qdot_i  (quadratic velocity vector, B.13).
@@ -387,10 +388,12 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       reach = std::max(reach, s.q[i].squaredNorm() / std::max(1e-300, m.restSkin[i].squaredNorm()));
     }
     multiplyStencil(m.atlas.stencil, elastic_->stiffness(), z, kz);
+    const std::vector<Vec3>& f0 = elastic_->restForce();
     for (int i = 0; i < n; ++i) {
       const double mi = m.nodeMass[i];
       const Vec3 a = w.cross(w.cross(u[i])) + 2 * w.cross(s.qdot[i]);
       rhs[i] = -kz[i] - mi * (alpha * s.qdot[i] + a);
+      if (!f0.empty()) rhs[i] += f0[i];  // (the rest force of a pose-dependent model, 5.2')
       if (!forces_.nodes.empty()) rhs[i] += forces_.nodes[i];
       sums.mu += mi * u[i];
       sums.ma += mi * a;

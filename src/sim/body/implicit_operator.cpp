@@ -210,7 +210,7 @@ void ImplicitOperator::solveColumns(const std::vector<Columns>& b, std::vector<C
 
 ImplicitOperator::Key ImplicitOperator::keyFor(const BakedBody& model, const ElasticModel& elastic,
                                               const Material& material, double dt, SolverMethod method) {
-  return {dt, method, material.alpha, material.beta, model.fingerprint, elastic.version()};
+  return {dt, method, material.alpha, material.beta, model.fingerprint, elastic.operatorVersion()};
 }
 
 // Mt_e = (1 + dt alpha) M_e + (dt beta + dt^2) K_e  (eq. 3.6 with D_e = alpha M_e + beta K_e),
@@ -220,7 +220,7 @@ bool ImplicitOperator::prepare(const BakedBodyPtr& model, const ElasticModel& el
   model_ = model;
   key_ = key;
   const BakedBody& m = *model_;
-  const StencilBlocks& K = elastic.stiffness();
+  const StencilBlocks& K = elastic.operatorStiffness();
   const int n = m.nodeCount();
   const double dt = key.dt;
   const double c1 = 1 + dt * key.alpha;
@@ -240,7 +240,10 @@ bool ImplicitOperator::prepare(const BakedBodyPtr& model, const ElasticModel& el
   }
   direct_ = key.method == SolverMethod::Direct || (key.method == SolverMethod::Auto && n <= kDirectMaxNodes);
   if (direct_) factor();
-  else ldlt_.reset();
+  else {
+    ldlt_.reset();
+    analyzed_ = {};
+  }
   dilu_ = DiluPreconditioner{};
   multigrid_ = MultigridPreconditioner{};
   if (!direct_ && key.method == SolverMethod::CgDilu) dilu_.build(m.atlas.stencil, mt_);
@@ -266,6 +269,19 @@ bool ImplicitOperator::prepare(const BakedBodyPtr& model, const ElasticModel& el
 // The direct solver: Mt_e assembled from the stencil blocks and factored once.
 void ImplicitOperator::factor() {
   const Eigen::SparseMatrix<double> a = stencilMatrix(model_->atlas.stencil, mt_);
+  // the same pattern as the last factor (the same stencil, another dt or stiffness: a
+  // morph target's pose): its ordering and symbolic analysis kept, the numbers refactored
+  // (the analysis, NESDIS's nested dissection, is most of a small body's factorization)
+  const auto samePattern = [&] {
+    const Eigen::SparseMatrix<double>& p = analyzed_;
+    return p.rows() == a.rows() && p.nonZeros() == a.nonZeros() &&
+           std::equal(a.outerIndexPtr(), a.outerIndexPtr() + a.outerSize() + 1, p.outerIndexPtr()) &&
+           std::equal(a.innerIndexPtr(), a.innerIndexPtr() + a.nonZeros(), p.innerIndexPtr());
+  };
+  if (ldlt_ && samePattern()) {
+    ldlt_->factorize(a);
+    if (ldlt_->info() == Eigen::Success) return;
+  }
   // CHOLMOD's simplicial LDL^T (its substitution walks up to 4 columns of L with one
   // pattern at once), ordered by its nested dissection (NESDIS, through METIS: less
   // fill than its default AMD), AMD where NESDIS is not available
@@ -282,7 +298,10 @@ void ImplicitOperator::factor() {
   if (ldlt_->info() != Eigen::Success) {
     direct_ = false;  // not positive definite in floating point: fall back to CG
     ldlt_.reset();
+    analyzed_ = {};
+    return;
   }
+  analyzed_ = a;
 }
 
 // The y solve, warm-started by projection (Fischer, "Projection techniques for

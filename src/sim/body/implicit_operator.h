@@ -59,7 +59,7 @@ class ImplicitOperator {
     SolverMethod method = SolverMethod::Auto;  ///< as asked for (direct() says what Auto chose)
     double alpha = 0, beta = 0;                ///< the material's Rayleigh damping
     uint64_t model = 0;                        ///< the model's fingerprint (masses, rest skin)
-    uint64_t elastic = 0;                      ///< the elastic model's version
+    uint64_t elastic = 0;                      ///< the elastic model's operatorVersion()
     bool operator==(const Key&) const = default;
   };
   /// The key of an operator for this model, elastic model, material, dt and method.
@@ -140,6 +140,7 @@ class ImplicitOperator {
   DiluPreconditioner dilu_;
   MultigridPreconditioner multigrid_;
   std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;
+  Eigen::SparseMatrix<double> analyzed_;  // the matrix ldlt_'s symbolic analysis was made for (its pattern)
 };
 
 /// The y solve Mt_e y = b of every step, warm-started by projection (Fischer,

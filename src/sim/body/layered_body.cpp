@@ -29,8 +29,21 @@ namespace d2t {
 using namespace layered_detail;
 
 LayeredBody::LayeredBody(BakedBodyPtr model, const BodyDesc& desc)
-    : model_(std::move(model)), elastic_(std::make_unique<ConstantStiffness>(model_)), desc_(desc) {
+    : model_(std::move(model)), desc_(desc) {
+  makeElasticModel();
   resetToDesc();
+}
+
+// Linear FEM's constant K_e, or the morph targets' pose-dependent one (ch. 5).
+void LayeredBody::makeElasticModel() {
+  morph_ = nullptr;
+  if (model_->morph) {
+    auto m = std::make_unique<MorphElasticity>(model_);
+    morph_ = m.get();
+    elastic_ = std::move(m);
+  } else {
+    elastic_ = std::make_unique<ConstantStiffness>(model_);
+  }
 }
 
 bool LayeredBody::threadsNodeLoops() const { return model_->nodeCount() > kParallelNodes; }
@@ -82,7 +95,7 @@ void LayeredBody::replaceModel(BakedBodyPtr model, const BodyDesc& desc) {
   state_.position += shift;
   state_.velocity += (state_.orientation * state_.angularVelocity).cross(shift);
   model_ = std::move(model);
-  elastic_ = std::make_unique<ConstantStiffness>(model_);  // (Mt_e follows at the next step: its key changed)
+  makeElasticModel();  // (Mt_e follows at the next step: its key changed)
   desc_ = desc;
   skin_.writtenOnCpu();  // (the solver's copy was the old model's)
   ySolve_.reset(model_->nodeCount());
@@ -169,13 +182,14 @@ void LayeredBody::dropSolver(const std::string& why) {
 
 LayeredBody::Snapshot LayeredBody::snapshot() {
   return {model_->fingerprint, op_.key().dt, op_.key().method, state(), supported_, ySolve_.history(),
-          previousContacts_, drag_};
+          previousContacts_, drag_, morph_ ? morph_->memory() : MorphElasticity::Memory{}};
 }
 
 void LayeredBody::restore(const Snapshot& snap) {
   if (snap.model != model_->fingerprint)
     throw std::invalid_argument("LayeredBody::restore: body '" + desc_.name +
                                 "': the snapshot was taken with another model (its material changed since)");
+  if (morph_) morph_->restore(snap.morph);  // (before the operator: its key follows the blend)
   if (snap.dt > 0)  // (the operator the warm start belongs to)
     op_.prepare(model_, *elastic_, operatorKey(snap.dt, snap.method));
   // the whole state is replaced: nothing to read back first (as editState() would)

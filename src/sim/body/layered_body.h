@@ -30,6 +30,7 @@
 #include "sim/body/skin_summary.h"
 #include "sim/contact/core_contact.h"
 #include "sim/loads/node_load.h"
+#include "sim/morph/morph_elasticity.h"
 #include "sim/base/profile.h"
 #include "sim/scene/scene.h"
 
@@ -442,6 +443,7 @@ class LayeredBody {
     ProjectedWarmStart::History warmStart;
     int previousContacts = 0;
     DragSpring drag;
+    MorphElasticity::Memory morph;  ///< the morph targets' blend (ch. 5; empty without them)
   };
   Snapshot snapshot();
   /// Back to a snapshot of this body (on the free-motion solver, the skin is loaded
@@ -551,6 +553,10 @@ class LayeredBody {
   const ImplicitOperator& implicitOperator() const { return op_; }
   /// The skin's elastic model (K_e).
   const ElasticModel& elastic() const { return *elastic_; }
+  /// The dynamic morph targets' model (ch. 5) of a body that has them, else null: its pose
+  /// is set before each step (World's pose stage); K_e and f0 follow.
+  MorphElasticity* morphTargets() { return morph_; }
+  const MorphElasticity* morphTargets() const { return morph_; }
   /// Changes the velocities as an impulse [N s] at world point `at` would change
   /// those of the rigidified body (skin velocities unchanged); moveDt as changeRigidVelocity.
   void applyRigidImpulse(const Vec3& impulse, const Vec3& at, double moveDt = 0);
@@ -698,6 +704,8 @@ class LayeredBody {
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
   BakedBodyPtr model_;
   std::unique_ptr<ElasticModel> elastic_;  // K_e of model_
+  MorphElasticity* morph_ = nullptr;        // elastic_, where it is the morph targets' model
+  void makeElasticModel();
   BodyDesc desc_;
   LayeredSettings settings_;
   // ---- where the skin lives (skin_residency.h) and the one fallback to the CPU ----

@@ -15,7 +15,7 @@ struct SkinSummary {
   Vec3 muxqdot = Vec3::Zero();  ///< sum m_i u_i x qdot_i [kg m^2/s]
   Mat3 muu = Mat3::Zero();      ///< sum m_i u_i u_i^T [kg m^2]
   double mqdot2 = 0;            ///< sum m_i |qdot_i|^2 [kg m^2/s^2]
-  double elastic = 0;           ///< 1/2 q^T K_e q [J]
+  double elastic = 0;           ///< W = 1/2 q^T K_e q - q^T f0 + c (the elastic model's energy) [J]
   double maxQ = 0;              ///< max |q_i| [m]
   double maxStretch = 0;        ///< max |s_i| / h_i, s_i = stretchPart(q_i, d_i), h_i = |ub_i - f_i| the layer's thickness there [-]
   double maxCrush = 0;          ///< max(0, max -d_i . q_i / h_i): the deepest node pushed into its layer [-]

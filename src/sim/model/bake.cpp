@@ -10,6 +10,7 @@
 #include <Eigen/Eigenvalues>
 #include "sim/model/layer_elements.h"
 #include "sim/model/tet_fem.h"
+#include "sim/morph/morph_targets.h"
 
 namespace d2t {
 
@@ -153,26 +154,54 @@ static void bakeMaterialsAndMasses(BakedBody& body, const BodyDesc& desc, const 
 // The stiffness: each node's block row gathered from its incident tets,
 // K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I)  (tet_fem.h); only
 // skin-skin blocks are kept (core vertices are fixed in the body frame; gatherStiffnessRow).
-static void assembleStiffness(BakedBody& body, const std::vector<Vec3>& g, const std::vector<Vec3>& f,
-                              const Incidence& inc) {
-  const int n = body.atlas.nodeCount();
-  body.stiffness.resize(n);
-  std::vector<char> incomplete(n, 0);
+// *incomplete: the nodes with a block outside their stencil (dropped).
+static std::vector<std::array<Mat3, kStencilSlots>> assembleRows(const std::vector<Stencil>& stencil,
+                                                                 const std::vector<Tet>& tets, const Incidence& inc,
+                                                                 const std::vector<Vec3>& g, const std::vector<Vec3>& f,
+                                                                 const std::vector<double>& young,
+                                                                 const std::vector<double>& poisson, int* incomplete) {
+  const int n = int(stencil.size());
+  std::vector<std::array<Mat3, kStencilSlots>> rows(static_cast<size_t>(n));
+  std::vector<char> outside(size_t(n), 0);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; ++i) {
-    std::array<Mat3, kStencilSlots>& row = body.stiffness[i];
+    std::array<Mat3, kStencilSlots>& row = rows[size_t(i)];
     for (Mat3& b : row) b.setZero();
-    const Stencil& st = body.atlas.stencil[i];
-    gatherStiffnessRow(i, n, body.tets, inc, g, f, body.tetYoung, body.tetPoisson, [&](int j, const Mat3& k) {
+    const Stencil& st = stencil[size_t(i)];
+    gatherStiffnessRow(i, n, tets, inc, g, f, young, poisson, [&](int j, const Mat3& k) {
       for (int s = 0; s < kStencilSlots; ++s)
         if (st[s] == j) {
           row[s] += k;
           return;
         }
-      incomplete[i] = 1;
+      outside[size_t(i)] = 1;
     });
   }
-  body.incompleteNeighbourhoods = static_cast<int>(std::count(incomplete.begin(), incomplete.end(), 1));
+  *incomplete = static_cast<int>(std::count(outside.begin(), outside.end(), 1));
+  return rows;
+}
+
+std::vector<std::array<Mat3, kStencilSlots>> assembleStencilStiffness(const BakedBody& body, const std::string& owner,
+                                                                     const std::vector<Vec3>& g,
+                                                                     const std::vector<Vec3>& f,
+                                                                     const std::vector<double>& young,
+                                                                     const std::vector<double>& poisson) {
+  const int n = body.nodeCount();
+  auto pos = [&](int id) -> const Vec3& { return id < n ? g[size_t(id)] : f[size_t(id - n)]; };
+  for (size_t k = 0; k < body.tets.size(); ++k) {
+    const Tet& t = body.tets[k];
+    if (!layerTetUpright(pos(t[0]), pos(t[1]), pos(t[2]), pos(t[3]))) {
+      int node = 0;  // (the tet's first skin node)
+      while (node < 3 && t[size_t(node)] >= n) ++node;
+      node = t[size_t(node)] % n;
+      throw InputError(owner + ": the skin's tetrahedron " + std::to_string(k) + " (at the node " +
+                       std::to_string(node) + ", " + formatVec(g[size_t(node)]) +
+                       ") is inverted or flat there: the shape folds the skin or pokes the core out");
+    }
+  }
+  int incomplete = 0;
+  return assembleRows(body.atlas.stencil, body.tets, buildIncidence(body.tets, 2 * n), g, f, young, poisson,
+                      &incomplete);
 }
 
 // The rigid core: the solid inside the core surface plus the lumped core-vertex masses.
@@ -258,7 +287,8 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   progressAt(progress, 0.45f, "masses");
   bakeMaterialsAndMasses(*body, desc, g, f, inc);
   progressAt(progress, 0.55f, "stiffness");
-  assembleStiffness(*body, g, f, inc);
+  body->stiffness = assembleRows(body->atlas.stencil, body->tets, inc, g, f, body->tetYoung, body->tetPoisson,
+                                 &body->incompleteNeighbourhoods);
   progressAt(progress, 0.8f, "core");
   const Mat3 coreSecond = bakeRigidCore(*body, desc, g, f);  // (about the core's centre)
   const Vec3 com = body->comOffset;
@@ -296,6 +326,7 @@ BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress) {
   progressAt(progress, 1.0f, "done");
   body->skinBvh = SkinBvh(body->restSkin, body->atlas.triangles);
   body->fingerprint = fingerprint(*body);
+  if (desc.morph) body->morph = bakeMorphTargets(desc, *body);
   return body;
 }
 

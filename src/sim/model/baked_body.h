@@ -39,6 +39,8 @@ struct NodeMaterial {
 
 using Tet = std::array<int, 4>;
 
+struct MorphTargetSet;  // sim/morph/morph_targets.h
+
 struct BakedBody {
   std::string name;  ///< body name from the scene (for messages)
 
@@ -100,6 +102,10 @@ struct BakedBody {
   /// of the skin belongs to one).
   uint64_t fingerprint = 0;
 
+  /// The body's dynamic morph targets (ch. 5), baked on this model's atlas, tets and masses
+  /// (null: none).
+  std::shared_ptr<const MorphTargetSet> morph;
+
   int nodeCount() const { return static_cast<int>(restSkin.size()); }
   int tetCount() const { return static_cast<int>(tets.size()); }
   /// Rest position [m] (body frame) of a tet vertex id.
@@ -118,6 +124,16 @@ using BakeProgress = std::function<void(float fraction, const char* stage)>;
 /// shape cannot be put on an atlas (a Solid shape), when the core is not
 /// strictly inside the skin, or when a tetrahedron is degenerate or inverted.
 BakedBodyPtr bake(const BodyDesc& desc, const BakeProgress& progress = {});
+
+/// K_e's stencil blocks of the body's tets placed at skin points g and core points f (shape
+/// or body frame: only differences matter), with each tet's Young's modulus and Poisson
+/// ratio: bake()'s assembly, and a morph target's on its own rest shape and material.
+/// Throws InputError "<owner>: ..." where a tet is degenerate or inverted there.
+std::vector<std::array<Mat3, kStencilSlots>> assembleStencilStiffness(const BakedBody& body, const std::string& owner,
+                                                                     const std::vector<Vec3>& g,
+                                                                     const std::vector<Vec3>& f,
+                                                                     const std::vector<double>& young,
+                                                                     const std::vector<double>& poisson);
 
 /// K_e as a sparse (3n x 3n) matrix assembled from the slot blocks.
 Eigen::SparseMatrix<double> assembleK(const BakedBody& body);

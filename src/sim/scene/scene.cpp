@@ -44,8 +44,6 @@ Material checkedMaterial(const Material& m, const std::string& where) {
   return readMaterial(r);
 }
 
-namespace {
-
 MaterialRegion readRegion(JsonReader r, const Material& base) {
   MaterialRegion g;
   g.young = base.young;
@@ -64,6 +62,8 @@ MaterialRegion readRegion(JsonReader r, const Material& base) {
   r.finish();
   return g;
 }
+
+namespace {
 
 CoreSpringDesc readSpring(JsonReader r) {
   CoreSpringDesc k;
@@ -129,6 +129,9 @@ BodyDesc readBody(JsonReader r, int index, ShapePtr shape, const MeshRepair* rep
   b.velocity = r.vec3("velocity", b.velocity);
   b.angularVelocity = r.vec3("angular_velocity", b.angularVelocity);
   for (auto& k : r.objectArray("springs", false)) b.springs.push_back(readSpring(k));
+  b.fixedCore = r.boolean("fixed_core", false);
+  JsonReader morph(r.node(), r.file());
+  if (r.optionalObject("morph_targets", &morph)) b.morph = readMorphTargets(morph, b);
   r.finish();
   return b;
 }

@@ -12,6 +12,7 @@
 #include "sim/contact/response_policies.h"
 #include "sim/loads/metaphor.h"
 #include "sim/scene/medial_skeleton.h"
+#include "sim/scene/morph_targets_desc.h"
 #include "sim/scene/shape.h"
 
 namespace d2t {
@@ -84,6 +85,10 @@ struct BodyDesc {
   /// What was done to a mesh closed by a repair before it was baked (MeshRepair::summary;
   /// empty when the shape was used as it is).
   std::string repair;
+  /// Hold the core still (the skin moves about it): a body fixed to the world.
+  bool fixedCore = false;
+  /// Dynamic morph targets (ch. 5; null: none): example shapes and materials blended by pose.
+  std::shared_ptr<const MorphTargetsDesc> morph;
 
   /// Material at a rest point x (body frame), regions applied.
   Material materialAt(const Vec3& x) const;
@@ -251,6 +256,12 @@ Material checkedMaterial(const Material& m, const std::string& where);
 nlohmann::json toJson(const Material& m);
 /// Reads one (the scene's checks; the fields it does not give keep Material's defaults).
 Material readMaterial(JsonReader& r);
+/// One of a "material"'s "regions" ({ "half_space": { "normal", "offset" }, "young", "poisson",
+/// "density" }; what it does not give, `base`'s).
+MaterialRegion readRegion(JsonReader r, const Material& base);
+/// A body's "morph_targets" (morph_reader.cpp): every error names the target and the field.
+std::shared_ptr<const MorphTargetsDesc> readMorphTargets(JsonReader& r, const BodyDesc& body);
+
 /// A "simulation" object as a scene gives it, and its reader (with the scene's checks).
 nlohmann::json toJson(const SimulationSettings& settings);
 SimulationSettings readSimulation(JsonReader& r);

@@ -25,10 +25,17 @@ std::vector<Material> materialsOf(const World& w) {
   return m;
 }
 
+std::vector<PoseControl> posesOf(const World& w) {
+  std::vector<PoseControl> p;
+  for (const Body& b : w.bodies()) p.push_back(b.pose);
+  return p;
+}
+
 }  // namespace
 
 Timeline::Timeline(World& world, size_t budgetBytes, int interval)
     : settings_(world.settings()), materials_(materialsOf(world)), metaphors_(world.metaphorDescs()),
+      poses_(posesOf(world)),
       first_(world.steps()), head_(world.steps()),
       budget_(budgetBytes) {
   snapshot(world);
@@ -73,10 +80,13 @@ void Timeline::seek(World& world, long k) {
     for (size_t i = 0; i < world.bodies().size(); ++i)
       if (!(world.bodies()[i].desc.material == s.materials[i])) world.setMaterial(i, s.materials[i]);
     if (!(world.metaphorDescs() == s.metaphors)) world.setMetaphors(s.metaphors);
+    for (size_t i = 0; i < world.bodies().size(); ++i)
+      if (!(world.bodies()[i].pose == s.poses[i])) world.setPoseControl(i, s.poses[i]);
     world.restore(s.state);
     settings_ = s.settings;
     materials_ = s.materials;
     metaphors_ = s.metaphors;
+    poses_ = s.poses;
     appliedAt_ = -1;
   }
   while (world.steps() < k) step(world);
@@ -102,6 +112,7 @@ void Timeline::snapshot(World& world) {
   s.settings = settings_;
   s.materials = materials_;
   s.metaphors = metaphors_;
+  s.poses = poses_;
   bytes_ += s.bytes;
   snapshots_[world.steps()] = std::move(s);
   thin();
@@ -127,6 +138,17 @@ void Timeline::noteChanges(World& world) {
     cut(world);
     record(world, in);
   }
+  for (size_t i = 0; i < world.bodies().size(); ++i) {
+    if (world.bodies()[i].pose == poses_[i]) continue;
+    WorldInput in;
+    in.kind = WorldInput::Kind::Pose;
+    in.index = int(i);
+    in.pose = world.bodies()[i].pose.manual;
+    in.morphOn = world.bodies()[i].pose.enabled;
+    applyRecorded(world);
+    cut(world);
+    record(world, in);
+  }
   if (!(world.metaphorDescs() == metaphors_)) {
     WorldInput in;
     in.kind = WorldInput::Kind::Metaphors;
@@ -148,6 +170,7 @@ void Timeline::applyRecorded(World& world) {
     if (it->input.kind == WorldInput::Kind::Settings) settings_ = runSettings(world, settings_);
     if (it->input.kind == WorldInput::Kind::Material) materials_ = materialsOf(world);
     if (it->input.kind == WorldInput::Kind::Metaphors) metaphors_ = world.metaphorDescs();
+    if (it->input.kind == WorldInput::Kind::Pose) poses_ = posesOf(world);
   }
 }
 
@@ -181,6 +204,7 @@ void Timeline::record(World& world, const WorldInput& in) {
   if (in.kind == WorldInput::Kind::Settings) settings_ = runSettings(world, settings_);
   if (in.kind == WorldInput::Kind::Material) materials_ = materialsOf(world);
   if (in.kind == WorldInput::Kind::Metaphors) metaphors_ = world.metaphorDescs();
+  if (in.kind == WorldInput::Kind::Pose) poses_ = posesOf(world);
 }
 
 void Timeline::thin() {

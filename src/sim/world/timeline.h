@@ -69,6 +69,7 @@ class Timeline {
     SimulationSettings settings;
     std::vector<Material> materials;  ///< (nbody)
     std::vector<MetaphorDesc> metaphors;
+    std::vector<PoseControl> poses;   ///< (nbody) the morph targets' pose controls
     uint64_t hash = 0;
     size_t bytes = 0;
   };
@@ -87,6 +88,7 @@ class Timeline {
   SimulationSettings settings_;     ///< what the timeline knows the world's settings to be
   std::vector<Material> materials_;  ///< ... and its bodies' materials
   std::vector<MetaphorDesc> metaphors_;  ///< ... and its metaphors
+  std::vector<PoseControl> poses_;       ///< ... and its bodies' pose controls
   long first_ = 0, head_ = 0;
   long appliedAt_ = -1;  ///< the step whose recorded inputs were applied last
   int interval_ = kMinInterval;

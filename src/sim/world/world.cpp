@@ -25,9 +25,20 @@
 namespace d2t {
 
 Body::Body(const BodyDesc& d, BakedBodyPtr m) : desc(d), model(m), layered(m, d), proxy(makeProxy(*m)) {
+  layered.settings().fixedCore = d.fixedCore;
+  applyPose(0);
   layered.saveGood();
   energyTolerance = baseTolerance(*m, d);
   refreshState();
+}
+
+bool Body::applyPose(double time) {
+  MorphElasticity* m = layered.morphTargets();
+  if (!m) return false;
+  const uint64_t before = m->version();
+  m->setEnabled(pose.enabled);
+  m->setPose(pose.manual.empty() ? desc.morph->poseAt(time) : pose.manual);
+  return m->version() != before;
 }
 
 double Body::baseTolerance(const BakedBody& m, const BodyDesc& d) {
@@ -126,6 +137,7 @@ double World::setMaterial(size_t index, const Material& material) {
   b.layered.replaceModel(m, d);
   b.model = m;
   b.desc = d;
+  b.applyPose(time_);  // (the new model's targets at the pose)
   b.energyTolerance = Body::baseTolerance(*m, d);
   rebaseEnergy();  // the energy's reference changed
   b.layered.saveGood();
@@ -143,6 +155,7 @@ void World::reset() {
   for (Collider& c : colliders_) c.reset();
   for (Body& b : bodies_) {
     b.layered.resetToDesc();
+    b.applyPose(0);
     b.layered.saveGood();
     b.lastResetStep = -1;
     b.stats = BodyStats{};
@@ -263,6 +276,7 @@ void World::step(double dt) {
   profile_.clear();
   for (const auto& m : metaphors_) m->setTime(time_);  // (their forces at the step's start)
   moveColliders(dt);                     // kinematic colliders to t + dt
+  poseBodies(dt);                        // morph targets: the pose at t + dt, K_e(s) and f0(s)
   beginBodies(dt);                       // start states; the contact support planned
   integrateFree(dt);                     // 1-5  collision-free update
   std::vector<std::vector<NodeContact>> contacts = findAllContacts(false);  // 6-8
@@ -284,6 +298,27 @@ void World::step(double dt) {
 void World::moveColliders(double dt) {
   StageTimer t(profile_, Stage::Colliders);
   for (Collider& c : colliders_) c.animate(time_ + dt);
+}
+
+// The morph targets' pose at the step's end (a kinematic source, ch. 5 sec. 2: s(t_{n+1}))
+// or the one the user holds; the weights, K_e(s) and f0(s) follow (MorphElasticity). A
+// change of the weights changes W(q, s) at fixed q: outside work for the energy check.
+void World::poseBodies(double dt) {
+  StageTimer t(profile_, Stage::Pose);
+  for (Body& b : bodies_) b.poseChanged = b.applyPose(time_ + dt);
+}
+
+void World::setPoseControl(size_t body, const PoseControl& control) {
+  Body& b = bodies_.at(body);
+  const std::string at = "body '" + b.desc.name + "': morph_targets pose";
+  if (!b.desc.morph) throw InputError(at + ": the body has no morph targets");
+  const size_t channels = b.desc.morph->channels.size();
+  if (!control.manual.empty() && control.manual.size() != channels)
+    throw InputError(at + ": expected " + std::to_string(channels) + " values (one per channel), got " +
+                     std::to_string(control.manual.size()));
+  for (double v : control.manual)
+    if (!std::isfinite(v)) throw InputError(at + ": a pose value is not finite");
+  b.pose = control;
 }
 
 void World::beginBodies(double dt) {
@@ -445,7 +480,7 @@ void World::checkHealth(const std::vector<std::vector<size_t>>& groups, double d
         kinetic[i] = e.kinetic;
       }
       // (the mouse's spring and the node loads do work; the core springs' potential is in the energy)
-      work = work || bodies_[i].layered.dragging();
+      work = work || bodies_[i].layered.dragging() || bodies_[i].poseChanged;
       for (const auto& load : bodies_[i].layered.loads()) work = work || load->working();
     }
     const bool ok = allFinite && energyBounded(group, work, kinetic, &floors);

@@ -47,11 +47,17 @@ struct Body {
   ConvexProxy proxy;       ///< stage 1 proxy for contacts with other bodies
   BodyState state;         ///< world summary, refreshed after every step
   BodyStats stats;
+  PoseControl pose;               ///< its morph targets' pose (World::setPoseControl)
+  bool poseChanged = false;       ///< the pose's weights changed before this step (outside work)
   double energyFloor = 1e300;     ///< lowest total energy seen since the last outside work [J]
   double energyTolerance = 0;     ///< energy growth taken as a blow-up beyond the floor [J],
                                   ///< with kKineticTolerance of the body's kinetic energy
   /// The energyTolerance of a body of model m as d gives it (its mass, size and speed).
   static double baseTolerance(const BakedBody& m, const BodyDesc& d);
+
+  /// Sets its morph targets' pose at `time` as `pose` says (nothing without targets);
+  /// returns whether the weights changed.
+  bool applyPose(double time);
 
   int nodes() const { return model->nodeCount(); }
   int tets() const { return model->tetCount(); }
@@ -134,6 +140,10 @@ class World {
   /// and density to the body's; the scene's material again gives the scene's model). The skin keeps its world positions and velocities.
   /// Returns the re-assembly time [ms]. Throws InputError for an invalid material.
   double setMaterial(size_t body, const Material& material);
+  /// How body `body`'s morph targets take their pose (PoseControl), from the next step on.
+  /// Throws std::out_of_range for a body that is not there, InputError for a body without
+  /// morph targets or a manual pose of another length or not finite. A timeline records it.
+  void setPoseControl(size_t body, const PoseControl& control);
   /// Pulls skin node `node` of body `body` toward the world point `target` with an
   /// implicit spring (LayeredBody::beginDrag). stiffness <= 0 picks the default:
   /// k = m (2 pi kDragFrequency)^2 for the rigidified body, at most the node's own
@@ -237,6 +247,7 @@ class World {
   bool onGpuStage(bool& on, const char* stage, const char* cpuFrom, F f);  // (detection.cpp)
   // the stages of step(), in order
   void moveColliders(double dt);
+  void poseBodies(double dt);
   void beginBodies(double dt);
   void integrateFree(double dt);
   std::vector<std::vector<size_t>> contactGroups(const std::vector<std::vector<NodeContact>>& contacts) const;

@@ -56,6 +56,11 @@ void applyInput(World& w, const WorldInput& in) {
     case Kind::Metaphors:
       w.setMetaphors(in.metaphors);
       return;
+    case Kind::Pose:
+      if (in.index < 0 || size_t(in.index) >= w.bodies().size())
+        throw std::out_of_range("input: the world has no body " + std::to_string(in.index));
+      w.setPoseControl(size_t(in.index), PoseControl{in.morphOn, in.pose});
+      return;
   }
 }
 

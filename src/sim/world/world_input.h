@@ -25,6 +25,7 @@ struct WorldInput {
     Material,         ///< body `index` given `material` (World::setMaterial)
     Settings,         ///< the world's SimulationSettings replaced by `settings`
     Metaphors,        ///< the world's control metaphors replaced by `metaphors` (World::setMetaphors)
+    Pose,             ///< body `index`'s morph targets: `pose` held (empty: the track), on or `morphOn` off (World::setPoseControl)
   };
   Kind kind = Kind::DragEnd;
   int index = -1;
@@ -34,6 +35,8 @@ struct WorldInput {
   d2t::Material material;
   SimulationSettings settings;
   std::vector<MetaphorDesc> metaphors;
+  std::vector<double> pose;
+  bool morphOn = true;
 
   bool operator==(const WorldInput&) const = default;
 

@@ -3,6 +3,7 @@
 #include "sim/world/world_input.h"
 
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 #include "sim/base/json_reader.h"
@@ -19,7 +20,7 @@ struct KindName {
   const char* type;
   const char* index;
 };
-constexpr std::array<KindName, 9> kKinds = {{
+constexpr std::array<KindName, 10> kKinds = {{
     {Kind::ColliderDrag, "collider_drag", "collider"},
     {Kind::ColliderRelease, "collider_release", "collider"},
     {Kind::SkinDrag, "skin_drag", "body"},
@@ -29,6 +30,7 @@ constexpr std::array<KindName, 9> kKinds = {{
     {Kind::Material, "material", "body"},
     {Kind::Settings, "settings", ""},
     {Kind::Metaphors, "metaphors", ""},
+    {Kind::Pose, "pose", "body"},
 }};
 
 const KindName& named(Kind k) {
@@ -67,6 +69,10 @@ nlohmann::json toJson(const WorldInput& in) {
     case Kind::Metaphors:
       j["metaphors"] = nlohmann::json::array();
       for (const MetaphorDesc& m : in.metaphors) j["metaphors"].push_back(toJson(m));
+      break;
+    case Kind::Pose:
+      j["pose"] = in.pose;
+      j["enabled"] = in.morphOn;
       break;
     case Kind::ColliderRelease:
     case Kind::DragEnd:
@@ -122,6 +128,17 @@ WorldInput readWorldInput(const nlohmann::json& node, const std::string& file, c
       if (!r.has("metaphors")) r.fail("metaphors", "required for a metaphors input (the list, maybe empty)");
       std::vector<JsonReader> list = r.objectArray("metaphors", true);
       for (size_t i = 0; i < list.size(); ++i) in.metaphors.push_back(readMetaphor(list[i], int(i), nullptr));
+      break;
+    }
+    case Kind::Pose: {
+      const nlohmann::json& v = r.value("pose");
+      if (!v.is_array() || v.size() > 64)
+        r.fail("pose", "expected the held pose (up to 64 numbers; [] follows the track), got " + describeJson(v));
+      for (const auto& x : v) {
+        if (!x.is_number() || !std::isfinite(x.get<double>())) r.fail("pose", "expected finite numbers, got " + describeJson(x));
+        in.pose.push_back(x.get<double>());
+      }
+      in.morphOn = r.boolean("enabled", true);
       break;
     }
     case Kind::ColliderRelease:

@@ -251,6 +251,6 @@ TEST(Scene, ShippedScenesAllLoad) {
     EXPECT_EQ(strip(nlohmann::json::parse(a, nullptr, true, true)), strip(nlohmann::json::parse(b, nullptr, true, true)))
         << stem << " differs from its base in more than the atlas resolution";
   }
-  EXPECT_EQ(n, 36);
+  EXPECT_EQ(n, 39);
   EXPECT_EQ(high, 6);
 }
