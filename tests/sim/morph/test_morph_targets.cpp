@@ -98,6 +98,14 @@ Scene only(const BodyDesc& d) {
   return s;
 }
 
+// The ball `gap` above the ground plane.
+Scene onTheGround(const BodyDesc& d, double gap) {
+  Scene s = only(d);
+  s.bodies[0].position = Vec3(0, kR + gap, 0);
+  s.colliders.push_back(test::planeCollider(Vec3::UnitY(), 0, d.material));
+  return s;
+}
+
 const MorphElasticity& morphOf(World& w, size_t body = 0) { return *w.bodies()[body].layered.morphTargets(); }
 
 // At each example's pose, K(s_j)^-1 f0(s_j) is the example's shape (5.2': f0 = K_j d_j), by a
@@ -210,11 +218,7 @@ TEST(MorphTargets, TheEnergyIsTheBlendOfTheTargetsEnergies) {
 // the ground, every state hash the same.
 TEST(MorphTargets, TargetsThatAddNothingLeaveTheBodyBitForBit) {
   const auto run = [](const BodyDesc& d) {
-    Scene sc;
-    sc.bodies.push_back(d);
-    sc.bodies[0].position = Vec3(0, kR + 0.05, 0);
-    sc.colliders.push_back(test::planeCollider(Vec3::UnitY(), 0, d.material));
-    World w(sc);
+    World w(onTheGround(d, 0.05));
     std::vector<uint64_t> hashes;
     for (int k = 0; k < 200; ++k) {
       w.step();
@@ -235,11 +239,7 @@ TEST(MorphTargets, TargetsThatAddNothingLeaveTheBodyBitForBit) {
 // bit; the pose's work is outside work (the blow-up check's floor restarts), so a body whose
 // targets stiffen and bulge as it lands is never reset.
 TEST(MorphTargets, ASnapshotMidRampRepeatsTheRunBitForBit) {
-  Scene sc;
-  sc.bodies.push_back(morphBall(kTargets));
-  sc.bodies[0].position = Vec3(0, kR + 0.02, 0);
-  sc.colliders.push_back(test::planeCollider(Vec3::UnitY(), 0, sc.bodies[0].material));
-  World w(sc);
+  World w(onTheGround(morphBall(kTargets), 0.02));
   for (int k = 0; k < 50; ++k) w.step();
   const MorphElasticity& m = morphOf(w);
   const WorldState at = w.capture();
@@ -264,11 +264,7 @@ TEST(MorphTargets, ASnapshotMidRampRepeatsTheRunBitForBit) {
 // track's pose back (and the recorded states bit for bit), after it the held one; its JSON
 // reads back to the same input.
 TEST(MorphTargets, AHeldPoseIsAnInputOfTheRun) {
-  Scene sc;
-  sc.bodies.push_back(morphBall(kTargets));
-  sc.bodies[0].position = Vec3(0, kR + 0.02, 0);
-  sc.colliders.push_back(test::planeCollider(Vec3::UnitY(), 0, sc.bodies[0].material));
-  World w(sc);
+  World w(onTheGround(morphBall(kTargets), 0.02));
   Timeline t(w);
   std::vector<uint64_t> h;
   for (int k = 0; k < 200; ++k) {
