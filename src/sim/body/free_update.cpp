@@ -377,7 +377,7 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
 
   // 1 forces (T): Ft_e = F_e - dt K qdot with F_e = Q_e + Qv_e - K q + f0 - D qdot.
   //   The gravity part m_i R^T g is solved exactly through the cached W_t below,
-  //   so rhs holds the rest: -K (q + (beta + dt) qdot) - m_i (alpha qdot_i + a_i),
+  //   so rhs holds the rest: -K (q + (beta + dt) qdot) + f0 - m_i (alpha qdot_i + a_i),
   //   a_i = w x (w x u_i) + 2 w x qdot_i  (quadratic velocity vector, B.13).
   {
     StageTimer t(profile, Stage::Forces);

@@ -53,8 +53,7 @@ bool sameBits(const MorphTarget& a, const MorphTarget& b) {
 
 }  // namespace
 
-std::vector<Vec3> targetRestSkin(const BodyDesc& desc, const BakedBody& body, const std::vector<TargetShapeOp>& ops) {
-  (void)desc;
+std::vector<Vec3> targetRestSkin(const BakedBody& body, const std::vector<TargetShapeOp>& ops) {
   const int n = body.nodeCount();
   std::vector<Vec3> g(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -97,7 +96,7 @@ std::shared_ptr<const MorphTargetSet> bakeMorphTargets(const BodyDesc& desc, con
       set->targets.push_back(std::move(t));
       continue;
     }
-    const std::vector<Vec3> g = targetRestSkin(desc, body, td.shape);
+    const std::vector<Vec3> g = targetRestSkin(body, td.shape);
     t.d.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       t.d[size_t(i)] = g[size_t(i)] - g0[size_t(i)];
@@ -148,7 +147,11 @@ std::shared_ptr<const MorphTargetSet> bakeMorphTargets(const BodyDesc& desc, con
         break;
       }
   }
-  for (MorphTarget& t : set->targets)
+  // each target's relative stiffness change, and the nodes where some target differs from
+  // the body (in K or in its rest force): one pass over the blocks
+  set->varies.assign(size_t(n), 0);
+  for (MorphTarget& t : set->targets) {
+    if (t.same == 0) continue;  // (the body itself, or bit for bit the same)
     for (int i = 0; i < n; ++i) {
       double diff = 0, base = 0;
       for (int s = 0; s < kStencilSlots; ++s) {
@@ -156,16 +159,7 @@ std::shared_ptr<const MorphTargetSet> bakeMorphTargets(const BodyDesc& desc, con
         base += body.stiffness[size_t(i)][size_t(s)].squaredNorm();
       }
       if (base > 0) t.stiffnessSpread = std::max(t.stiffnessSpread, std::sqrt(diff / base));
-    }
-  set->varies.assign(size_t(n), 0);
-  for (const MorphTarget& t : set->targets) {
-    if (t.same == 0) continue;
-    for (int i = 0; i < n; ++i) {
-      if (set->varies[size_t(i)]) continue;
-      bool differs = t.t[size_t(i)] != Vec3::Zero();
-      for (int s = 0; s < kStencilSlots && !differs; ++s)
-        differs = t.K[size_t(i)][size_t(s)] != body.stiffness[size_t(i)][size_t(s)];
-      set->varies[size_t(i)] = differs;
+      if (diff > 0 || t.t[size_t(i)] != Vec3::Zero()) set->varies[size_t(i)] = 1;
     }
   }
   set->rbf = PoseRbf(poses, md.smoothing, md.clampWeights);

@@ -57,6 +57,6 @@ std::shared_ptr<const MorphTargetSet> bakeMorphTargets(const BodyDesc& desc, con
 
 /// A target's rest skin in the shape frame: the body's rest points g displaced by `ops`
 /// in order (the body's atlas directions and layer directions).
-std::vector<Vec3> targetRestSkin(const BodyDesc& desc, const BakedBody& body, const std::vector<TargetShapeOp>& ops);
+std::vector<Vec3> targetRestSkin(const BakedBody& body, const std::vector<TargetShapeOp>& ops);
 
 }  // namespace d2t

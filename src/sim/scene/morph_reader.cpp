@@ -16,8 +16,10 @@ std::vector<double> numbers(JsonReader& r, const std::string& key, int count, co
   const nlohmann::json& v = r.value(key);
   const bool sized = v.is_array() && (count < 0 ? !v.empty() : int(v.size()) == count);
   if (!sized)
-    r.fail(key, "expected " + (count < 0 ? std::string("a non-empty array") : "an array of " + std::to_string(count)) +
-                    " numbers (" + what + "), got " + describeJson(v));
+    r.fail(key, "expected " +
+                    (count < 0 ? std::string("a non-empty array of numbers")
+                               : "an array of " + std::to_string(count) + (count == 1 ? " number" : " numbers")) +
+                    " (" + what + "), got " + describeJson(v));
   std::vector<double> out;
   for (const auto& x : v) {
     if (!x.is_number() || !std::isfinite(x.get<double>()))

@@ -308,7 +308,7 @@ TEST(MorphTargets, BadTargetsAreRefusedByName) {
   expectMorphError(R"({ "pose": { "channels": ["a"] }, "targets": [ { "name": "x", "pose": [0] }, { "name": "y", "pose": [0] } ] })",
                    "test.json: /bodies/0/morph_targets/targets/1/pose: the same pose as the target \"x\"");
   expectMorphError(R"({ "pose": { "channels": ["a"] }, "targets": [ { "pose": [0, 1] } ] })",
-                   "/targets/0/pose: expected an array of 1 numbers (one per channel)");
+                   "/targets/0/pose: expected an array of 1 number (one per channel)");
   expectMorphError(R"({ "pose": { "channels": ["a"] }, "targets": [ { "pose": [0], "material": { "young": 2e5 } } ] })",
                    "/targets/0/material: the first target is the body itself");
   expectMorphError(R"({ "pose": { "channels": ["a"] }, "targets": [ { "pose": [0] },
