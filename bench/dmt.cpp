@@ -1,11 +1,14 @@
-// Dynamic morph targets (ch. 5; docs/decisions/0042): what the targets cost a step. Each
-// body with "morph_targets" of the scene alone (the others dropped), the scene's run (its
-// pose track) twice, alternated three times: targets off (the body's own K_e, linear FEM)
-// and on. One CSV row per scene and atlas resolution, CPU backend:
+// Dynamic morph targets (ch. 5; docs/decisions/0042, 0043): what the targets cost a step, on
+// the full model and on the reduced one (Table 5.1's columns). The scene's first body with
+// "morph_targets" alone (the others dropped), the scene's run (its pose track) four times,
+// alternated three times: full and reduced (the body's "reduction", or r* = 10, k = 20 and
+// the load modes where it has none), each with the targets off (the body's own K_e) and on.
+// One CSV row per scene and atlas resolution, CPU backend:
 //   build/bench_dmt [scene.json] [resolutions...]   (default: dmt_flex, dmt_flex_stiff, dmt_contact; 32 64)
 // Columns: steps, targets, the targets' bake [ms], mean and median step [ms] off and on
-// (medians of the three repetitions), the overhead of the mean, and the implicit
-// operator's rebuilds with the targets on (a moving pose rebuilds it as K drifts).
+// (medians of the three repetitions), the overhead of the mean, the implicit operator's
+// rebuilds with the targets on (a moving pose rebuilds it as K drifts); then the reduced
+// model's r, its basis' bake [ms] and the same step figures.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +17,8 @@
 #include <vector>
 
 #include "scene_args.h"
+#include "sim/morph/modal_basis.h"
+#include "sim/morph/morph_targets.h"
 #include "sim/world/world.h"
 
 using namespace d2t;
@@ -64,7 +69,8 @@ int main(int argc, char** argv) {
   const auto args = bench::parseSceneArgs(int(rest.size()), rest.data(), "bench_dmt", scenes[0], {32, 64});
   if (!args) return 2;
   std::printf("scene,resolution,nodes,targets,steps,bake_targets_ms,off_mean_ms,off_median_ms,on_mean_ms,"
-              "on_median_ms,overhead_mean_pct,rebuilds_on\n");
+              "on_median_ms,overhead_mean_pct,rebuilds_on,r,bake_basis_ms,red_off_mean_ms,red_off_median_ms,"
+              "red_on_mean_ms,red_on_median_ms,red_overhead_mean_pct\n");
   try {
     for (const std::string& path : scenes)
       for (int res : args->resolutions) {
@@ -76,21 +82,37 @@ int main(int argc, char** argv) {
         double end = 0;
         for (const PoseKey& k : s.bodies[0].morph->track) end = std::max(end, k.time);
         const int steps = std::max(200, int((end + 0.5) / s.simulation.dt));
-        World probe(s);
+        Scene full = s, reduced = s;
+        {
+          auto desc = std::make_shared<MorphTargetsDesc>(*s.bodies[0].morph);
+          desc->reduced = false;
+          full.bodies[0].morph = desc;
+          auto red = std::make_shared<MorphTargetsDesc>(*s.bodies[0].morph);
+          red->reduced = true;  // (the scene's reduction, or the defaults)
+          reduced.bodies[0].morph = red;
+        }
+        World probe(full), probeReduced(reduced);
         const MorphTargetSet& set = probe.bodies()[0].layered.morphTargets()->targets();
-        std::vector<double> offMean, offMedian, onMean, onMedian;
+        const MorphTargetSet& redSet = probeReduced.bodies()[0].layered.morphTargets()->targets();
+        std::vector<double> offMean, offMedian, onMean, onMedian, rOffMean, rOffMedian, rOnMean, rOnMedian;
         int rebuilds = 0;
         for (int rep = 0; rep < 3; ++rep) {  // (alternated: the machine is shared)
-          const Run off = run(s, steps, false), on = run(s, steps, true);
+          const Run off = run(full, steps, false), on = run(full, steps, true);
+          const Run rOff = run(reduced, steps, false), rOn = run(reduced, steps, true);
           offMean.push_back(off.mean), offMedian.push_back(off.median);
           onMean.push_back(on.mean), onMedian.push_back(on.median);
+          rOffMean.push_back(rOff.mean), rOffMedian.push_back(rOff.median);
+          rOnMean.push_back(rOn.mean), rOnMedian.push_back(rOn.median);
           rebuilds = on.rebuilds;
         }
-        const double a = median(offMean), b = median(onMean);
+        const double a = median(offMean), b = median(onMean), ra = median(rOffMean), rb = median(rOnMean);
+        const ModalBasis& basis = *redSet.basis;
         const std::string name = path.substr(path.find_last_of('/') + 1);
-        std::printf("%s,%d,%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.0f,%d\n", name.c_str(), res, probe.bodies()[0].nodes(),
-                    set.count(), steps, 1000 * set.bakeSeconds, a, median(offMedian), b, median(onMedian),
-                    100 * (b - a) / a, rebuilds);
+        std::printf("%s,%d,%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.0f,%d,%d,%.1f,%.4f,%.4f,%.4f,%.4f,%.0f\n", name.c_str(),
+                    res, probe.bodies()[0].nodes(), set.count(), steps, 1000 * set.bakeSeconds, a, median(offMedian), b,
+                    median(onMedian), 100 * (b - a) / a, rebuilds, basis.r,
+                    1000 * (basis.modeSeconds + basis.pcaSeconds), ra, median(rOffMedian), rb, median(rOnMedian),
+                    100 * (rb - ra) / ra);
         std::fflush(stdout);
       }
   } catch (const std::exception& e) {

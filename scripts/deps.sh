@@ -6,6 +6,7 @@ D2T_PACKAGES=(
   libeigen3-dev                                       # linear algebra
   libsuitesparse-dev                                  # CHOLMOD: the direct solver of Mt_e
   libccd-dev                                          # GJK intersection (stage 1's pruning)
+  libspectra-dev                                      # sparse eigenproblems (the morph targets' modes)
   libimgui-dev                                        # Dear ImGui (+ GLFW/OpenGL3 backends)
   libtinyobjloader-dev nlohmann-json3-dev libcli11-dev libstb-dev
   libgtest-dev                                        # tests (ctest)

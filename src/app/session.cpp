@@ -11,6 +11,7 @@
 #include "app/options.h"
 #include "gpu/contact/contact_camera.h"
 #include "gpu/skin/gpu_skin.h"
+#include "sim/morph/morph_targets.h"
 #include "sim/scene/obj_loader.h"
 
 namespace d2t {
@@ -177,6 +178,11 @@ void Session::setBackend(const std::string& backend) {
       world->settings().backend = "gpu";
       contactCamera = camera;
       gpuSkins = std::move(skins);
+      size_t reduced = 0;
+      for (const Body& b : world->bodies()) reduced += b.model->morph && b.model->morph->basis;
+      if (reduced > 0)
+        std::cerr << "d2tsim: note: the reduced bodies (" << reduced
+                  << ", morph targets' \"reduction\") step on the CPU: their solve is r x r\n";
       if (!world->characters().empty())
         std::cerr << "d2tsim: note: the characters (" << world->characters().size()
                   << ") solve their skins on the CPU; the GPU backend runs the other bodies\n";

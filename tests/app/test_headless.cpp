@@ -256,8 +256,8 @@ TEST(Headless, EveryShippedSceneReplaysItsRecording) {
 // weights there, in target order. dmt_flex's activation ramps from 0 at 0.5 s to 1 at
 // 2.5 s; 400 steps of 5 ms end at 2 s: a = 0.75, between the targets at 2/3 and 1, so the
 // weights are the hats' (0.75 and 0.25 but for the file's 6 digits; one pose dimension). The limb without targets has
-// neither field.
-TEST(Headless, MetricsGiveThePoseAndTheMorphWeights) {
+// neither field; the reduced limb (ch. 5.4) adds its basis' size.
+TEST(Headless, MetricsGiveThePoseTheMorphWeightsAndTheReducedModes) {
   const std::string path = (outDir() / "dmt_flex.json").string();
   ASSERT_EQ(runQuiet(scene("dmt_flex.json") + " --headless --frames 400 --metrics " + path), 0);
   std::ifstream f(path);
@@ -272,6 +272,11 @@ TEST(Headless, MetricsGiveThePoseAndTheMorphWeights) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(limb["morph_weights"][i].get<double>(), want[i], 1e-9) << i;
   EXPECT_FALSE(m["bodies"][1].contains("pose"));
   EXPECT_FALSE(m["bodies"][1].contains("morph_weights"));
+  // the reduced limb: the same pose and weights, and its basis' size (r* = 10, 1 shape, 6 load modes)
+  const nlohmann::json& reduced = m["bodies"][2];
+  EXPECT_FALSE(limb.contains("reduced_modes"));
+  EXPECT_EQ(reduced["reduced_modes"].get<int>(), 17);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(reduced["morph_weights"][i].get<double>(), want[i], 1e-9) << i;
 }
 
 TEST(Headless, ShippedScenesRunWithoutResets) {

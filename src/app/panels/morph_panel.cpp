@@ -2,7 +2,8 @@
 // or off, the pose (the scene's track, or sliders that hold one), each target's RBF weight
 // as a bar (a negative unclamped weight marked), snap to a target, and the model's figures
 // (examples, pose dimensions, each target's largest displacement and stiffness change, the
-// bake's time, whether the implicit operator lags the blend). Every change is an input of
+// bake's time, whether the implicit operator lags the blend; a reduced body's basis: r*, r,
+// the PCA's share, the shapes' reproduction, the basis' bake). Every change is an input of
 // the run (WorldInput::Kind::Pose): the timeline records it, a replay repeats it.
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "app/app.h"
 #include "app/panels/panels.h"
+#include "sim/morph/modal_basis.h"
 
 namespace d2t {
 
@@ -103,6 +105,17 @@ void bodyTargets(Ui& ui, size_t bi) {
   ImGui::TextDisabled("implicit operator: %s", m.operatorVersion() == m.version()
                                                    ? "at the blend"
                                                    : "lagging the blend (rebuilt as it drifts or the pose holds)");
+  if (const ModalBasis* basis = set.basis.get()) {
+    const bool reducedNow = b.layered.implicitOperator().reduced();
+    // the reduced skin (ch. 5.4): the basis' make-up, how well it holds the targets, its bake
+    double worst = 0;
+    for (double e : basis->reproduction) worst = std::max(worst, e);
+    ImGui::TextDisabled("reduced: r = %d (r* = %d modes of %d per target, %d shape%s, %d load modes)%s", basis->r,
+                        basis->rStar, desc.reduction.modesPerTarget, basis->shapeModes, basis->shapeModes == 1 ? "" : "s",
+                        basis->r - basis->rStar - basis->shapeModes, reducedNow ? "" : "; solving the full model now");
+    ImGui::TextDisabled("PCA keeps %.1f%% of the scaled modes; target shapes reproduced to %.1e; basis baked in %.0f ms",
+                        100 * basis->pcaEnergy, worst, 1000 * (basis->modeSeconds + basis->pcaSeconds));
+  }
 }
 
 }  // namespace

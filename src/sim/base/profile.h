@@ -19,7 +19,7 @@ enum class Stage : int {
   Pose,         ///< morph targets (ch. 5): the pose at t + dt, its RBF weights, K_e(s) and f0(s) blended
   Prepare,      ///< Mt_e and its preconditioner or factorization rebuilt (dt, material or method changed)
   Support,      ///< the contact support planned from the last step's touching nodes; pairs balanced
-  Transfer,     ///< the skin state loaded onto a backend that does not hold it
+  Transfer,     ///< the skin state loaded onto a backend that does not hold it; a reduced skin's projected on its basis
   Forces,       ///< 1  forces Ft_e: elastic, damping, gravity, contact support
   Solve,        ///< 2  Mt_e y = Ft_e (and Mt_e Y = M_ec where it is not cached)
   Core,         ///< 3  core velocities: the condensed 6x6 system (3.8)

@@ -15,6 +15,8 @@
 
 namespace d2t {
 
+struct ModalBasis;
+
 /// 3x3 blocks over the 7-slot stencil: block s of node i couples node i to node
 /// stencil[i][s] (BakedBody::stiffness's layout).
 using StencilBlocks = std::vector<std::array<Mat3, kStencilSlots>>;
@@ -38,6 +40,12 @@ class ElasticModel {
   virtual const StencilBlocks& operatorStiffness() const { return stiffness(); }
   /// Changes whenever operatorStiffness() does (the operator's key).
   virtual uint64_t operatorVersion() const { return version(); }
+  /// U^T operatorStiffness() U for a modal basis (the reduced operator, ch. 5.4) into out,
+  /// where the model keeps it projected (false: the operator projects the blocks itself).
+  virtual bool projectedOperatorStiffness(const ModalBasis& basis, Eigen::MatrixXd& out) const {
+    (void)basis, (void)out;
+    return false;
+  }
 
  private:
   static inline const std::vector<Vec3> kNoForce{};

@@ -187,10 +187,27 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
   dragImpulse_ = lambda;
 }
 
+// The reduced skin (ch. 5.4; SolverMethod::Reduced) starts each step in span U: q and qdot
+// replaced by their M-orthogonal projections U U^T M q (what the last step's contact response,
+// drag or an edit moved outside the basis is dropped: dents are limited to span U). Its
+// operator's solves keep the step inside the span. The skin steps on the CPU (its solve is
+// the r x r factor): a GPU solver is detached.
+void LayeredBody::projectOnBasis() {
+  if (skin_.solver()) setFreeMotionSolver(nullptr);
+  const ModalBasis& basis = *op_.basis();
+  const std::vector<double>& mass = model_->nodeMass;
+  basis.expand(basis.project(state_.q, mass), state_.q);
+  basis.expand(basis.project(state_.qdot, mass), state_.qdot);
+}
+
 void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
   if (const ImplicitOperator::Key key = operatorKey(dt, settings_.method); !(key == op_.key())) {
     StageTimer t(profile, Stage::Prepare);  // (dt, the method or the material changed)
     op_.prepare(model_, *elastic_, key);
+  }
+  if (op_.reduced()) {
+    StageTimer t(profile, Stage::Transfer);  // (the state into the reduced solver's space)
+    projectOnBasis();
   }
   info_ = LayeredStepInfo{};
   if (settings_.fixedCore) {
@@ -425,7 +442,9 @@ FreeStepResult LayeredBody::integrateFree(const LayeredState& start, double dt, 
       const auto& wr = op_.rotationalCoupling();
       const auto& hinv = op_.diagInverse();
       for (int i = 0; i < n; ++i) Y[i] = Core::cachedColumns(wt[i], wr[i], hinv[i], m.nodeMass[i], s.q[i], R);
-      if (settings_.exactCoupling || reach > kCachedCouplingReach * kCachedCouplingReach) {
+      // (a reduced operator: the rotational columns always, the cache's displacement part
+      // being block-diagonal, outside span U)
+      if (settings_.exactCoupling || op_.reduced() || reach > kCachedCouplingReach * kCachedCouplingReach) {
         // (exactCoupling, a test switch: every column to 1e-10; past the reach: the
         // rotational ones with the y solve's budget, from the cached ones, so that a CG
         // body pays at most three more y solves)

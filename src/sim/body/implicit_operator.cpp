@@ -9,6 +9,7 @@
 #include "sim/body/implicit_operator.h"
 #include "sim/base/ordered_sum.h"
 #include "sim/body/node_loops.h"
+#include "sim/morph/morph_targets.h"
 
 namespace d2t {
 
@@ -39,6 +40,14 @@ int ImplicitOperator::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x, in
                             double tolerance, double* residual, double referenceNorm) const {
   const int n = int(b.size());
   x.resize(n, Vec3::Zero());
+  if (basis_) {  // x = U (U^T Mt_e U)^-1 U^T b
+    const Eigen::MatrixXd& U = basis_->U;
+    Eigen::Map<const Eigen::VectorXd> bv(b[0].data(), 3 * n);
+    Eigen::Map<Eigen::VectorXd> xv(x[0].data(), 3 * n);
+    xv.noalias() = U * reducedLlt_.solve(U.transpose() * bv);
+    if (residual) *residual = 0;
+    return 0;
+  }
   if (direct_) {
     Eigen::Map<const Eigen::VectorXd> bv(b[0].data(), 3 * n);
     Eigen::Map<Eigen::VectorXd> xv(x[0].data(), 3 * n);
@@ -238,7 +247,19 @@ bool ImplicitOperator::prepare(const BakedBodyPtr& model, const ElasticModel& el
       for (int k = 0; k < kStencilSlots; ++k) mtFloat_[i][k] = mt_[i][k].cast<float>();
     diagInverse_[i] = mt_[i][0].inverse();
   }
-  direct_ = key.method == SolverMethod::Direct || (key.method == SolverMethod::Auto && n <= kDirectMaxNodes);
+  const ModalBasis* basis = m.morph ? m.morph->basis.get() : nullptr;
+  const bool reduced = basis && key.method == SolverMethod::Auto;
+  basis_ = reduced ? basis : nullptr;
+  direct_ = reduced || key.method == SolverMethod::Direct || (key.method == SolverMethod::Auto && n <= kDirectMaxNodes);
+  if (reduced) {
+    ldlt_.reset();
+    analyzed_ = {};
+    dilu_ = DiluPreconditioner{};
+    multigrid_ = MultigridPreconditioner{};
+    reduce(elastic);
+    ++version_;
+    return true;
+  }
   if (direct_) factor();
   else {
     ldlt_.reset();
@@ -264,6 +285,40 @@ bool ImplicitOperator::prepare(const BakedBodyPtr& model, const ElasticModel& el
     }
   ++version_;
   return true;
+}
+
+// The reduced solver (ch. 5.4): the Galerkin projection of Mt_e on the basis,
+//   U^T Mt_e U = (1 + dt alpha) I + (dt beta + dt^2) U^T K_e U   (U^T M U = I),
+// U^T K_e U from the elastic model's reduced coefficients (O(m r^2)) or else projected here
+// (r products over the stencil); and the coupling columns W = U (U^T Mt_e U)^-1 U^T M_ec from
+// the basis' projected U^T M_ec at rest.
+void ImplicitOperator::reduce(const ElasticModel& elastic) {
+  const Eigen::MatrixXd& U = basis_->U;
+  const int n = model_->nodeCount(), r = int(U.cols());
+  Eigen::MatrixXd kr;
+  if (!elastic.projectedOperatorStiffness(*basis_, kr)) {
+    Eigen::MatrixXd kU(3 * n, r);
+    std::vector<Vec3> col(n), out;
+    for (int l = 0; l < r; ++l) {
+      for (int i = 0; i < n; ++i) col[i] = U.block<3, 1>(3 * i, l);
+      multiplyStencil(model_->atlas.stencil, elastic.operatorStiffness(), col, out);
+      for (int i = 0; i < n; ++i) kU.block<3, 1>(3 * i, l) = out[i];
+    }
+    kr = U.transpose() * kU;
+    kr = 0.5 * (kr + kr.transpose()).eval();
+  }
+  reducedMt_ = (1 + key_.dt * key_.alpha) * Eigen::MatrixXd::Identity(r, r) + (key_.dt * key_.beta + key_.dt * key_.dt) * kr;
+  reducedLlt_.compute(reducedMt_);
+  if (reducedLlt_.info() != Eigen::Success)
+    throw std::runtime_error(model_->name + ": the reduced operator U^T Mt_e U is not positive definite");
+  const Eigen::MatrixXd w = U * reducedLlt_.solve(basis_->coupling);  // (3n x 6)
+  wt_.resize(n);
+  wr_.resize(n);
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      wt_[i][k] = w.block<3, 1>(3 * i, k);
+      wr_[i][k] = w.block<3, 1>(3 * i, 3 + k);
+    }
 }
 
 // The direct solver: Mt_e assembled from the stencil blocks and factored once.

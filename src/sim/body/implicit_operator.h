@@ -15,12 +15,15 @@
 #include "sim/body/dilu_preconditioner.h"
 #include "sim/body/elastic_model.h"
 #include "sim/body/multigrid_preconditioner.h"
+#include "sim/morph/modal_basis.h"
 
 namespace d2t {
 
 /// How Mt_e x = b is solved.
 enum class SolverMethod {
-  Auto,    ///< direct up to kDirectMaxNodes nodes, CG above
+  /// direct up to kDirectMaxNodes nodes, CG above; a body with a modal basis (morph targets'
+  /// "reduction", ch. 5.4): the reduced solve (ImplicitOperator::reduced())
+  Auto,
   CG,      ///< conjugate gradients on the stencil (the GPU's method), multigrid-preconditioned
   Direct,  ///< sparse LDL^T, factored when dt or the material changes
   CgDilu,  ///< CG with the block DILU preconditioner (the one before the multigrid; for A/B)
@@ -75,8 +78,13 @@ class ImplicitOperator {
   /// Bumped by every rebuild: what is derived from the operator (the GPU's textures,
   /// a drag's compliance columns, the warm start's history) follows it.
   int version() const { return version_; }
-  /// This operator's solves are the direct factor's (else CG).
+  /// This operator's solves are exact: the direct factor's or the reduced one's (else CG).
   bool direct() const { return direct_; }
+  /// The solves are the modal basis' Galerkin projection U (U^T Mt_e U)^-1 U^T (Auto on a
+  /// body with a basis; a dense r x r Cholesky factor): every solution is in span U.
+  bool reduced() const { return basis_ != nullptr; }
+  /// (reduced()) the basis.
+  const ModalBasis* basis() const { return basis_; }
   /// The CG's multigrid preconditioner (empty for the direct and the DILU solvers).
   const MultigridPreconditioner& multigrid() const { return multigrid_; }
 
@@ -100,6 +108,8 @@ class ImplicitOperator {
   /// is the same (docs/decisions/0006-residual-reference-norm.md).
   double solveReferenceNorm(const Vec3& g) const { return g.norm() * massNorm_; }
 
+  /// (reduced()) U^T Mt_e U [kg].
+  const Eigen::MatrixXd& reducedMatrix() const { return reducedMt_; }
   /// y = Mt_e x.
   void multiply(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
   /// Mt_e x = b: the direct factor, or CG from x (warm start) to |r| <= tolerance
@@ -127,6 +137,7 @@ class ImplicitOperator {
                          std::vector<Vec3>& x, std::vector<Vec3>* startResidual, int maxIterations,
                          double tolerance, double* residual, double referenceNorm) const;
   void factor();  // the direct solver's LDL^T of mt_ (direct_ false where it fails)
+  void reduce(const ElasticModel& elastic);  // the reduced solver's U^T Mt_e U, its factor, W_t and W_r
 
   BakedBodyPtr model_;
   Key key_;
@@ -141,6 +152,9 @@ class ImplicitOperator {
   MultigridPreconditioner multigrid_;
   std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;
   Eigen::SparseMatrix<double> analyzed_;  // the matrix ldlt_'s symbolic analysis was made for (its pattern)
+  const ModalBasis* basis_ = nullptr;     // (reduced) the model's
+  Eigen::MatrixXd reducedMt_;             // (reduced) U^T Mt_e U
+  Eigen::LLT<Eigen::MatrixXd> reducedLlt_;
 };
 
 /// The y solve Mt_e y = b of every step, warm-started by projection (Fischer,

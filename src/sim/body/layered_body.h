@@ -648,6 +648,7 @@ class LayeredBody {
  private:
   // the key of Mt_e for a step of dt by `method` with this body's model and material
   ImplicitOperator::Key operatorKey(double dt, SolverMethod method) const;
+  void projectOnBasis();  // (a reduced operator) the skin state onto span U
   void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
   void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
   void solveDragColumns();  // dragZ_ for the dragged node and the current operator

@@ -2,6 +2,8 @@
 // stencil blocks and rest forces (5.2').
 #include "sim/morph/morph_elasticity.h"
 
+#include "sim/morph/modal_basis.h"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -78,6 +80,14 @@ void MorphElasticity::blend() {
   if (operatorVersion_ == version_) operatorBlocks_ = *k_;
   setBlend(b);
   followOperator(false);
+}
+
+bool MorphElasticity::projectedOperatorStiffness(const ModalBasis& basis, Eigen::MatrixXd& out) const {
+  if (&basis != set_->basis.get()) return false;
+  out.setZero(basis.r, basis.r);
+  for (int i = 0; i < set_->count(); ++i)  // (the weights are summed onto each first equal target)
+    if (operatorWeights_[i] != 0) out += operatorWeights_[i] * basis.stiffness[size_t(i)];
+  return true;
 }
 
 void MorphElasticity::setBlend(const Eigen::VectorXd& b) {

@@ -34,6 +34,8 @@ class MorphElasticity final : public ElasticModel {
     return operatorVersion_ == version_ ? *k_ : operatorBlocks_;
   }
   uint64_t operatorVersion() const override { return operatorVersion_; }
+  /// sum b_op,i U^T K_i U from the basis' reduced coefficients (its own basis only): O(m r^2).
+  bool projectedOperatorStiffness(const ModalBasis& basis, Eigen::MatrixXd& out) const override;
   static constexpr double kOperatorDrift = 0.1;
 
   /// Sets the pose (one value per channel; throws std::invalid_argument otherwise) and

@@ -1,6 +1,7 @@
 // bakeMorphTargets (morph_targets.h): each target's rest shape, material, stiffness and
 // rest force on the body's atlas and tets, and the RBF of the examples' poses.
 #include "sim/morph/morph_targets.h"
+#include "sim/morph/modal_basis.h"
 
 #include <chrono>
 #include <cmath>
@@ -163,6 +164,9 @@ std::shared_ptr<const MorphTargetSet> bakeMorphTargets(const BodyDesc& desc, con
     }
   }
   set->rbf = PoseRbf(poses, md.smoothing, md.clampWeights);
+  if (md.reduced)
+    set->basis = std::make_shared<const ModalBasis>(
+        buildModalBasis(body, *set, md.reduction, "body '" + desc.name + "': morph_targets"));
   set->bakeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return set;
 }

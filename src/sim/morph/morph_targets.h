@@ -20,6 +20,7 @@ namespace d2t {
 
 struct BakedBody;
 struct BodyDesc;
+struct ModalBasis;
 
 struct MorphTarget {
   std::string name;
@@ -45,7 +46,9 @@ struct MorphTargetSet {
   /// (nnode) nodes whose stencil blocks or rest force differ between some targets (the
   /// blend writes only these; the others keep the body's blocks).
   std::vector<char> varies;
-  double bakeSeconds = 0;  ///< the targets' bake (shapes, stiffness, RBF) [s]
+  double bakeSeconds = 0;  ///< the targets' bake (shapes, stiffness, RBF, basis) [s]
+  /// The reduced skin's basis where the scene asks for "reduction" (ch. 5.4), else null.
+  std::shared_ptr<const ModalBasis> basis;
 
   int count() const { return int(targets.size()); }
 };

@@ -89,8 +89,6 @@ std::vector<double> MorphTargetsDesc::poseAt(double t) const {
 
 std::shared_ptr<const MorphTargetsDesc> readMorphTargets(JsonReader& r, const BodyDesc& body) {
   auto d = std::make_shared<MorphTargetsDesc>();
-  if (r.has("reduction"))
-    r.fail("reduction", "modal reduction (ch. 5.4) is not built yet; omit \"reduction\" for the full model");
   JsonReader pose = r.object("pose");
   {
     const nlohmann::json& ch = pose.value("channels");
@@ -160,6 +158,20 @@ std::shared_ptr<const MorphTargetsDesc> readMorphTargets(JsonReader& r, const Bo
     d->smoothing = rbf.number("smoothing", 0, 0, 1e6);
     d->clampWeights = rbf.boolean("clamp_weights", true);
     rbf.finish();
+  }
+  JsonReader red(r.node(), r.file());
+  if (r.optionalObject("reduction", &red)) {
+    d->reduced = true;
+    d->reduction.modesPerTarget = red.integer("modes_per_target", 20, 1, 200);
+    d->reduction.modes = red.integer("modes", 10, 1, 200);
+    d->reduction.loadModes = red.boolean("load_modes", true);
+    if (red.string("elasticity", "linear", {"linear", "stvk"}) == "stvk")
+      red.fail("elasticity", "reduced St. Venant-Kirchhoff (appendix D) is not built yet: use \"linear\"");
+    if (d->reduction.modes > d->reduction.modesPerTarget * int(d->targets.size()))
+      red.fail("modes", "at most modes_per_target x targets = " +
+                            std::to_string(d->reduction.modesPerTarget * int(d->targets.size())) +
+                            " principal components, got " + std::to_string(d->reduction.modes));
+    red.finish();
   }
   r.finish();
   return d;

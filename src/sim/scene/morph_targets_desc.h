@@ -49,12 +49,25 @@ struct PoseKey {
   std::vector<double> value;  ///< one value per channel
 };
 
+/// "reduction": the body's skin in a modal subspace (ch. 5.4): u = U z with U^T M U = I, U the
+/// mass-PCA of every target's lowest modes and the targets' shapes (r = r* + m - 1).
+struct ReductionDesc {
+  int modesPerTarget = 20;  ///< k: the lowest modes of K_i u = lambda M u computed per target (5.9)
+  int modes = 10;           ///< r*: the principal components kept of all targets' scaled modes (5.10)
+  /// The body's static responses to the core's six loads added to the basis (gravity and the
+  /// core's accelerations reach the skin exactly at rest; not in the thesis: r grows by 6;
+  /// false gives the thesis's r = r* + m - 1).
+  bool loadModes = true;
+};
+
 struct MorphTargetsDesc {
   std::vector<std::string> channels;     ///< the pose's coordinates ("activation", ...)
   std::vector<PoseKey> track;            ///< the pose over time (empty: the first target's pose)
   std::vector<MorphTargetDesc> targets;  ///< targets[0]: the body itself
   double smoothing = 0;                  ///< rho >= 0 of the RBF system [Phi - rho I] (0: exact at the examples)
   bool clampWeights = true;              ///< b <- b+ / sum b+ (keeps the blended stiffness positive definite)
+  bool reduced = false;                  ///< "reduction" given: the skin steps in the modal subspace
+  ReductionDesc reduction;               ///< (reduced)
 
   /// The track's pose at time t (the first target's pose when there is no track).
   std::vector<double> poseAt(double t) const;

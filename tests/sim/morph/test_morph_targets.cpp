@@ -317,8 +317,6 @@ TEST(MorphTargets, BadTargetsAreRefusedByName) {
   expectMorphError(R"({ "pose": { "channels": ["a"], "track": [ { "time": 1, "value": [0] }, { "time": 0.5, "value": [1] } ] },
                         "targets": [ { "pose": [0] } ] })",
                    "/pose/track/1/time: keyframe times must increase");
-  expectMorphError(R"({ "pose": { "channels": ["a"] }, "targets": [ { "pose": [0] } ], "reduction": { "modes": 10 } })",
-                   "/reduction: modal reduction (ch. 5.4) is not built yet");
   // a dent deeper than the layer (0.2 m) pushes the skin through the core
   expectMorphError(R"({ "pose": { "channels": ["a"] }, "targets": [ { "pose": [0] },
       { "name": "dent", "pose": [1], "shape": [ { "type": "bulge", "center": [0, 0.5, 0], "amplitude": -0.3, "width": 0.1 } ] } ] })",
