@@ -215,8 +215,9 @@ void Session::step() {
   }
   for (const Character& c : world->characters()) sum.contacts += float(c.stats.contacts);
   log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count(), sum);
-  bool allOnGpu = true;
-  for (const Body& b : world->bodies()) allOnGpu = allOnGpu && b.layered.freeMotionSolver();
+  bool allOnGpu = true;  // (but the reduced bodies, which step on the CPU: their solve is r x r)
+  for (const Body& b : world->bodies())
+    allOnGpu = allOnGpu && (b.layered.freeMotionSolver() || b.layered.implicitOperator().reduced());
   if (world->settings().backend == "gpu" && !allOnGpu) {
     setBackend("cpu");  // the GPU solver failed during the step (warned): no body left on it
     backendNote = "the GPU solver failed: running the CPU backend";
