@@ -110,11 +110,12 @@ void bodyTargets(Ui& ui, size_t bi) {
     // the reduced skin (ch. 5.4): the basis' make-up, how well it holds the targets, its bake
     double worst = 0;
     for (double e : basis->reproduction) worst = std::max(worst, e);
-    ImGui::TextDisabled("reduced: r = %d (r* = %d modes of %d per target, %d shape%s, %d load modes)%s", basis->r,
-                        basis->rStar, desc.reduction.modesPerTarget, basis->shapeModes, basis->shapeModes == 1 ? "" : "s",
-                        basis->r - basis->rStar - basis->shapeModes, reducedNow ? "" : "; solving the full model now");
-    ImGui::TextDisabled("PCA keeps %.1f%% of the scaled modes; target shapes reproduced to %.1e; basis baked in %.0f ms",
-                        100 * basis->pcaEnergy, worst, 1000 * (basis->modeSeconds + basis->pcaSeconds));
+    ImGui::TextDisabled("reduced%s: r = %d (r* = %d, %d shape%s, %d load modes)",
+                        reducedNow ? "" : " (the full model solves now)", basis->r, basis->rStar, basis->shapeModes,
+                        basis->shapeModes == 1 ? "" : "s", basis->r - basis->rStar - basis->shapeModes);
+    ImGui::TextDisabled("PCA of %d modes a target keeps %.1f%%", desc.reduction.modesPerTarget, 100 * basis->pcaEnergy);
+    ImGui::TextDisabled("shapes reproduced to %.0e; basis baked in %.0f ms", worst,
+                        1000 * (basis->modeSeconds + basis->pcaSeconds));
   }
 }
 
