@@ -20,6 +20,16 @@ inline BodyDesc morphBall(const std::string& json, double young = 1e5) {
   return d;
 }
 
+// That ball alone, its core held, without gravity (the settling tests).
+inline Scene heldMorphBall(const std::string& json) {
+  BodyDesc d = morphBall(json);
+  d.fixedCore = true;
+  Scene s;
+  s.simulation.gravity = Vec3::Zero();
+  s.bodies.push_back(d);
+  return s;
+}
+
 // The body itself at a = 0, a bulge on its top at a = 1 (4x stiffer), squashed at a = 2.
 inline const char* kTargets = R"({
   "pose": { "channels": ["a"], "track": [ { "time": 0, "value": [0] }, { "time": 1, "value": [2] } ] },

@@ -26,14 +26,6 @@ std::string reducedTargets(int modes, bool loadModes = true, int perTarget = 20)
   return s;
 }
 
-Scene heldBall(const std::string& targets) {
-  BodyDesc d = test::morphBall(targets);
-  d.fixedCore = true;
-  Scene s;
-  s.simulation.gravity = Vec3::Zero();
-  s.bodies.push_back(d);
-  return s;
-}
 
 Eigen::VectorXd flat(const std::vector<Vec3>& v) {
   Eigen::VectorXd x(3 * Eigen::Index(v.size()));
@@ -63,9 +55,9 @@ Eigen::MatrixXd stiffnessTimes(const BakedBody& m, const StencilBlocks& K, const
 // basis, without the load modes, which add 6); every target's shape is in span U (5.5's
 // augmentation: the examples are reproduced exactly).
 TEST(ModalBasis, MassOrthonormalWithTheTargetShapesInItsSpan) {
-  World loaded(heldBall(reducedTargets(10)));
+  World loaded(test::heldMorphBall(reducedTargets(10)));
   EXPECT_EQ(loaded.bodies()[0].model->morph->basis->r, 10 + 2 + 6);
-  World w(heldBall(reducedTargets(10, false)));
+  World w(test::heldMorphBall(reducedTargets(10, false)));
   const BakedBody& m = *w.bodies()[0].model;
   const ModalBasis& b = *m.morph->basis;
   const Eigen::VectorXd M = massDiagonal(m);
@@ -78,7 +70,7 @@ TEST(ModalBasis, MassOrthonormalWithTheTargetShapesInItsSpan) {
   for (int t = 1; t < 3; ++t) EXPECT_LT(b.reproduction[size_t(t)], 1e-12);
   EXPECT_EQ(b.reproduction[0], 0.0);
   // without a shape of its own, a target adds nothing to the span
-  World plain(heldBall(R"({ "pose": { "channels": ["a"] }, "targets": [ { "pose": [0] },
+  World plain(test::heldMorphBall(R"({ "pose": { "channels": ["a"] }, "targets": [ { "pose": [0] },
       { "name": "stiff", "pose": [1], "material": { "young": 3e5 } } ],
       "reduction": { "modes": 6, "load_modes": false } })"));
   EXPECT_EQ(plain.bodies()[0].model->morph->basis->r, 6);
@@ -88,7 +80,7 @@ TEST(ModalBasis, MassOrthonormalWithTheTargetShapesInItsSpan) {
 // (U^T K_j U, U^T M U = I) bound the full ones from above, and the lowest is close to the
 // full lowest (its mode is among the PCA's heaviest directions).
 TEST(ModalBasis, RitzValuesBoundTheTargetsEigenvalues) {
-  World w(heldBall(reducedTargets(10)));
+  World w(test::heldMorphBall(reducedTargets(10)));
   const BakedBody& m = *w.bodies()[0].model;
   const ModalBasis& b = *m.morph->basis;
   for (int t = 0; t < m.morph->count(); ++t) {
@@ -110,12 +102,8 @@ TEST(ModalBasis, RitzValuesBoundTheTargetsEigenvalues) {
 // example's shape (it is in span U), and the reduced step settles there: a held core, no
 // gravity, the pose held at the bulge.
 TEST(ModalBasis, TheReducedEquilibriumAtAnExampleIsItsShape) {
-  BodyDesc d = test::morphBall(reducedTargets(10));
-  d.fixedCore = true;
-  d.material.alpha = 4;
-  Scene s;
-  s.simulation.gravity = Vec3::Zero();
-  s.bodies.push_back(d);
+  Scene s = test::heldMorphBall(reducedTargets(10));
+  s.bodies[0].material.alpha = 4;
   World w(s);
   const BakedBody& m = *w.bodies()[0].model;
   const ModalBasis& b = *m.morph->basis;
@@ -148,12 +136,8 @@ TEST(ModalBasis, TheReducedEquilibriumAtAnExampleIsItsShape) {
 // energy norm sqrt(w^2 x^2 + v^2) falls by exactly (1 + w^2 dt^2)^-1/2 a step, and the skin
 // stays on that mode.
 TEST(ModalBasis, OneReducedModeDecaysAsBackwardEuler) {
-  BodyDesc d = test::morphBall(reducedTargets(10));
-  d.fixedCore = true;
-  d.material.alpha = d.material.beta = 0;
-  Scene s;
-  s.simulation.gravity = Vec3::Zero();
-  s.bodies.push_back(d);
+  Scene s = test::heldMorphBall(reducedTargets(10));
+  s.bodies[0].material.alpha = s.bodies[0].material.beta = 0;
   World w(s);
   w.setPoseControl(0, PoseControl{true, {1}});
   const double dt = 0.002;

@@ -130,12 +130,8 @@ TEST(MorphTargets, TheStaticSolutionAtAnExampleIsItsShape) {
 // The step's equilibrium is the example shape: a held core, no gravity, the pose held at an
 // example; the skin settles on d_j (the frozen operator has caught up by then).
 TEST(MorphTargets, TheDynamicsSettleOnTheExample) {
-  BodyDesc d = morphBall(kTargets);
-  d.fixedCore = true;
-  d.material.alpha = 4;
-  Scene sc;
-  sc.simulation.gravity = Vec3::Zero();
-  sc.bodies.push_back(d);
+  Scene sc = test::heldMorphBall(kTargets);
+  sc.bodies[0].material.alpha = 4;
   World w(sc);
   w.setPoseControl(0, PoseControl{true, {1}});
   for (int k = 0; k < 600; ++k) w.step(0.005);
