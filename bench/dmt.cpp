@@ -8,7 +8,8 @@
 // Columns: steps, targets, the targets' bake [ms], mean and median step [ms] off and on
 // (medians of the three repetitions), the overhead of the mean, the implicit operator's
 // rebuilds with the targets on (a moving pose rebuilds it as K drifts); then the reduced
-// model's r, its basis' bake [ms] and the same step figures.
+// model's r, its basis' bake [ms] and the same step figures; the reduced StVK coefficients'
+// build over the distinct targets (appendix D, not yet stepped) [ms].
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "scene_args.h"
 #include "sim/morph/modal_basis.h"
 #include "sim/morph/morph_targets.h"
+#include "sim/morph/reduced_stvk.h"
 #include "sim/world/world.h"
 
 using namespace d2t;
@@ -70,7 +72,7 @@ int main(int argc, char** argv) {
   if (!args) return 2;
   std::printf("scene,resolution,nodes,targets,steps,bake_targets_ms,off_mean_ms,off_median_ms,on_mean_ms,"
               "on_median_ms,overhead_mean_pct,rebuilds_on,r,bake_basis_ms,red_off_mean_ms,red_off_median_ms,"
-              "red_on_mean_ms,red_on_median_ms,red_overhead_mean_pct\n");
+              "red_on_mean_ms,red_on_median_ms,red_overhead_mean_pct,stvk_build_ms\n");
   try {
     for (const std::string& path : scenes)
       for (int res : args->resolutions) {
@@ -107,12 +109,16 @@ int main(int argc, char** argv) {
         }
         const double a = median(offMean), b = median(onMean), ra = median(rOffMean), rb = median(rOnMean);
         const ModalBasis& basis = *redSet.basis;
+        double stvk = 0;  // reduced StVK's coefficients (appendix D), every distinct target
+        for (int t = 0; t < redSet.count(); ++t)
+          if (redSet.targets[size_t(t)].same == t)
+            stvk += buildReducedStvk(*probeReduced.bodies()[0].model, redSet.targets[size_t(t)], basis.U).seconds;
         const std::string name = path.substr(path.find_last_of('/') + 1);
-        std::printf("%s,%d,%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.0f,%d,%d,%.1f,%.4f,%.4f,%.4f,%.4f,%.0f\n", name.c_str(),
+        std::printf("%s,%d,%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.0f,%d,%d,%.1f,%.4f,%.4f,%.4f,%.4f,%.0f,%.0f\n", name.c_str(),
                     res, probe.bodies()[0].nodes(), set.count(), steps, 1000 * set.bakeSeconds, a, median(offMedian), b,
                     median(onMedian), 100 * (b - a) / a, rebuilds, basis.r,
                     1000 * (basis.modeSeconds + basis.pcaSeconds), ra, median(rOffMedian), rb, median(rOnMedian),
-                    100 * (rb - ra) / ra);
+                    100 * (rb - ra) / ra, 1000 * stvk);
         std::fflush(stdout);
       }
   } catch (const std::exception& e) {

@@ -127,6 +127,10 @@ std::shared_ptr<const MorphTargetSet> bakeMorphTargets(const BodyDesc& desc, con
       }
     }
     t.K = assembleStencilStiffness(body, owner + "/shape", g, f, young, poisson);
+    if (td.hasMaterial) {
+      t.tetYoung = std::move(young);
+      t.tetPoisson = std::move(poisson);
+    }
     t.t.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       Vec3 kd = Vec3::Zero();

@@ -29,6 +29,8 @@ struct MorphTarget {
   std::vector<std::array<Mat3, kStencilSlots>> K;      ///< (nnode x 7) K_i [N/m]
   std::vector<Vec3> t;                                 ///< (nnode) K_i d_i [N]
   double restEnergy = 0;                               ///< 1/2 d_i^T K_i d_i [J]
+  /// (ntet) the tets' moduli with the target's material; empty: the body's (tetYoung, tetPoisson)
+  std::vector<double> tetYoung, tetPoisson;
   /// The first target equal to this one (d and K bit for bit; itself if none): equal
   /// targets' weights are summed before the blend, so that copies of the body blend to
   /// exactly the body.
