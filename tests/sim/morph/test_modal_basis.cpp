@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "sim/morph/modal_basis.h"
 #include "sim/morph/morph_bodies.h"
 #include "sim/morph/morph_elasticity.h"
+#include "sim/one_body.h"
 #include "sim/test_shapes.h"
 #include "sim/world/world.h"
 
@@ -211,6 +213,76 @@ TEST(ModalBasis, TheReducedRunApproachesTheFullOneAsModesAreAdded) {
   for (size_t k = 1; k < 4; ++k) EXPECT_LT(errors[k], errors[k - 1]);  // (the thesis's basis)
   EXPECT_LT(errors[5], errors[1] / 4);  // the load modes at r* = 10
   EXPECT_LT(errors[5], 0.05);
+}
+
+// The reduced ball on the ground (C1, C5 without reduced contact rows): the nodal contact
+// response acts through its projection on span U. Dropped 5 cm with its activation ramping
+// to the squashed target, it lands without a reset, comes to rest, and sinks as far as the
+// full model within 10% (the load modes hold the sag under gravity).
+TEST(ModalBasis, AReducedBallLandsAndRestsAsTheFullOne) {
+  std::vector<double> sink, speed;
+  for (const char* method : {"direct", "auto"}) {
+    Scene s;
+    s.bodies.push_back(test::morphBall(reducedTargets(10)));
+    s.bodies[0].position = Vec3(0, test::kMorphBallRadius + 0.05, 0);
+    s.colliders.push_back(test::planeCollider(Vec3::UnitY(), 0, s.bodies[0].material));
+    s.simulation.solver.method = method;
+    World w(s);
+    for (int k = 0; k < 800; ++k) w.step();  // 4 s
+    Body& b = w.bodies()[0];
+    EXPECT_EQ(b.layered.implicitOperator().reduced(), std::string(method) == "auto");
+    EXPECT_EQ(b.stats.resets, 0) << method;
+    const double lowest = [&] {
+      double y = 1e9;
+      for (int i = 0; i < b.layered.nodeCount(); ++i) y = std::min(y, b.layered.nodePosition(i).y());
+      return y;
+    }();
+    EXPECT_GT(lowest, -0.005 * test::kMorphBallRadius) << method;  // (no penetration beyond 0.5% of the radius)
+    sink.push_back(test::kMorphBallRadius - b.layered.centerOfMass().y());
+    speed.push_back(b.layered.state().velocity.norm());
+    std::printf("%s: the centre of mass %.2f mm below the radius, speed %.1e m/s, lowest node %.2f mm\n",
+                method, 1000 * sink.back(), speed.back(), 1000 * lowest);
+  }
+  EXPECT_NEAR(sink[1], sink[0], 0.1 * sink[0]);
+  EXPECT_LT(speed[1], 1e-2);
+}
+
+// T20: over 1000 poses in the hull of five 2-D examples (a corner's 100x stiffer), the clamped
+// weights' reduced stiffness sum b_i U^T K_i U is positive definite every time (a convex
+// blend of positive definite matrices), while the unclamped weights go negative and lose it
+// at some poses (the stiff corner's negative weight).
+TEST(ModalBasis, ClampedWeightsKeepTheReducedStiffnessPositiveDefinite) {
+  World w(test::heldMorphBall(R"({ "pose": { "channels": ["a", "b"] },
+      "targets": [ { "name": "body", "pose": [0, 0] },
+                   { "name": "bulge", "pose": [1, 0], "shape": [ { "type": "bulge", "center": [0, 0.5, 0], "amplitude": 0.03, "width": 0.15 } ] },
+                   { "name": "squash", "pose": [0, 1], "shape": [ { "type": "scale", "factor": [1.05, 0.9, 1.05] } ] },
+                   { "name": "round", "pose": [0.3, 0.6], "shape": [ { "type": "scale", "factor": [1.05, 1.05, 1.05] } ] },
+                   { "name": "stiff", "pose": [1, 1], "material": { "young": 1e7 } } ],
+      "reduction": { "modes": 10 } })"));
+  MorphElasticity& m = *w.bodies()[0].layered.morphTargets();
+  const ModalBasis& b = *w.bodies()[0].model->morph->basis;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  int negative = 0, lost = 0, clampedFailed = 0;
+  for (int k = 0; k < 1000; ++k) {
+    m.setPose({u(rng), u(rng)});
+    const Eigen::VectorXd raw = m.rawWeights(), clamped = m.weights();
+    ASSERT_GE(clamped.minCoeff(), 0.0);
+    EXPECT_NEAR(clamped.sum(), 1.0, 1e-12);
+    auto blend = [&](const Eigen::VectorXd& wts) {
+      Eigen::MatrixXd k = Eigen::MatrixXd::Zero(b.r, b.r);
+      for (int t = 0; t < wts.size(); ++t) k += wts[t] * b.stiffness[size_t(t)];
+      return k;
+    };
+    negative += raw.minCoeff() < 0;
+    lost += Eigen::LLT<Eigen::MatrixXd>(blend(raw)).info() != Eigen::Success;
+    clampedFailed += Eigen::LLT<Eigen::MatrixXd>(blend(clamped)).info() != Eigen::Success;
+  }
+  std::printf("1000 poses: unclamped weights negative at %d, the blend indefinite at %d; clamped: %d failures\n",
+              negative, lost, clampedFailed);
+  EXPECT_GT(negative, 0);  // (the test meets negative weights ...
+  EXPECT_GT(lost, 0);      // ... and blends that only the clamp keeps definite)
+  EXPECT_EQ(clampedFailed, 0);
 }
 
 TEST(ModalBasis, BadReductionsAreRefusedByName) {
