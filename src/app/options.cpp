@@ -57,7 +57,7 @@ std::optional<int> parseOptions(int argc, char** argv, Options* o) {
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("--solver", o->solver,
                  "Solver of the implicit step (overrides the scene): auto (direct up to 4000 nodes, "
-                 "else cg), cg (multigrid-preconditioned), direct, cg_dilu (the single-level preconditioner; "
+                 "else cg; a body with morph targets' \"reduction\": its r x r reduced solve), cg (multigrid-preconditioned), direct, cg_dilu (the single-level preconditioner; "
                  "the GPU's CG: block Jacobi, else the multigrid)")
       ->check(CLI::IsMember({"auto", "cg", "direct", "cg_dilu"}));
   app.add_option("--tolerance", o->tolerance,

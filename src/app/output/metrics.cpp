@@ -3,6 +3,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "sim/morph/modal_basis.h"
 #include "sim/world/recording.h"
 
 namespace d2t {

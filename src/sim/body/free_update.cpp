@@ -14,6 +14,7 @@
 
 #include "sim/body/layered_body.h"
 #include "sim/body/node_loops.h"
+#include "sim/morph/modal_basis.h"
 #include "sim/contact/patch_friction.h"
 
 namespace d2t {
@@ -187,7 +188,7 @@ void LayeredBody::applyDrag(double dt, Profile& profile) {
   dragImpulse_ = lambda;
 }
 
-// The reduced skin (ch. 5.4; SolverMethod::Reduced) starts each step in span U: q and qdot
+// The reduced skin (ch. 5.4; ImplicitOperator::reduced()) starts each step in span U: q and qdot
 // replaced by their M-orthogonal projections U U^T M q (what the last step's contact response,
 // drag or an edit moved outside the basis is dropped: dents are limited to span U). Its
 // operator's solves keep the step inside the span. The skin steps on the CPU (its solve is

@@ -9,6 +9,7 @@
 #include "sim/body/implicit_operator.h"
 #include "sim/base/ordered_sum.h"
 #include "sim/body/node_loops.h"
+#include "sim/morph/modal_basis.h"
 #include "sim/morph/morph_targets.h"
 
 namespace d2t {
@@ -307,8 +308,8 @@ void ImplicitOperator::reduce(const ElasticModel& elastic) {
     kr = U.transpose() * kU;
     kr = 0.5 * (kr + kr.transpose()).eval();
   }
-  reducedMt_ = (1 + key_.dt * key_.alpha) * Eigen::MatrixXd::Identity(r, r) + (key_.dt * key_.beta + key_.dt * key_.dt) * kr;
-  reducedLlt_.compute(reducedMt_);
+  reducedLlt_.compute((1 + key_.dt * key_.alpha) * Eigen::MatrixXd::Identity(r, r) +
+                      (key_.dt * key_.beta + key_.dt * key_.dt) * kr);
   if (reducedLlt_.info() != Eigen::Success)
     throw std::runtime_error(model_->name + ": the reduced operator U^T Mt_e U is not positive definite");
   const Eigen::MatrixXd w = U * reducedLlt_.solve(basis_->coupling);  // (3n x 6)

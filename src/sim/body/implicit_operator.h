@@ -15,9 +15,10 @@
 #include "sim/body/dilu_preconditioner.h"
 #include "sim/body/elastic_model.h"
 #include "sim/body/multigrid_preconditioner.h"
-#include "sim/morph/modal_basis.h"
 
 namespace d2t {
+
+struct ModalBasis;
 
 /// How Mt_e x = b is solved.
 enum class SolverMethod {
@@ -108,8 +109,6 @@ class ImplicitOperator {
   /// is the same (docs/decisions/0006-residual-reference-norm.md).
   double solveReferenceNorm(const Vec3& g) const { return g.norm() * massNorm_; }
 
-  /// (reduced()) U^T Mt_e U [kg].
-  const Eigen::MatrixXd& reducedMatrix() const { return reducedMt_; }
   /// y = Mt_e x.
   void multiply(const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
   /// Mt_e x = b: the direct factor, or CG from x (warm start) to |r| <= tolerance
@@ -153,8 +152,7 @@ class ImplicitOperator {
   std::unique_ptr<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>> ldlt_;
   Eigen::SparseMatrix<double> analyzed_;  // the matrix ldlt_'s symbolic analysis was made for (its pattern)
   const ModalBasis* basis_ = nullptr;     // (reduced) the model's
-  Eigen::MatrixXd reducedMt_;             // (reduced) U^T Mt_e U
-  Eigen::LLT<Eigen::MatrixXd> reducedLlt_;
+  Eigen::LLT<Eigen::MatrixXd> reducedLlt_;  // (reduced) U^T Mt_e U factored
 };
 
 /// The y solve Mt_e y = b of every step, warm-started by projection (Fischer,

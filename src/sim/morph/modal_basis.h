@@ -14,7 +14,7 @@
 //     loads at rest (C = M_ec: gravity and the core's accelerations, the skin's main loads),
 //     added the same way (the mode-acceleration correction of modal truncation).
 // The step then solves the Galerkin projection of its operator, U (U^T Mt_e U)^-1 U^T
-// (ImplicitOperator, SolverMethod::Reduced): docs/decisions/0043-modal-reduction.md.
+// (ImplicitOperator::reduced(), chosen by SolverMethod::Auto): docs/decisions/0043-modal-reduction.md.
 #include <Eigen/Dense>
 #include <string>
 #include <vector>

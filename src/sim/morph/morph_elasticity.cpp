@@ -2,12 +2,11 @@
 // stencil blocks and rest forces (5.2').
 #include "sim/morph/morph_elasticity.h"
 
-#include "sim/morph/modal_basis.h"
-
 #include <cmath>
 #include <stdexcept>
 
 #include "sim/base/hash.h"
+#include "sim/morph/modal_basis.h"
 
 namespace d2t {
 
