@@ -8,8 +8,10 @@
 // Columns: steps, targets, the targets' bake [ms], mean and median step [ms] off and on
 // (medians of the three repetitions), the overhead of the mean, the implicit operator's
 // rebuilds with the targets on (a moving pose rebuilds it as K drifts); then the reduced
-// model's r, its basis' bake [ms] and the same step figures; the reduced StVK coefficients'
-// build over the distinct targets (appendix D, not yet stepped) [ms].
+// model's r, its basis' bake [ms] and the same step figures (linear: the targets' force
+// polynomials); reduced StVK's coefficients' build over the distinct targets (appendix D) [ms]
+// and its step figures (the same basis, "elasticity": "stvk"); last, the reduced linear step
+// with the targets through decision 0043's Galerkin route (the nodal step projected), for A/B.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,7 +22,6 @@
 #include "scene_args.h"
 #include "sim/morph/modal_basis.h"
 #include "sim/morph/morph_targets.h"
-#include "sim/morph/reduced_stvk.h"
 #include "sim/world/world.h"
 
 using namespace d2t;
@@ -37,9 +38,14 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-Run run(const Scene& s, int steps, bool on) {
+// nodal: a reduced body steps as the Galerkin projection of the nodal step (decision 0043's
+// route, LayeredSettings::reducedNodal) instead of in z
+Run run(const Scene& s, int steps, bool on, bool nodal = false) {
   World w(s);
-  for (size_t i = 0; i < w.bodies().size(); ++i) w.setPoseControl(i, PoseControl{on, {}});
+  for (size_t i = 0; i < w.bodies().size(); ++i) {
+    w.setPoseControl(i, PoseControl{on, {}});
+    w.bodies()[i].layered.settings().reducedNodal = nodal;
+  }
   std::vector<double> ms;
   Run r;
   uint64_t key = 0;
@@ -72,7 +78,8 @@ int main(int argc, char** argv) {
   if (!args) return 2;
   std::printf("scene,resolution,nodes,targets,steps,bake_targets_ms,off_mean_ms,off_median_ms,on_mean_ms,"
               "on_median_ms,overhead_mean_pct,rebuilds_on,r,bake_basis_ms,red_off_mean_ms,red_off_median_ms,"
-              "red_on_mean_ms,red_on_median_ms,red_overhead_mean_pct,stvk_build_ms\n");
+              "red_on_mean_ms,red_on_median_ms,red_overhead_mean_pct,stvk_build_ms,stvk_off_mean_ms,stvk_off_median_ms,"
+              "stvk_on_mean_ms,stvk_on_median_ms,stvk_overhead_mean_pct,galerkin_on_mean_ms,galerkin_on_median_ms\n");
   try {
     for (const std::string& path : scenes)
       for (int res : args->resolutions) {
@@ -84,7 +91,7 @@ int main(int argc, char** argv) {
         double end = 0;
         for (const PoseKey& k : s.bodies[0].morph->track) end = std::max(end, k.time);
         const int steps = std::max(200, int((end + 0.5) / s.simulation.dt));
-        Scene full = s, reduced = s;
+        Scene full = s, reduced = s, stvk = s;
         {
           auto desc = std::make_shared<MorphTargetsDesc>(*s.bodies[0].morph);
           desc->reduced = false;
@@ -92,11 +99,15 @@ int main(int argc, char** argv) {
           auto red = std::make_shared<MorphTargetsDesc>(*s.bodies[0].morph);
           red->reduced = true;  // (the scene's reduction, or the defaults)
           reduced.bodies[0].morph = red;
+          auto nonlinear = std::make_shared<MorphTargetsDesc>(*red);
+          nonlinear->reduction.stvk = true;
+          stvk.bodies[0].morph = nonlinear;
         }
-        World probe(full), probeReduced(reduced);
+        World probe(full), probeReduced(reduced), probeStvk(stvk);
         const MorphTargetSet& set = probe.bodies()[0].layered.morphTargets()->targets();
         const MorphTargetSet& redSet = probeReduced.bodies()[0].layered.morphTargets()->targets();
-        std::vector<double> offMean, offMedian, onMean, onMedian, rOffMean, rOffMedian, rOnMean, rOnMedian;
+        std::vector<double> offMean, offMedian, onMean, onMedian, rOffMean, rOffMedian, rOnMean, rOnMedian, sOffMean,
+            sOffMedian, sOnMean, sOnMedian, gOnMean, gOnMedian;
         int rebuilds = 0;
         for (int rep = 0; rep < 3; ++rep) {  // (alternated: the machine is shared)
           const Run off = run(full, steps, false), on = run(full, steps, true);
@@ -105,20 +116,25 @@ int main(int argc, char** argv) {
           onMean.push_back(on.mean), onMedian.push_back(on.median);
           rOffMean.push_back(rOff.mean), rOffMedian.push_back(rOff.median);
           rOnMean.push_back(rOn.mean), rOnMedian.push_back(rOn.median);
+          const Run sOff = run(stvk, steps, false), sOn = run(stvk, steps, true);
+          sOffMean.push_back(sOff.mean), sOffMedian.push_back(sOff.median);
+          sOnMean.push_back(sOn.mean), sOnMedian.push_back(sOn.median);
+          const Run gOn = run(reduced, steps, true, true);
+          gOnMean.push_back(gOn.mean), gOnMedian.push_back(gOn.median);
           rebuilds = on.rebuilds;
         }
         const double a = median(offMean), b = median(onMean), ra = median(rOffMean), rb = median(rOnMean);
+        const double sa = median(sOffMean), sb = median(sOnMean);
         const ModalBasis& basis = *redSet.basis;
-        double stvk = 0;  // reduced StVK's coefficients (appendix D), every distinct target
-        for (int t = 0; t < redSet.count(); ++t)
-          if (redSet.targets[size_t(t)].same == t)
-            stvk += buildReducedStvk(*probeReduced.bodies()[0].model, redSet.targets[size_t(t)], basis.U).seconds;
+        const double stvkBuild = probeStvk.bodies()[0].model->morph->basis->stvkSeconds;
         const std::string name = path.substr(path.find_last_of('/') + 1);
-        std::printf("%s,%d,%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.0f,%d,%d,%.1f,%.4f,%.4f,%.4f,%.4f,%.0f,%.0f\n", name.c_str(),
+        std::printf("%s,%d,%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.0f,%d,%d,%.1f,%.4f,%.4f,%.4f,%.4f,%.0f,%.0f,%.4f,%.4f,%.4f,%.4f,%.0f,%.4f,%.4f\n",
+                    name.c_str(),
                     res, probe.bodies()[0].nodes(), set.count(), steps, 1000 * set.bakeSeconds, a, median(offMedian), b,
                     median(onMedian), 100 * (b - a) / a, rebuilds, basis.r,
                     1000 * (basis.modeSeconds + basis.pcaSeconds), ra, median(rOffMedian), rb, median(rOnMedian),
-                    100 * (rb - ra) / ra, 1000 * stvk);
+                    100 * (rb - ra) / ra, 1000 * stvkBuild, sa, median(sOffMedian), sb, median(sOnMedian),
+                    100 * (sb - sa) / sa, median(gOnMean), median(gOnMedian));
         std::fflush(stdout);
       }
   } catch (const std::exception& e) {

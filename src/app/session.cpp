@@ -95,6 +95,7 @@ void Session::start(const Scene& desc) {
   scene.simulation.backend = "cpu";  // until setBackend puts the bodies on the GPU
   auto w = std::make_unique<World>(scene);
   world = std::move(w);
+  gpuFailures_ = 0;
   loadNotes.clear();
   for (const Body& b : world->bodies())
     if (!b.desc.repair.empty()) loadNotes.push_back("body '" + b.desc.name + "': " + b.desc.repair);
@@ -215,10 +216,8 @@ void Session::step() {
   }
   for (const Character& c : world->characters()) sum.contacts += float(c.stats.contacts);
   log.record(world->profile(), std::chrono::duration<double, std::milli>(t1 - t0).count(), sum);
-  bool allOnGpu = true;  // (but the reduced bodies, which step on the CPU: their solve is r x r)
-  for (const Body& b : world->bodies())
-    allOnGpu = allOnGpu && (b.layered.freeMotionSolver() || b.layered.implicitOperator().reduced());
-  if (world->settings().backend == "gpu" && !allOnGpu) {
+  if (world->settings().backend == "gpu" && world->backendFailures() != gpuFailures_) {
+    gpuFailures_ = world->backendFailures();
     setBackend("cpu");  // the GPU solver failed during the step (warned): no body left on it
     backendNote = "the GPU solver failed: running the CPU backend";
   }

@@ -125,6 +125,7 @@ struct Session {
   int drag_ = -1;              // dragged collider, -1: none
   Vec3 dragTarget_ = Vec3::Zero();
   int dragStepsLeft_ = 0;      // steps left in this advance() to reach the target
+  size_t gpuFailures_ = 0;     // the world's backend failures already met (the CPU taken over)
 };
 
 }  // namespace d2t

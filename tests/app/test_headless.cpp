@@ -276,6 +276,7 @@ TEST(Headless, MetricsGiveThePoseTheMorphWeightsAndTheReducedModes) {
   const nlohmann::json& reduced = m["bodies"][2];
   EXPECT_FALSE(limb.contains("reduced_modes"));
   EXPECT_EQ(reduced["reduced_modes"].get<int>(), 17);
+  EXPECT_EQ(reduced["reduced_elasticity"].get<std::string>(), "linear");
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(reduced["morph_weights"][i].get<double>(), want[i], 1e-9) << i;
 }
 

@@ -55,8 +55,10 @@ nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& r
     if (const MorphElasticity* m = b.layered.morphTargets()) {  // (ch. 5: the last step's pose and weights)
       o["pose"] = m->pose();
       o["morph_weights"] = std::vector<double>(m->weights().data(), m->weights().data() + m->weights().size());
-      if (const ImplicitOperator& op = b.layered.implicitOperator(); op.reduced())  // (ch. 5.4: its basis' size)
+      if (const ImplicitOperator& op = b.layered.implicitOperator(); op.reduced()) {  // (ch. 5.4-5.5: its basis)
         o["reduced_modes"] = op.basis()->r;
+        o["reduced_elasticity"] = op.basis()->stvk.empty() ? "linear" : "stvk";
+      }
     }
     o["trajectory"] = b.stats.trajectory;
     bodies.push_back(o);

@@ -11,8 +11,8 @@ namespace d2t {
 /// bodies [{name, nodes, tets, com, velocity, angular_velocity, min_height,
 /// max_penetration, final_max_penetration, energy {kinetic, gravitational, elastic},
 /// resets, pose and morph_weights (a body with morph targets: the pose and the RBF
-/// weights b_i of its last step, in target order; reduced_modes, r of a reduced body's
-/// basis), trajectory [[t, x, y, z], ...]}]. The energies read the skin back from a GPU
+/// weights b_i of its last step, in target order; reduced_modes and reduced_elasticity, r
+/// of a reduced body's basis and "linear" or "stvk"), trajectory [[t, x, y, z], ...]}]. The energies read the skin back from a GPU
 /// solver that holds it.
 nlohmann::json runMetrics(World& world, const StepLog& log, const std::string& renderer,
                           const std::string& backend);

@@ -110,12 +110,15 @@ void bodyTargets(Ui& ui, size_t bi) {
     // the reduced skin (ch. 5.4): the basis' make-up, how well it holds the targets, its bake
     double worst = 0;
     for (double e : basis->reproduction) worst = std::max(worst, e);
-    ImGui::TextDisabled("reduced%s: r = %d (r* = %d, %d shape%s, %d load modes)",
-                        reducedNow ? "" : " (the full model solves now)", basis->r, basis->rStar, basis->shapeModes,
+    ImGui::TextDisabled("reduced %s%s: r = %d (r* = %d, %d shape%s, %d load modes)",
+                        basis->stvk.empty() ? "linear" : "StVK", reducedNow ? "" : " (the full model solves now)",
+                        basis->r, basis->rStar, basis->shapeModes,
                         basis->shapeModes == 1 ? "" : "s", basis->r - basis->rStar - basis->shapeModes);
     ImGui::TextDisabled("PCA of %d modes a target keeps %.1f%%", desc.reduction.modesPerTarget, 100 * basis->pcaEnergy);
     ImGui::TextDisabled("shapes reproduced to %.0e; basis baked in %.0f ms", worst,
                         1000 * (basis->modeSeconds + basis->pcaSeconds));
+    if (!basis->stvk.empty())
+      ImGui::TextDisabled("StVK's cubic coefficients (appendix D) built in %.0f ms", 1000 * basis->stvkSeconds);
   }
 }
 

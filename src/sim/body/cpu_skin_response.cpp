@@ -13,6 +13,7 @@
 #include "sim/body/layered_body.h"
 #include "sim/body/node_loops.h"
 #include "sim/contact/patch_friction.h"
+#include "sim/morph/modal_basis.h"
 
 namespace d2t {
 
@@ -282,7 +283,13 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
   const BakedBody& m = body.model;
   const int n = m.nodeCount();
   const std::vector<Vec3>& q = s.q;
-  const StencilBlocks& K = body.elastic.stiffness();  // W = 1/2 q^T K q - q^T f0 + c
+  // W = 1/2 q^T K q - q^T f0 + c; a reduced skin's is its model's in z (reduced StVK has no
+  // nodal form), of the state's projection on the basis (what its next step starts from)
+  const ModalBasis* basis = body.op.basis();
+  double reducedEnergy = 0;
+  const bool inZ = basis && body.elastic.reducedForce(*basis, basis->project(q, m.nodeMass), nullptr, nullptr,
+                                                      &reducedEnergy);
+  const StencilBlocks* K = inZ ? nullptr : &body.elastic.stiffness();
   const std::vector<Vec3>& f0 = body.elastic.restForce();
   SkinSummary none;
   none.lowest = std::numeric_limits<double>::infinity();
@@ -297,15 +304,17 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
     p.muxqdot += mi * u.cross(vi);
     p.muu += mi * u * u.transpose();
     p.mqdot2 += mi * vi.squaredNorm();
-    const Stencil& st = m.atlas.stencil[i];
-    Vec3 row = Vec3::Zero();
-    for (int k = 0; k < kStencilSlots; ++k) {
-      const int j = st[k];
-      if (j == i) row += 0.5 * (K[i][k] * qi);
-      else if (j > i) row += K[i][k] * q[j];
+    if (K) {
+      const Stencil& st = m.atlas.stencil[i];
+      Vec3 row = Vec3::Zero();
+      for (int k = 0; k < kStencilSlots; ++k) {
+        const int j = st[k];
+        if (j == i) row += 0.5 * ((*K)[i][k] * qi);
+        else if (j > i) row += (*K)[i][k] * q[j];
+      }
+      if (!f0.empty()) row -= f0[i];
+      p.elastic += qi.dot(row);
     }
-    if (!f0.empty()) row -= f0[i];
-    p.elastic += qi.dot(row);
     const double qn = qi.norm();
     p.maxQ = std::max(p.maxQ, qn);
     p.maxStretch =
@@ -329,7 +338,7 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
     r.finite = r.finite && p.finite;
   };
   SkinSummary r = orderedReduce(n, none, n > kParallelNodes, add, combine);
-  r.elastic += body.elastic.restEnergy();
+  r.elastic = inZ ? reducedEnergy : r.elastic + body.elastic.restEnergy();
   return r;
 }
 

@@ -46,6 +46,15 @@ class ElasticModel {
     (void)basis, (void)out;
     return false;
   }
+  /// The elastic force in a modal basis' coordinates (ch. 5.4-5.5; u = U z, U^T M U = I):
+  /// R~(z) = U^T R(U z) into *force (the reduced elastic force is -R~), its tangent dR~/dz
+  /// into *tangent and the energy W(U z) into *energy, each where asked; false where the model
+  /// has no reduced form for this basis (the reduced step then projects the nodal force).
+  virtual bool reducedForce(const ModalBasis& basis, const Eigen::VectorXd& z, Eigen::VectorXd* force,
+                            Eigen::MatrixXd* tangent, double* energy) const {
+    (void)basis, (void)z, (void)force, (void)tangent, (void)energy;
+    return false;
+  }
 
  private:
   static inline const std::vector<Vec3> kNoForce{};

@@ -197,8 +197,8 @@ void LayeredBody::projectOnBasis() {
   if (skin_.solver()) setFreeMotionSolver(nullptr);
   const ModalBasis& basis = *op_.basis();
   const std::vector<double>& mass = model_->nodeMass;
-  basis.expand(basis.project(state_.q, mass), state_.q);
-  basis.expand(basis.project(state_.qdot, mass), state_.qdot);
+  basis.project(state_.q, state_.qdot, mass, z_, zdot_);
+  basis.expand(z_, zdot_, state_.q, state_.qdot);
 }
 
 void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {
@@ -260,7 +260,7 @@ void LayeredBody::integrateStep(double dt, const Vec3& g, Profile& profile) {
   });
   if (!done) {
     if (hadSolver) state_ = start_;  // (the solver failed: back to the CPU from the start state)
-    free_ = integrateFree(start_, dt, g, profile);
+    free_ = stepsInZ() ? integrateReduced(start_, dt, g, profile) : integrateFree(start_, dt, g, profile);
   }
   applyCorrections(dt, profile);
   applyDrag(dt, profile);
@@ -301,12 +301,21 @@ void LayeredBody::computeSupport(const Vec3& g, double dt) {
     double c;
     Vec3 operator[](int j) const { return b.qAt(j) + c * b.qdotAt(j); }
   } z{*this, beta + dt};
+  // a skin stepping in z: its elastic force R~(z) + (beta + dt) K~_T zdot acts on node i as
+  // m_i Phi_i (R~ + ...) (the nodal force M U R~ whose projection U^T is R~)
+  Eigen::VectorXd reducedForce;
+  if (stepsInZ()) {
+    Eigen::MatrixXd tangent;
+    elastic_->reducedForce(*op_.basis(), z_, &reducedForce, &tangent, nullptr);
+    reducedForce += (beta + dt) * (tangent * zdot_);
+  }
   for (const TouchingNode& t : s.touching) {
     const int i = t.node;
-    const Vec3 kz = stencilRow(m.atlas.stencil[i], elastic_->stiffness()[i], z);
+    const Vec3 kz = reducedForce.size() ? Vec3(m.nodeMass[i] * (op_.basis()->U.middleRows<3>(3 * i) * reducedForce))
+                                        : stencilRow(m.atlas.stencil[i], elastic_->stiffness()[i], z);
     const Vec3 u = m.restSkin[i] + qAt(i);
     const Vec3 a = w.cross(w.cross(u)) + 2 * w.cross(qdotAt(i));
-    const Vec3 f0 = elastic_->restForce().empty() ? Vec3::Zero() : elastic_->restForce()[size_t(i)];
+    const Vec3 f0 = elastic_->restForce().empty() || reducedForce.size() ? Vec3::Zero() : elastic_->restForce()[size_t(i)];
     const Vec3 f = R * (f0 - kz - m.nodeMass[i] * (alpha * qdotAt(i) + a - gb));
     // (at most what the collider carried in the last step: a node that unloads, at the
     // back of a rolling patch, is not pushed off the surface to be pulled back by the

@@ -86,6 +86,8 @@ class ImplicitOperator {
   bool reduced() const { return basis_ != nullptr; }
   /// (reduced()) the basis.
   const ModalBasis* basis() const { return basis_; }
+  /// (reduced()) U^T Mt_e U's Cholesky factor (r x r).
+  const Eigen::LLT<Eigen::MatrixXd>& reducedFactor() const { return reducedLlt_; }
   /// The CG's multigrid preconditioner (empty for the direct and the DILU solvers).
   const MultigridPreconditioner& multigrid() const { return multigrid_; }
 

@@ -357,6 +357,10 @@ struct LayeredSettings {
   double cgTolerance = 1e-6;    ///< CG relative residual
   bool exactCoupling = false;   ///< solve Mt_e Y = M_ec every step instead of the cache
   bool fixedCore = false;       ///< hold the core still (tests; a head held at the neck)
+  /// (tests) a reduced skin with a linear force steps as the Galerkin projection of the nodal
+  /// step (integrateFree through the reduced operator), the reference of the step in z
+  /// (integrateReduced); reduced StVK, whose force exists only in z, always steps in z.
+  bool reducedNodal = false;
   /// The contact response's units, each on or off (the world's, set every step).
   ResponsePolicies response;
 };
@@ -648,7 +652,8 @@ class LayeredBody {
  private:
   // the key of Mt_e for a step of dt by `method` with this body's model and material
   ImplicitOperator::Key operatorKey(double dt, SolverMethod method) const;
-  void projectOnBasis();  // (a reduced operator) the skin state onto span U
+  void projectOnBasis();  // (a reduced operator) the skin state onto span U, z_ and zdot_ its coordinates
+  bool stepsInZ() const;  // (a reduced operator) the free update runs in z (integrateReduced)
   void resolveSprings();    // core springs from desc_ (anchors at the initial pose)
   void applyDrag(double dt, Profile& profile);  // the drag spring's implicit impulse
   void solveDragColumns();  // dragZ_ for the dragged node and the current operator
@@ -703,6 +708,9 @@ class LayeredBody {
   mutable double coreRadius_ = -1, maxLayer_ = 0;  // max |f_i|, max h_i (coreExtent; -1: not yet)
   // steps 1-5 on the CPU, from state_ (= start)
   FreeStepResult integrateFree(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
+  // ... of a reduced skin in its coordinates z (reduced_update.cpp), from z_, zdot_
+  FreeStepResult integrateReduced(const LayeredState& start, double dt, const Vec3& g, Profile& profile);
+  Eigen::VectorXd z_, zdot_;  // (a reduced operator) the skin's coordinates at the step's start: q = U z
   BakedBodyPtr model_;
   std::unique_ptr<ElasticModel> elastic_;  // K_e of model_
   MorphElasticity* morph_ = nullptr;        // elastic_, where it is the morph targets' model

@@ -65,6 +65,63 @@ void ModalBasis::expand(const Eigen::VectorXd& z, std::vector<Vec3>& q) const {
   for (size_t i = 0; i < q.size(); ++i) q[i] = x.segment<3>(3 * Eigen::Index(i));
 }
 
+FrameInvariants frameInvariants(const Eigen::MatrixXd& U, const std::vector<double>& nodeMass,
+                                const std::vector<Vec3>& restSkin) {
+  FrameInvariants f;
+  const Eigen::Index n = Eigen::Index(nodeMass.size()), r = U.cols();
+  std::array<Eigen::MatrixXd, 3> Ua, MUa;  // U's rows of axis a, and M U_a
+  for (int a = 0; a < 3; ++a) {
+    Ua[size_t(a)].resize(n, r);
+    for (Eigen::Index i = 0; i < n; ++i) Ua[size_t(a)].row(i) = U.row(3 * i + a);
+    MUa[size_t(a)] = Eigen::Map<const Eigen::VectorXd>(nodeMass.data(), n).asDiagonal() * Ua[size_t(a)];
+  }
+  Eigen::MatrixXd ub(n, 3);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    ub.row(i) = restSkin[size_t(i)].transpose();
+    f.s0 += nodeMass[size_t(i)] * restSkin[size_t(i)];
+    f.suu0 += nodeMass[size_t(i)] * restSkin[size_t(i)] * restSkin[size_t(i)].transpose();
+  }
+  f.ubar.resize(3, r);
+  f.B.resize(r, 9);
+  for (int a = 0; a < 3; ++a) {
+    f.ubar.row(a) = MUa[size_t(a)].colwise().sum();
+    for (int c = 0; c < 3; ++c) {
+      f.G[size_t(3 * a + c)] = Ua[size_t(a)].transpose() * MUa[size_t(c)];
+      f.B.col(3 * a + c) = MUa[size_t(a)].transpose() * ub.col(c);
+    }
+  }
+  // [e_k]x v = e_k x v: (e_x x v) = (0, -v_z, v_y) and cyclically
+  for (int k = 0; k < 3; ++k) {
+    const int a = (k + 1) % 3, c = (k + 2) % 3;  // (e_k x v)_a = -v_c, (e_k x v)_c = v_a
+    f.A[size_t(k)] = f.G[size_t(3 * c + a)] - f.G[size_t(3 * a + c)];
+  }
+  return f;
+}
+
+void ModalBasis::project(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot,
+                         const std::vector<double>& nodeMass, Eigen::VectorXd& z, Eigen::VectorXd& zdot) const {
+  Eigen::MatrixXd m(U.rows(), 2);
+  for (size_t i = 0; i < q.size(); ++i) {
+    m.block<3, 1>(3 * Eigen::Index(i), 0) = nodeMass[i] * q[i];
+    m.block<3, 1>(3 * Eigen::Index(i), 1) = nodeMass[i] * qdot[i];
+  }
+  const Eigen::MatrixXd zz = U.transpose() * m;
+  z = zz.col(0);
+  zdot = zz.col(1);
+}
+
+void ModalBasis::expand(const Eigen::VectorXd& z, const Eigen::VectorXd& zdot, std::vector<Vec3>& q,
+                        std::vector<Vec3>& qdot) const {
+  Eigen::MatrixXd zz(U.cols(), 2);
+  zz << z, zdot;
+  const Eigen::MatrixXd x = U * zz;
+  const size_t n = size_t(U.rows() / 3);
+  q.resize(n);
+  qdot.resize(n);
+  Eigen::Map<Eigen::VectorXd>(q[0].data(), U.rows()) = x.col(0);
+  Eigen::Map<Eigen::VectorXd>(qdot[0].data(), U.rows()) = x.col(1);
+}
+
 ModalBasis buildModalBasis(const BakedBody& body, const MorphTargetSet& set, const ReductionDesc& desc,
                            const std::string& owner) {
   ModalBasis b;
@@ -177,7 +234,17 @@ ModalBasis buildModalBasis(const BakedBody& body, const MorphTargetSet& set, con
     b.stiffness[size_t(t)] = 0.5 * (k + k.transpose());
   }
   b.coupling = b.U.transpose() * C;
+  b.shapes.setZero(r, set.count());
+  for (int t = 1; t < set.count(); ++t) b.shapes.col(t) = b.U.transpose() * mass.cwiseProduct(flatten(set.targets[size_t(t)].d));
+  b.inertia = frameInvariants(b.U, body.nodeMass, body.restSkin);
   b.pcaSeconds = since(t0);
+  if (desc.stvk) {  // appendix D's coefficients, per distinct target
+    t0 = Clock::now();
+    b.stvk.resize(size_t(set.count()));
+    for (int t = 0; t < set.count(); ++t)
+      if (set.targets[size_t(t)].same == t) b.stvk[size_t(t)] = buildReducedStvk(body, set.targets[size_t(t)], b.U);
+    b.stvkSeconds = since(t0);
+  }
   return b;
 }
 

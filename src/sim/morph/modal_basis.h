@@ -16,16 +16,33 @@
 // The step then solves the Galerkin projection of its operator, U (U^T Mt_e U)^-1 U^T
 // (ImplicitOperator::reduced(), chosen by SolverMethod::Auto): docs/decisions/0043-modal-reduction.md.
 #include <Eigen/Dense>
+#include <array>
 #include <string>
 #include <vector>
 
 #include "sim/base/math.h"
+#include "sim/morph/reduced_stvk.h"
 
 namespace d2t {
 
 struct BakedBody;
 struct MorphTargetSet;
 struct ReductionDesc;
+
+/// The floating frame's inertia invariants of a basis (design 3.2): the sums over the skin
+/// nodes that the reduced step needs, as polynomials in z (u_i = ub_i + Phi_i z, Phi_i the
+/// node's 3 rows of U, U_a the rows of axis a), so that the step never loops over the nodes.
+struct FrameInvariants {
+  Vec3 s0 = Vec3::Zero();     ///< sum m_i ub_i
+  Mat3 suu0 = Mat3::Zero();   ///< sum m_i ub_i ub_i^T
+  Eigen::MatrixXd ubar;       ///< (3 x r) sum m_i Phi_i: S_t = s0 + ubar z
+  /// U^T M [e_k]x U (r x r, skew): U^T M (w x Phi z) = sum_k w_k A_k z.
+  std::array<Eigen::MatrixXd, 3> A;
+  /// G[3a + b] = U_a^T M U_b (r x r; G[3b + a] = G[3a + b]^T; sum_a G[4a] = I).
+  std::array<Eigen::MatrixXd, 9> G;
+  /// (r x 9) column 3a + b: U_a^T M ub_b (ub_b: the rest points' axis b).
+  Eigen::MatrixXd B;
+};
 
 struct ModalBasis {
   /// (3n x r) the basis, node-major rows (3 i + axis), body frame; U^T M U = I.
@@ -45,6 +62,13 @@ struct ModalBasis {
   std::vector<Eigen::MatrixXd> stiffness;
   /// (r x 6) U^T M_ec at rest: the core's six unit loads (m_i e_k; -m_i ub_i x e_k) projected.
   Eigen::MatrixXd coupling;
+  /// (r x m) the target shapes' coordinates d~_i = U^T M d_i (exact: d_i is in span U).
+  Eigen::MatrixXd shapes;
+  FrameInvariants inertia;
+  /// ("elasticity": "stvk") per distinct target its reduced St. Venant-Kirchhoff force
+  /// polynomial (appendix D) in x = z - d~_i; empty: linear (stiffness).
+  std::vector<ReducedStvk> stvk;
+  double stvkSeconds = 0;  ///< ... their build [s]
   double modeSeconds = 0;  ///< the bake's LMA [s]
   double pcaSeconds = 0;   ///< ... its PCA, augmentation and reduced coefficients [s]
 
@@ -52,7 +76,17 @@ struct ModalBasis {
   Eigen::VectorXd project(const std::vector<Vec3>& q, const std::vector<double>& nodeMass) const;
   /// q = U z.
   void expand(const Eigen::VectorXd& z, std::vector<Vec3>& q) const;
+  /// Both of a skin state's fields: z = U^T M q, zdot = U^T M qdot (one pass over U).
+  void project(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot, const std::vector<double>& nodeMass,
+               Eigen::VectorXd& z, Eigen::VectorXd& zdot) const;
+  /// q = U z, qdot = U zdot (one pass over U).
+  void expand(const Eigen::VectorXd& z, const Eigen::VectorXd& zdot, std::vector<Vec3>& q,
+              std::vector<Vec3>& qdot) const;
 };
+
+/// The invariants of basis U (3n x r, node-major) for the masses and rest points.
+FrameInvariants frameInvariants(const Eigen::MatrixXd& U, const std::vector<double>& nodeMass,
+                                const std::vector<Vec3>& restSkin);
 
 /// Builds the basis of a body's targets (bakeMorphTargets calls it where the scene asks
 /// for "reduction"). Throws InputError naming the body where a target's stiffness is not

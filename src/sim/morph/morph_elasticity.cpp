@@ -12,7 +12,6 @@ namespace d2t {
 
 MorphElasticity::MorphElasticity(BakedBodyPtr model) : model_(std::move(model)), set_(model_->morph.get()) {
   if (!set_) throw std::invalid_argument("MorphElasticity: the model has no morph targets");
-  k_ = &model_->stiffness;
   version_ = operatorVersion_ = model_->fingerprint;
   blended_ = operatorWeights_ = Eigen::VectorXd::Unit(set_->count(), 0);
   setPose(set_->targets[0].pose);
@@ -28,7 +27,6 @@ void MorphElasticity::followOperator(bool settled) {
   if (!settled && drift <= kOperatorDrift) return;
   operatorWeights_ = blended_;
   operatorVersion_ = version_;
-  operatorBlocks_.clear();  // (operatorStiffness() is k_ now)
 }
 
 void MorphElasticity::setPose(const std::vector<double>& s) {
@@ -50,14 +48,9 @@ void MorphElasticity::setEnabled(bool on) {
 void MorphElasticity::restore(const Memory& mem) {
   pose_ = mem.pose;
   enabled_ = mem.enabled;
-  setBlend(mem.operatorWeights);
+  setBlend(mem.blended);
   operatorWeights_ = mem.operatorWeights;
-  operatorVersion_ = version_;
-  operatorBlocks_.clear();
-  if (mem.blended != mem.operatorWeights) {
-    operatorBlocks_ = *k_;
-    setBlend(mem.blended);
-  }
+  operatorVersion_ = versionAt(operatorWeights_);
   weights_ = mem.weights;
 }
 
@@ -75,8 +68,6 @@ void MorphElasticity::blend() {
     followOperator(true);
     return;
   }
-  // the blocks the operator was built on, before the blend overwrites them
-  if (operatorVersion_ == version_) operatorBlocks_ = *k_;
   setBlend(b);
   followOperator(false);
 }
@@ -89,22 +80,74 @@ bool MorphElasticity::projectedOperatorStiffness(const ModalBasis& basis, Eigen:
   return true;
 }
 
+bool MorphElasticity::reducedForce(const ModalBasis& basis, const Eigen::VectorXd& z, Eigen::VectorXd* force,
+                                   Eigen::MatrixXd* tangent, double* energy) const {
+  if (&basis != set_->basis.get()) return false;
+  const bool stvk = !basis.stvk.empty();
+  if (force) force->setZero(basis.r);
+  if (tangent) tangent->setZero(basis.r, basis.r);
+  if (energy) *energy = 0;
+  for (int i = 0; i < set_->count(); ++i) {  // (the weights are summed onto each first equal target)
+    const double b = blended_[i];
+    if (b == 0) continue;
+    const Eigen::VectorXd x = z - basis.shapes.col(i);
+    if (stvk) {
+      Eigen::VectorXd f;
+      Eigen::MatrixXd t;
+      double w = 0;
+      basis.stvk[size_t(i)].evaluate(x, force ? &f : nullptr, tangent ? &t : nullptr, energy ? &w : nullptr);
+      if (force) *force += b * f;
+      if (tangent) *tangent += b * t;
+      if (energy) *energy += b * w;
+      continue;
+    }
+    const Eigen::MatrixXd& k = basis.stiffness[size_t(i)];
+    const Eigen::VectorXd kx = k * x;
+    if (force) *force += b * kx;
+    if (tangent) *tangent += b * k;
+    if (energy) *energy += 0.5 * b * x.dot(kx);
+  }
+  return true;
+}
+
 void MorphElasticity::setBlend(const Eigen::VectorXd& b) {
-  const int m = set_->count();
   blended_ = b;
+  c_ = 0;
+  for (int i = 0; i < set_->count(); ++i)
+    if (b[i] != 0) c_ += b[i] * set_->targets[size_t(i)].restEnergy;
+  version_ = versionAt(b);
+}
+
+const StencilBlocks& MorphElasticity::stiffness() const {
+  return own(blended_) ? model_->stiffness : blendAt(blended_, now_).blocks;
+}
+
+const std::vector<Vec3>& MorphElasticity::restForce() const {
+  static const std::vector<Vec3> none;
+  return own(blended_) ? none : blendAt(blended_, now_).f0;
+}
+
+const StencilBlocks& MorphElasticity::operatorStiffness() const {
+  if (operatorVersion_ == version_) return stiffness();
+  return own(operatorWeights_) ? model_->stiffness : blendAt(operatorWeights_, operator_).blocks;
+}
+
+uint64_t MorphElasticity::versionAt(const Eigen::VectorXd& b) const {
+  if (own(b)) return model_->fingerprint;
+  Fnv1a h;
+  h.bytes(&model_->fingerprint, sizeof model_->fingerprint);
+  h.numbers(b.data(), size_t(b.size()));
+  return h.value();
+}
+
+const MorphElasticity::NodalBlend& MorphElasticity::blendAt(const Eigen::VectorXd& b, NodalBlend& cache) const {
+  const int m = set_->count();
   const BakedBody& body = *model_;
   const int n = body.nodeCount();
-  if (b == Eigen::VectorXd::Unit(m, 0)) {  // the body's own: its K_e, no rest force
-    k_ = &body.stiffness;
-    f0_.clear();
-    c_ = 0;
-    version_ = body.fingerprint;
-    return;
-  }
+  if (cache.weights.size() == b.size() && cache.weights == b) return cache;
   // (the nodes that do not vary keep the body's blocks and no rest force: written once)
-  if (blocks_.size() != size_t(n)) blocks_ = body.stiffness;
-  if (f0_.size() != size_t(n)) f0_.assign(size_t(n), Vec3::Zero());
-  c_ = 0;
+  if (cache.blocks.size() != size_t(n)) cache.blocks = body.stiffness;
+  if (cache.f0.size() != size_t(n)) cache.f0.assign(size_t(n), Vec3::Zero());
   std::vector<int> used;
   for (int i = 0; i < m; ++i)
     if (b[i] != 0) used.push_back(i);
@@ -119,15 +162,11 @@ void MorphElasticity::setBlend(const Eigen::VectorXd& b) {
       for (int s = 0; s < kStencilSlots; ++s) k[size_t(s)] += b[i] * t.K[size_t(j)][size_t(s)];
       f += b[i] * t.t[size_t(j)];
     }
-    blocks_[size_t(j)] = k;
-    f0_[size_t(j)] = f;
+    cache.blocks[size_t(j)] = k;
+    cache.f0[size_t(j)] = f;
   }
-  for (int i : used) c_ += b[i] * set_->targets[size_t(i)].restEnergy;
-  k_ = &blocks_;
-  Fnv1a h;
-  h.bytes(&body.fingerprint, sizeof body.fingerprint);
-  h.numbers(b.data(), size_t(m));
-  version_ = h.value();
+  cache.weights = b;
+  return cache;
 }
 
 }  // namespace d2t

@@ -57,23 +57,23 @@ Eigen::VectorXd ReducedStvk::pairs(const Eigen::VectorXd& x) const {
   return y;
 }
 
-double ReducedStvk::energy(const Eigen::VectorXd& x) const {
-  const Eigen::VectorXd y = pairs(x);
-  return 0.5 * x.dot(P * x) + 0.5 * x.dot(C * y) + 0.25 * y.dot(S * y);
-}
-
-Eigen::VectorXd ReducedStvk::force(const Eigen::VectorXd& x) const {
+void ReducedStvk::evaluate(const Eigen::VectorXd& x, Eigen::VectorXd* force, Eigen::MatrixXd* tangent,
+                           double* energy) const {
   const Eigen::VectorXd y = pairs(x), ctx = C.transpose() * x, sy = S * y;
-  Eigen::VectorXd R = P * x + 0.5 * (C * y);
-  for (int l = 0; l < r; ++l)
-    for (int k = 0; k < r; ++k) R[l] += x[k] * (ctx[pair(l, k)] + sy[pair(l, k)]);
-  return R;
-}
-
-Eigen::MatrixXd ReducedStvk::tangent(const Eigen::VectorXd& x) const {
+  if (force || energy) {
+    const Eigen::VectorXd px = P * x, cy = C * y;
+    if (energy) *energy = 0.5 * x.dot(px) + 0.5 * x.dot(cy) + 0.25 * y.dot(sy);
+    if (force) {
+      Eigen::VectorXd& R = *force;
+      R = px + 0.5 * cy;
+      for (int l = 0; l < r; ++l)
+        for (int k = 0; k < r; ++k) R[l] += x[k] * (ctx[pair(l, k)] + sy[pair(l, k)]);
+    }
+  }
+  if (!tangent) return;
   const int np = r * (r + 1) / 2;
-  const Eigen::VectorXd y = pairs(x), ctx = C.transpose() * x, sy = S * y;
-  Eigen::MatrixXd T = P;
+  Eigen::MatrixXd& T = *tangent;
+  T = P;
   Eigen::MatrixXd Cx(r, r);  // Cx(l, m) = sum_j C(l, pair(m, j)) x_j
   for (int l = 0; l < r; ++l)
     for (int m = 0; m < r; ++m) {
@@ -90,6 +90,23 @@ Eigen::MatrixXd ReducedStvk::tangent(const Eigen::VectorXd& x) const {
       for (int j = 0; j < r; ++j) a += x[j] * SX(pair(m, j), l);
       T(l, m) += Cx(l, m) + Cx(m, l) + ctx[pair(l, m)] + sy[pair(l, m)] + 2 * a;
     }
+}
+
+double ReducedStvk::energy(const Eigen::VectorXd& x) const {
+  double w = 0;
+  evaluate(x, nullptr, nullptr, &w);
+  return w;
+}
+
+Eigen::VectorXd ReducedStvk::force(const Eigen::VectorXd& x) const {
+  Eigen::VectorXd R;
+  evaluate(x, &R, nullptr, nullptr);
+  return R;
+}
+
+Eigen::MatrixXd ReducedStvk::tangent(const Eigen::VectorXd& x) const {
+  Eigen::MatrixXd T;
+  evaluate(x, nullptr, &T, nullptr);
   return T;
 }
 

@@ -37,6 +37,9 @@ struct ReducedStvk {
     if (i > j) std::swap(i, j);
     return i * r - i * (i - 1) / 2 + (j - i);
   }
+  /// R(x) = dW/dx into *force, dR/dx into *tangent, W(x) into *energy, each where asked (the
+  /// products they share made once).
+  void evaluate(const Eigen::VectorXd& x, Eigen::VectorXd* force, Eigen::MatrixXd* tangent, double* energy) const;
   /// W(x) [J].
   double energy(const Eigen::VectorXd& x) const;
   /// R(x) = dW/dx (the reduced elastic force is -R) [N].

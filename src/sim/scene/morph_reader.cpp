@@ -165,8 +165,7 @@ std::shared_ptr<const MorphTargetsDesc> readMorphTargets(JsonReader& r, const Bo
     d->reduction.modesPerTarget = red.integer("modes_per_target", 20, 1, 200);
     d->reduction.modes = red.integer("modes", 10, 1, 200);
     d->reduction.loadModes = red.boolean("load_modes", true);
-    if (red.string("elasticity", "linear", {"linear", "stvk"}) == "stvk")
-      red.fail("elasticity", "reduced St. Venant-Kirchhoff (appendix D) is not built yet: use \"linear\"");
+    d->reduction.stvk = red.string("elasticity", "linear", {"linear", "stvk"}) == "stvk";
     if (d->reduction.modes > d->reduction.modesPerTarget * int(d->targets.size()))
       red.fail("modes", "at most modes_per_target x targets = " +
                             std::to_string(d->reduction.modesPerTarget * int(d->targets.size())) +

@@ -58,6 +58,9 @@ struct ReductionDesc {
   /// core's accelerations reach the skin exactly at rest; not in the thesis: r grows by 6;
   /// false gives the thesis's r = r* + m - 1).
   bool loadModes = true;
+  /// "elasticity": "stvk": reduced St. Venant-Kirchhoff (appendix D), a cubic force in z per
+  /// target; false ("linear"): the targets' linear force polynomials.
+  bool stvk = false;
 };
 
 struct MorphTargetsDesc {

@@ -398,9 +398,10 @@ void World::integrateFree(double dt) {
   eachBody([&](size_t i, Profile& profile) { bodies_[i].layered.integrateStep(dt, settings().gravity, profile); });
   for (Body& b : bodies_) {
     const std::string failure = b.layered.takeBackendFailure();
-    if (!failure.empty())
-      warnings_.push_back("body '" + b.desc.name + "': the GPU solver failed (" + failure +
-                          "); this body runs on the CPU from now on");
+    if (failure.empty()) continue;
+    ++backendFailures_;
+    warnings_.push_back("body '" + b.desc.name + "': the GPU solver failed (" + failure +
+                        "); this body runs on the CPU from now on");
   }
 }
 

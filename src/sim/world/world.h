@@ -119,6 +119,9 @@ class World {
   Energy energy(const Body& b, const SkinSummary& skin) const;
   /// Warnings since the last call (numerical resets, a capped solve, ...), oldest first.
   std::vector<std::string> takeWarnings();
+  /// The free-motion solvers (the GPU's) that failed so far, each warned and replaced by the
+  /// CPU for its body.
+  size_t backendFailures() const { return backendFailures_; }
   /// The words that a capped solve's warning holds (once per body: "the CG stopped at its
   /// cap of N iterations ..."; the steps are counted in BodyStats::cappedSolves).
   static constexpr const char* kCappedSolveWarning = "the CG stopped at its cap";
@@ -297,6 +300,7 @@ class World {
   long steps_ = 0;
   bool recordTrajectory_ = false;
   std::vector<std::string> warnings_;
+  size_t backendFailures_ = 0;
   PairStats pairStats_;
   std::shared_ptr<PairContactFinder> pairFinder_;
   bool solverDetection_ = true;
