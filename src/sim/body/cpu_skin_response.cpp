@@ -290,7 +290,8 @@ SkinSummary CpuSkinResponse::summarize(const BodyView& body, const LayeredState&
   const bool inZ = basis && body.elastic.reducedForce(*basis, basis->project(q, m.nodeMass), nullptr, nullptr,
                                                       &reducedEnergy);
   const StencilBlocks* K = inZ ? nullptr : &body.elastic.stiffness();
-  const std::vector<Vec3>& f0 = body.elastic.restForce();
+  static const std::vector<Vec3> noForce;
+  const std::vector<Vec3>& f0 = inZ ? noForce : body.elastic.restForce();
   SkinSummary none;
   none.lowest = std::numeric_limits<double>::infinity();
   const auto add = [&](SkinSummary& p, int i) {

@@ -197,8 +197,10 @@ void LayeredBody::projectOnBasis() {
   if (skin_.solver()) setFreeMotionSolver(nullptr);
   const ModalBasis& basis = *op_.basis();
   const std::vector<double>& mass = model_->nodeMass;
-  basis.project(state_.q, state_.qdot, mass, z_, zdot_);
-  basis.expand(z_, zdot_, state_.q, state_.qdot);
+  z_ = basis.project(state_.q, mass);
+  zdot_ = basis.project(state_.qdot, mass);
+  basis.expand(z_, state_.q);
+  basis.expand(zdot_, state_.qdot);
 }
 
 void LayeredBody::startStep(double dt, const Vec3& g, Profile& profile) {

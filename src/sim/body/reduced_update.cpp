@@ -133,7 +133,8 @@ FreeStepResult LayeredBody::integrateReduced(const LayeredState& start, double d
     StageTimer t(profile, Stage::Positions);
     Core::integratePositions(s, start, dt);
     z_ = z0 + dt * zdot;
-    basis.expand(z_, zdot, s.q, s.qdot);
+    basis.expand(z_, s.q);
+    basis.expand(zdot, s.qdot);
     // the linear momentum projected back through the core, as integrateFree does
     if (!fixed) {
       const Vec3 target = momentumStart + dt * (mass * g + forces_.force) + result.springImpulse;

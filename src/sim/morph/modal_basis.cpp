@@ -60,9 +60,8 @@ Eigen::VectorXd ModalBasis::project(const std::vector<Vec3>& q, const std::vecto
 }
 
 void ModalBasis::expand(const Eigen::VectorXd& z, std::vector<Vec3>& q) const {
-  const Eigen::VectorXd x = U * z;
   q.resize(size_t(U.rows() / 3));
-  for (size_t i = 0; i < q.size(); ++i) q[i] = x.segment<3>(3 * Eigen::Index(i));
+  Eigen::Map<Eigen::VectorXd>(q[0].data(), U.rows()).noalias() = U * z;
 }
 
 FrameInvariants frameInvariants(const Eigen::MatrixXd& U, const std::vector<double>& nodeMass,
@@ -96,30 +95,6 @@ FrameInvariants frameInvariants(const Eigen::MatrixXd& U, const std::vector<doub
     f.A[size_t(k)] = f.G[size_t(3 * c + a)] - f.G[size_t(3 * a + c)];
   }
   return f;
-}
-
-void ModalBasis::project(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot,
-                         const std::vector<double>& nodeMass, Eigen::VectorXd& z, Eigen::VectorXd& zdot) const {
-  Eigen::MatrixXd m(U.rows(), 2);
-  for (size_t i = 0; i < q.size(); ++i) {
-    m.block<3, 1>(3 * Eigen::Index(i), 0) = nodeMass[i] * q[i];
-    m.block<3, 1>(3 * Eigen::Index(i), 1) = nodeMass[i] * qdot[i];
-  }
-  const Eigen::MatrixXd zz = U.transpose() * m;
-  z = zz.col(0);
-  zdot = zz.col(1);
-}
-
-void ModalBasis::expand(const Eigen::VectorXd& z, const Eigen::VectorXd& zdot, std::vector<Vec3>& q,
-                        std::vector<Vec3>& qdot) const {
-  Eigen::MatrixXd zz(U.cols(), 2);
-  zz << z, zdot;
-  const Eigen::MatrixXd x = U * zz;
-  const size_t n = size_t(U.rows() / 3);
-  q.resize(n);
-  qdot.resize(n);
-  Eigen::Map<Eigen::VectorXd>(q[0].data(), U.rows()) = x.col(0);
-  Eigen::Map<Eigen::VectorXd>(qdot[0].data(), U.rows()) = x.col(1);
 }
 
 ModalBasis buildModalBasis(const BakedBody& body, const MorphTargetSet& set, const ReductionDesc& desc,

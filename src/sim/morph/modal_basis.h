@@ -76,12 +76,6 @@ struct ModalBasis {
   Eigen::VectorXd project(const std::vector<Vec3>& q, const std::vector<double>& nodeMass) const;
   /// q = U z.
   void expand(const Eigen::VectorXd& z, std::vector<Vec3>& q) const;
-  /// Both of a skin state's fields: z = U^T M q, zdot = U^T M qdot (one pass over U).
-  void project(const std::vector<Vec3>& q, const std::vector<Vec3>& qdot, const std::vector<double>& nodeMass,
-               Eigen::VectorXd& z, Eigen::VectorXd& zdot) const;
-  /// q = U z, qdot = U zdot (one pass over U).
-  void expand(const Eigen::VectorXd& z, const Eigen::VectorXd& zdot, std::vector<Vec3>& q,
-              std::vector<Vec3>& qdot) const;
 };
 
 /// The invariants of basis U (3n x r, node-major) for the masses and rest points.
