@@ -217,7 +217,8 @@ ModalBasis buildModalBasis(const BakedBody& body, const MorphTargetSet& set, con
     t0 = Clock::now();
     b.stvk.resize(size_t(set.count()));
     for (int t = 0; t < set.count(); ++t)
-      if (set.targets[size_t(t)].same == t) b.stvk[size_t(t)] = buildReducedStvk(body, set.targets[size_t(t)], b.U);
+      if (set.targets[size_t(t)].same == t)
+        b.stvk[size_t(t)] = buildReducedStvk(body, set.targets[size_t(t)], b.U).shifted(b.shapes.col(t));
     b.stvkSeconds = since(t0);
   }
   return b;

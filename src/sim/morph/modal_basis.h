@@ -65,8 +65,8 @@ struct ModalBasis {
   /// (r x m) the target shapes' coordinates d~_i = U^T M d_i (exact: d_i is in span U).
   Eigen::MatrixXd shapes;
   FrameInvariants inertia;
-  /// ("elasticity": "stvk") per distinct target its reduced St. Venant-Kirchhoff force
-  /// polynomial (appendix D) in x = z - d~_i; empty: linear (stiffness).
+  /// ("elasticity": "stvk") per distinct target its reduced St. Venant-Kirchhoff energy
+  /// polynomial (appendix D) in z: W_i(z - d~_i), shifted (D.1'); empty: linear (stiffness).
   std::vector<ReducedStvk> stvk;
   double stvkSeconds = 0;  ///< ... their build [s]
   double modeSeconds = 0;  ///< the bake's LMA [s]

@@ -83,7 +83,16 @@ bool MorphElasticity::projectedOperatorStiffness(const ModalBasis& basis, Eigen:
 bool MorphElasticity::reducedForce(const ModalBasis& basis, const Eigen::VectorXd& z, Eigen::VectorXd* force,
                                    Eigen::MatrixXd* tangent, double* energy) const {
   if (&basis != set_->basis.get()) return false;
-  const bool stvk = !basis.stvk.empty();
+  if (!basis.stvk.empty()) {  // one cubic in z: the targets' shifted polynomials blended at b (5.8)
+    if (stvkWeights_.size() != blended_.size() || stvkWeights_ != blended_) {
+      stvkBlend_ = ReducedStvk{};
+      for (int i = 0; i < set_->count(); ++i)  // (the weights are summed onto each first equal target)
+        if (blended_[i] != 0) stvkBlend_.add(blended_[i], basis.stvk[size_t(i)]);
+      stvkWeights_ = blended_;
+    }
+    stvkBlend_.evaluate(z, force, tangent, energy);
+    return true;
+  }
   if (force) force->setZero(basis.r);
   if (tangent) tangent->setZero(basis.r, basis.r);
   if (energy) *energy = 0;
@@ -91,16 +100,6 @@ bool MorphElasticity::reducedForce(const ModalBasis& basis, const Eigen::VectorX
     const double b = blended_[i];
     if (b == 0) continue;
     const Eigen::VectorXd x = z - basis.shapes.col(i);
-    if (stvk) {
-      Eigen::VectorXd f;
-      Eigen::MatrixXd t;
-      double w = 0;
-      basis.stvk[size_t(i)].evaluate(x, force ? &f : nullptr, tangent ? &t : nullptr, energy ? &w : nullptr);
-      if (force) *force += b * f;
-      if (tangent) *tangent += b * t;
-      if (energy) *energy += b * w;
-      continue;
-    }
     const Eigen::MatrixXd& k = basis.stiffness[size_t(i)];
     const Eigen::VectorXd kx = k * x;
     if (force) *force += b * kx;

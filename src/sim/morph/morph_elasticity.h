@@ -14,6 +14,7 @@
 
 #include "sim/body/elastic_model.h"
 #include "sim/morph/morph_targets.h"
+#include "sim/morph/reduced_stvk.h"
 
 namespace d2t {
 
@@ -38,7 +39,8 @@ class MorphElasticity final : public ElasticModel {
   bool projectedOperatorStiffness(const ModalBasis& basis, Eigen::MatrixXd& out) const override;
   /// At the blend's weights b_i, R~(z) = sum b_i R~_i(z - d~_i) with the targets' reduced
   /// force polynomials: linear, K~_i x (U^T K_i U), or reduced StVK (the basis' stvk, appendix
-  /// D); W = sum b_i W_i(z - d~_i). O(m r^2) linear, O(m r^4 / 4) StVK (its own basis only).
+  /// D); W = sum b_i W_i(z - d~_i). O(m r^2) linear; StVK: the polynomials blended once per
+  /// change of the weights, O(m r^4 / 4), then one cubic, O(r^4 / 4) (its own basis only).
   bool reducedForce(const ModalBasis& basis, const Eigen::VectorXd& z, Eigen::VectorXd* force,
                     Eigen::MatrixXd* tangent, double* energy) const override;
   static constexpr double kOperatorDrift = 0.1;
@@ -89,6 +91,8 @@ class MorphElasticity final : public ElasticModel {
   Eigen::VectorXd blended_;   // the weights of the blend (summed over equal targets)
   mutable NodalBlend now_;    // at blended_ (lazy)
   mutable NodalBlend operator_;  // at operatorWeights_ (lazy)
+  mutable ReducedStvk stvkBlend_;        // (reduced StVK) the targets' polynomials blended at ...
+  mutable Eigen::VectorXd stvkWeights_;  // ... these weights (lazy)
   double c_ = 0;
   uint64_t version_ = 0;
   Eigen::VectorXd operatorWeights_;  // the blend's weights at the operator's last rebuild

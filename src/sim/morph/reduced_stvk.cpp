@@ -62,10 +62,11 @@ void ReducedStvk::evaluate(const Eigen::VectorXd& x, Eigen::VectorXd* force, Eig
   const Eigen::VectorXd y = pairs(x), ctx = C.transpose() * x, sy = S * y;
   if (force || energy) {
     const Eigen::VectorXd px = P * x, cy = C * y;
-    if (energy) *energy = 0.5 * x.dot(px) + 0.5 * x.dot(cy) + 0.25 * y.dot(sy);
+    if (energy) *energy = w0 + (g.size() ? g.dot(x) : 0.0) + 0.5 * x.dot(px) + 0.5 * x.dot(cy) + 0.25 * y.dot(sy);
     if (force) {
       Eigen::VectorXd& R = *force;
       R = px + 0.5 * cy;
+      if (g.size()) R += g;
       for (int l = 0; l < r; ++l)
         for (int k = 0; k < r; ++k) R[l] += x[k] * (ctx[pair(l, k)] + sy[pair(l, k)]);
     }
@@ -90,6 +91,67 @@ void ReducedStvk::evaluate(const Eigen::VectorXd& x, Eigen::VectorXd* force, Eig
       for (int j = 0; j < r; ++j) a += x[j] * SX(pair(m, j), l);
       T(l, m) += Cx(l, m) + Cx(m, l) + ctx[pair(l, m)] + sy[pair(l, m)] + 2 * a;
     }
+}
+
+// W(x) = w0 + g.x + 1/2 x.P x + 1/2 x.C y(x) + 1/4 y(x).S y(x) with x = z - d. With y(x)_p =
+// c_p x_i x_j (p = (i, j), c_p = 1 on the diagonal, 2 off it):
+//   y(z - d) = y(z) - A z + y(d),  (A z)_p = c_p (z_i d_j + d_i z_j)  (A: np x r),
+// and a quadratic form v . y(z) = 1/2 z.H(v) z with H(v)_ij = 2 v_pair(i,j). By degree in z:
+//   quartic  1/4 y.S y                                 S' = S
+//   cubic    1/2 z.C y - 1/2 y.S A z                   C' = C - A^T S
+//   quadratic 1/2 z.P z - 1/2 z.C A z - 1/2 d.C y + 1/2 y.S y(d) + 1/4 z.A^T S A z
+//            P' = P - sym(C A) + H(-C^T d / 2) + H(S y(d) / 2) + A^T S A / 2
+//   linear   g' = g - P d + 1/2 C y(d) + 1/2 A^T C^T d - 1/2 A^T S y(d)
+//   constant w0' = W(-d) = w0 - g.d + 1/2 d.P d - 1/2 d.C y(d) + 1/4 y(d).S y(d)
+ReducedStvk ReducedStvk::shifted(const Eigen::VectorXd& d) const {
+  const int np = r * (r + 1) / 2;
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(np, r);
+  for (int i = 0; i < r; ++i)
+    for (int j = i; j < r; ++j) {
+      const double c = i == j ? 1.0 : 2.0;
+      A(pair(i, j), i) += c * d[j];
+      A(pair(i, j), j) += c * d[i];
+    }
+  const Eigen::VectorXd yd = pairs(d), syd = S * yd, ctd = C.transpose() * d;
+  const Eigen::MatrixXd SA = S * A, CA = C * A;
+  auto hessian = [&](const Eigen::VectorXd& v) {  // of v . y(z)
+    Eigen::MatrixXd H(r, r);
+    for (int i = 0; i < r; ++i)
+      for (int j = 0; j < r; ++j) H(i, j) = 2 * v[pair(i, j)];
+    return H;
+  };
+  ReducedStvk out;
+  out.r = r;
+  out.S = S;
+  out.C = C - SA.transpose();
+  out.P = P - 0.5 * (CA + CA.transpose()) + hessian(-0.5 * ctd) + hessian(0.5 * syd) + 0.5 * A.transpose() * SA;
+  out.P = 0.5 * (out.P + out.P.transpose()).eval();
+  const Eigen::VectorXd pd = P * d, cyd = C * yd;
+  out.g = -pd + 0.5 * cyd + 0.5 * A.transpose() * ctd - 0.5 * A.transpose() * syd;
+  out.w0 = w0 + 0.5 * d.dot(pd) - 0.5 * d.dot(cyd) + 0.25 * yd.dot(syd);
+  if (g.size()) {
+    out.g += g;
+    out.w0 -= g.dot(d);
+  }
+  out.seconds = seconds;
+  return out;
+}
+
+void ReducedStvk::add(double b, const ReducedStvk& o) {
+  if (r == 0) {  // (zero of o's shape)
+    r = o.r;
+    P.setZero(o.P.rows(), o.P.cols());
+    C.setZero(o.C.rows(), o.C.cols());
+    S.setZero(o.S.rows(), o.S.cols());
+    g.setZero(o.r);
+    w0 = 0;
+  }
+  P += b * o.P;
+  C += b * o.C;
+  S += b * o.S;
+  if (g.size() == 0) g.setZero(r);
+  if (o.g.size()) g += b * o.g;
+  w0 += b * o.w0;
 }
 
 double ReducedStvk::energy(const Eigen::VectorXd& x) const {

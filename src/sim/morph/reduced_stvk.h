@@ -14,8 +14,9 @@
 // over the r(r+1)/2 pairs p = (i <= j), y_p = x_i x_j (twice off the diagonal). They are Gram
 // products of per-tet 7-vectors (Voigt and trace, the metric folded in): GEMMs over blocks
 // of tets, the thesis's 661 s for the shoulder made seconds (design: one matrix product per
-// target). The force of a blend, sum b_i R_i(z - d~_i), is evaluated per target: the same as
-// the expanded coefficients of (D.1') (which the design derives), without expanding them.
+// target). The force of a blend, sum b_i R_i(z - d~_i), is one polynomial in z: each target's
+// shifted to z once (shifted(), (D.1')), then blended per pose (add()): one cubic evaluated a
+// step whatever the number of targets.
 #include <Eigen/Dense>
 #include <vector>
 
@@ -27,10 +28,21 @@ struct BakedBody;
 
 struct ReducedStvk {
   int r = 0;
-  Eigen::MatrixXd P;  ///< (r x r)
+  Eigen::MatrixXd P;  ///< (r x r), symmetric
   Eigen::MatrixXd C;  ///< (r x r(r+1)/2)
   Eigen::MatrixXd S;  ///< (r(r+1)/2 x r(r+1)/2), symmetric
+  /// W's linear and constant terms, W = w0 + g . x + ...: zero for a target's own polynomial
+  /// (x from its rest), not once shifted to other coordinates (shifted()); g empty: zero.
+  Eigen::VectorXd g;
+  double w0 = 0;
   double seconds = 0; ///< the build [s]
+
+  /// The same energy in z = x + d: W_z(z) = W(z - d), a polynomial of the same form
+  /// (appendix D's (D.1'), derived without its index conventions: see reduced_stvk.cpp).
+  ReducedStvk shifted(const Eigen::VectorXd& d) const;
+  /// *this += b other (both in the same coordinates; an empty *this is zero): the blend of
+  /// (5.8), whose force is the blend of the forces.
+  void add(double b, const ReducedStvk& other);
 
   /// The pair index of (i, j), either order.
   int pair(int i, int j) const {

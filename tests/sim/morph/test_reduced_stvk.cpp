@@ -113,5 +113,49 @@ TEST(ReducedStvk, TangentAndForceAreTheDerivatives) {
   EXPECT_LT(force, 1e-6);
 }
 
+// T11, (D.1'): a target's polynomial shifted to the body's coordinates z is its own at
+// x = z - d~ (energy, force and tangent, to rounding), and the blend of shifted polynomials
+// (5.8) is the blend of their values, so that one cubic a step serves every target.
+TEST(ReducedStvk, ShiftedAndBlendedPolynomialsAreTheTargetsOwn) {
+  Fixture f;
+  const MorphTargetSet& set = *f.body.morph;
+  std::vector<ReducedStvk> own, shifted;
+  for (int t = 0; t < set.count(); ++t) {
+    own.push_back(buildReducedStvk(f.body, set.targets[size_t(t)], f.basis.U));
+    shifted.push_back(own.back().shifted(f.basis.shapes.col(t)));
+  }
+  const std::vector<double> b = {0.2, 0.5, 0.3};
+  ReducedStvk blend;
+  for (int t = 0; t < set.count(); ++t) blend.add(b[size_t(t)], shifted[size_t(t)]);
+  double worst = 0;
+  for (unsigned seed : {11u, 12u, 13u}) {
+    const Eigen::VectorXd z = randomCoordinates(f.basis, 0.05, seed);
+    Eigen::VectorXd sumF = Eigen::VectorXd::Zero(f.basis.r);
+    Eigen::MatrixXd sumT = Eigen::MatrixXd::Zero(f.basis.r, f.basis.r);
+    double sumW = 0;
+    for (int t = 0; t < set.count(); ++t) {
+      const Eigen::VectorXd x = z - f.basis.shapes.col(t);
+      Eigen::VectorXd fo, fs;
+      Eigen::MatrixXd to, ts;
+      double wo = 0, ws = 0;
+      own[size_t(t)].evaluate(x, &fo, &to, &wo);
+      shifted[size_t(t)].evaluate(z, &fs, &ts, &ws);
+      worst = std::max({worst, (fs - fo).norm() / fo.norm(), (ts - to).norm() / to.norm(), std::abs(ws - wo) / wo});
+      sumF += b[size_t(t)] * fo;
+      sumT += b[size_t(t)] * to;
+      sumW += b[size_t(t)] * wo;
+    }
+    Eigen::VectorXd fb;
+    Eigen::MatrixXd tb;
+    double wb = 0;
+    blend.evaluate(z, &fb, &tb, &wb);
+    worst = std::max({worst, (fb - sumF).norm() / sumF.norm(), (tb - sumT).norm() / sumT.norm(),
+                      std::abs(wb - sumW) / sumW});
+  }
+  std::printf("shifted and blended polynomials vs the targets' own at z - d~: %.1e (relative)\n", worst);
+  EXPECT_GT(f.basis.shapes.col(1).norm(), 0.0);  // (the shift is not zero)
+  EXPECT_LT(worst, 1e-11);
+}
+
 }  // namespace
 }  // namespace d2t
