@@ -59,7 +59,9 @@ Eigen::VectorXd ReducedStvk::pairs(const Eigen::VectorXd& x) const {
 
 void ReducedStvk::evaluate(const Eigen::VectorXd& x, Eigen::VectorXd* force, Eigen::MatrixXd* tangent,
                            double* energy) const {
-  const Eigen::VectorXd y = pairs(x), ctx = C.transpose() * x, sy = S * y;
+  const Eigen::VectorXd y = pairs(x), sy = S * y;
+  Eigen::VectorXd ctx;  // C^T x (the force's and the tangent's, not the energy's)
+  if (force || tangent) ctx.noalias() = C.transpose() * x;
   if (force || energy) {
     const Eigen::VectorXd px = P * x, cy = C * y;
     if (energy) *energy = w0 + (g.size() ? g.dot(x) : 0.0) + 0.5 * x.dot(px) + 0.5 * x.dot(cy) + 0.25 * y.dot(sy);
